@@ -1,0 +1,1 @@
+"""BenchMax: a public feed of community-run AI Tests."""

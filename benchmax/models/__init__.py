@@ -1,0 +1,59 @@
+"""Every table, imported in one place so metadata is complete for Alembic and the app."""
+
+from benchmax.models.audit import AuditEvent
+from benchmax.models.catalog import (
+    CatalogModel,
+    Harness,
+    LabelKind,
+    LabelMapping,
+    ModelFamily,
+    ModelVersion,
+)
+from benchmax.models.evidence import EvidenceFile, EvidenceKind, EvidenceState
+from benchmax.models.job import Job, JobState
+from benchmax.models.moderation import (
+    CaseState,
+    Dispute,
+    ModerationDecision,
+    ModerationHold,
+    Report,
+    ReportReason,
+)
+from benchmax.models.review import Review, ReviewerKind
+from benchmax.models.test import ReviewState, SourceVisibility, Test, TestState
+from benchmax.models.token import ApiToken
+from benchmax.models.user import AccountStatus, Role, User
+
+APPEND_ONLY_TABLES = ("review", "moderation_decision", "audit_event")
+
+__all__ = [
+    "APPEND_ONLY_TABLES",
+    "AccountStatus",
+    "ApiToken",
+    "AuditEvent",
+    "CaseState",
+    "CatalogModel",
+    "Dispute",
+    "EvidenceFile",
+    "EvidenceKind",
+    "EvidenceState",
+    "Harness",
+    "Job",
+    "JobState",
+    "LabelKind",
+    "LabelMapping",
+    "ModelFamily",
+    "ModelVersion",
+    "ModerationDecision",
+    "ModerationHold",
+    "Report",
+    "ReportReason",
+    "Review",
+    "ReviewState",
+    "ReviewerKind",
+    "Role",
+    "SourceVisibility",
+    "Test",
+    "TestState",
+    "User",
+]

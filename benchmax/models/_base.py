@@ -1,0 +1,37 @@
+"""Column helpers shared by every table."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+from sqlalchemy import DateTime
+from sqlmodel import Field
+
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now; every stored timestamp is UTC."""
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """A 16-character random public id: unguessable, so ids never reveal volume or order."""
+    return "".join(secrets.choice(_ALPHABET) for _ in range(16))
+
+
+def id_field() -> str:
+    return Field(default_factory=new_id, primary_key=True, max_length=16)  # type: ignore[no-any-return]
+
+
+def created_field() -> datetime:
+    return Field(  # type: ignore[no-any-return]
+        default_factory=utcnow, sa_type=DateTime(timezone=True), nullable=False
+    )
+
+
+def time_field(*, index: bool = False) -> datetime | None:
+    return Field(  # type: ignore[no-any-return]
+        default=None, sa_type=DateTime(timezone=True), nullable=True, index=index
+    )

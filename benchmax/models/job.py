@@ -1,0 +1,41 @@
+"""Durable jobs: the database row is the source of truth; the broker only carries its id."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Index, String
+from sqlmodel import Field, SQLModel
+
+from benchmax.models._base import created_field, time_field
+
+
+class JobState(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    DEAD = "dead"
+    DISCARDED = "discarded"
+
+
+class Job(SQLModel, table=True):
+    __table_args__ = (
+        Index("ix_job_due", "state", "next_attempt_at"),
+        Index("ix_job_kind_state", "kind", "state"),
+        Index("ix_job_subject", "kind", "subject_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=64)
+    subject_id: str = Field(max_length=64)
+    state: JobState = Field(default=JobState.PENDING, sa_type=String(16))
+    attempts: int = Field(default=0, ge=0)
+    max_attempts: int = Field(default=5, ge=1)
+    next_attempt_at: datetime = created_field()
+    lease_owner: str = Field(default="", max_length=100)
+    lease_expires_at: datetime | None = time_field()
+    last_error_code: str = Field(default="", max_length=64)
+    created_at: datetime = created_field()
+    updated_at: datetime = created_field()
+    finished_at: datetime | None = time_field()

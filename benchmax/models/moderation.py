@@ -1,0 +1,81 @@
+"""Reports, disputes, holds and the append-only record of every moderation decision."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import String, Text
+from sqlmodel import Field, SQLModel
+
+from benchmax.models._base import created_field, id_field, time_field
+
+
+class CaseState(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+class ReportReason(StrEnum):
+    MALWARE = "malware"
+    SECRET_OR_PERSONAL_DATA = "secret_or_personal_data"  # noqa: S105 (a reason code, not a secret)
+    COPYRIGHT = "copyright"
+    HARASSMENT = "harassment"
+    SPAM = "spam"
+    MISLEADING = "misleading"
+    OTHER = "other"
+
+
+class Report(SQLModel, table=True):
+    id: str = id_field()
+    reporter_id: str = Field(foreign_key="user.id", index=True, max_length=16)
+    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
+    evidence_id: str | None = Field(default=None, foreign_key="evidence_file.id", max_length=16)
+    reason: ReportReason = Field(sa_type=String(32))
+    details: str = Field(default="", sa_type=Text)
+    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
+    created_at: datetime = created_field()
+    closed_at: datetime | None = time_field()
+
+
+class Dispute(SQLModel, table=True):
+    id: str = id_field()
+    review_id: str = Field(foreign_key="review.id", index=True, max_length=16)
+    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
+    contributor_id: str = Field(foreign_key="user.id", max_length=16)
+    reason: str = Field(sa_type=Text)
+    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
+    created_at: datetime = created_field()
+    closed_at: datetime | None = time_field()
+
+
+class ModerationHold(SQLModel, table=True):
+    """Keeps a public Test out of rankings (for example after injection signals)."""
+
+    __tablename__ = "moderation_hold"
+
+    id: str = id_field()
+    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
+    reason_code: str = Field(max_length=64)
+    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
+    created_at: datetime = created_field()
+    closed_at: datetime | None = time_field()
+
+
+class ModerationDecision(SQLModel, table=True):
+    """Never updated or deleted: the database refuses both."""
+
+    __tablename__ = "moderation_decision"
+
+    id: str = id_field()
+    moderator_id: str = Field(foreign_key="user.id", index=True, max_length=16)
+    action: str = Field(max_length=64)
+    target_type: str = Field(max_length=32)
+    target_id: str = Field(max_length=64, index=True)
+    reason: str = Field(sa_type=Text)
+    previous_state: str = Field(default="", max_length=64)
+    next_state: str = Field(default="", max_length=64)
+    report_id: str | None = Field(default=None, foreign_key="report.id", max_length=16)
+    dispute_id: str | None = Field(default=None, foreign_key="dispute.id", max_length=16)
+    created_at: datetime = created_field()

@@ -1,0 +1,97 @@
+"""A Test: one prompt, one declared setup, the evidence that came back, one contributor."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Index, String, Text
+from sqlmodel import Field, SQLModel
+
+from benchmax.models._base import created_field, id_field, time_field
+
+
+class TestState(StrEnum):
+    """Lifecycle of a submission. Only ``PUBLIC`` is visible to anyone but its contributor."""
+
+    __test__ = False  # not a pytest class
+
+    DRAFT = "draft"
+    PROCESSING = "processing"
+    NEEDS_ATTENTION = "needs_attention"
+    FAILED = "failed"
+    PUBLIC = "public"
+    REMOVED = "removed"
+
+
+class ReviewState(StrEnum):
+    """Where a public Test stands with reviewers; never gates publication."""
+
+    AWAITING = "awaiting"
+    REVIEWED = "reviewed"
+    RANKED = "ranked"
+
+
+class SourceVisibility(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+class TestBase(SQLModel):
+    __test__ = False
+
+    title: str = Field(default="", max_length=200)
+    prompt: str = Field(sa_type=Text)
+    model_label: str = Field(max_length=200)
+    model_version_label: str = Field(default="", max_length=200)
+    harness_label: str = Field(max_length=200)
+    reasoning_label: str = Field(max_length=100)
+    settings_text: str = Field(default="", sa_type=Text)
+    attempts: int | None = Field(default=None, ge=1)
+    notes: str = Field(default="", sa_type=Text)
+    output_text: str = Field(default="", sa_type=Text)
+    source_visibility: SourceVisibility = Field(
+        default=SourceVisibility.PRIVATE, sa_type=String(16)
+    )
+
+
+class Test(TestBase, table=True):
+    __test__ = False
+    __table_args__ = (
+        Index("ix_test_feed", "state", "published_at", "id"),
+        Index("ix_test_contributor_feed", "contributor_id", "state", "published_at", "id"),
+    )
+
+    id: str = id_field()
+    contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
+    family_id: str | None = Field(default=None, foreign_key="model_family.id", index=True)
+    catalog_model_id: str | None = Field(default=None, foreign_key="catalog_model.id", index=True)
+    model_version_id: str | None = Field(default=None, foreign_key="model_version.id")
+    harness_id: str | None = Field(default=None, foreign_key="harness.id", index=True)
+    model_key: str = Field(default="", max_length=200, index=True)
+    harness_key: str = Field(default="", max_length=200, index=True)
+    reasoning_key: str = Field(default="", max_length=100, index=True)
+    state: TestState = Field(default=TestState.DRAFT, sa_type=String(24))
+    review_state: ReviewState = Field(default=ReviewState.AWAITING, sa_type=String(16), index=True)
+    failure_code: str = Field(default="", max_length=64)
+    failure_reason: str = Field(default="", max_length=500)
+    wizard_step: int = Field(default=1, ge=1, le=5)
+    evidence_kinds: str = Field(default="", max_length=64)
+    thumbnail_evidence_id: str | None = Field(default=None, max_length=16)
+    is_sample: bool = Field(default=False)
+    idempotency_key: str | None = Field(default=None, max_length=200, index=True)
+    created_at: datetime = created_field()
+    updated_at: datetime = created_field()
+    submitted_at: datetime | None = time_field()
+    published_at: datetime | None = time_field()
+    removed_at: datetime | None = time_field()
+
+    @property
+    def display_title(self) -> str:
+        """The title, or the prompt's first non-empty line when the contributor gave none."""
+        if self.title.strip():
+            return self.title.strip()
+        for line in self.prompt.splitlines():
+            if line.strip():
+                return line.strip()[:120]
+        return "Untitled Test"

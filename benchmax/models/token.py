@@ -1,0 +1,22 @@
+"""API tokens for harnesses and scripts; only a SHA-256 of the token is ever stored."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from benchmax.models._base import created_field, id_field, time_field
+
+
+class ApiToken(SQLModel, table=True):
+    __tablename__ = "api_token"
+
+    id: str = id_field()
+    user_id: str = Field(foreign_key="user.id", index=True, max_length=16)
+    name: str = Field(max_length=80)
+    token_hash: str = Field(max_length=64, unique=True, index=True)
+    last_four: str = Field(max_length=4)
+    created_at: datetime = created_field()
+    last_used_at: datetime | None = time_field()
+    revoked_at: datetime | None = time_field()

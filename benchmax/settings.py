@@ -1,0 +1,160 @@
+"""Configuration for every BenchMax process.
+
+There is one source of configuration: environment variables prefixed ``BENCHMAX_`` (and an
+optional ``.env`` file). ``CoreSettings`` carries only what the cookieless user-content service
+may know — the database, object storage and the two origins. ``Settings`` extends it with
+everything the web app, workers and CLI need, including sign-in and queue configuration.
+Keeping the split in the class hierarchy means the user-content service cannot read an auth
+secret even by accident: it never declares the field.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+Environment = Literal["development", "test", "production"]
+
+# Values that show a secret was copied from documentation rather than generated.
+_PLACEHOLDER_MARKERS = ("change-me", "changeme", "example", "placeholder", "xxx", "dummy")
+
+
+def _split_csv(value: object) -> object:
+    """Accept comma-separated lists in environment variables."""
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _is_placeholder(secret: SecretStr | None) -> bool:
+    if secret is None:
+        return True
+    raw = secret.get_secret_value().strip().lower()
+    return not raw or any(marker in raw for marker in _PLACEHOLDER_MARKERS)
+
+
+class CoreSettings(BaseSettings):
+    """Settings shared by every process, including the user-content service."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="BENCHMAX_", env_file=".env", extra="ignore", frozen=True
+    )
+
+    env: Environment = "development"
+    data_dir: Path = Path("var")
+    database_url: str = ""
+
+    app_origin: str = "http://localhost:3000"
+    usercontent_origin: str = "http://127.0.0.1:3001"
+
+    storage_backend: Literal["local", "s3"] = "local"
+    storage_local_root: Path | None = None
+    s3_endpoint_url: str = ""
+    s3_bucket: str = "benchmax"
+    s3_region: str = "auto"
+    s3_access_key_id: str = ""
+    s3_secret_access_key: SecretStr | None = None
+
+    @field_validator("app_origin", "usercontent_origin")
+    @classmethod
+    def _strip_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to a SQLite file in the data directory."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'benchmax.db').resolve()}"
+
+    @property
+    def resolved_storage_root(self) -> Path:
+        return self.storage_local_root or (self.data_dir / "objects")
+
+    @property
+    def is_production(self) -> bool:
+        return self.env == "production"
+
+    def production_problems(self) -> list[str]:
+        """Reasons this configuration is unsafe to run as production; empty when safe."""
+        problems: list[str] = []
+        if self.resolved_database_url.startswith("sqlite"):
+            problems.append("BENCHMAX_DATABASE_URL must point at PostgreSQL in production")
+        if self.storage_backend == "local":
+            problems.append("BENCHMAX_STORAGE_BACKEND must be s3 in production")
+        elif _is_placeholder(self.s3_secret_access_key):
+            problems.append("BENCHMAX_S3_SECRET_ACCESS_KEY is missing or a placeholder")
+        if not self.usercontent_origin.startswith("https://"):
+            problems.append("BENCHMAX_USERCONTENT_ORIGIN must be https in production")
+        if self.usercontent_origin == self.app_origin:
+            problems.append("BENCHMAX_USERCONTENT_ORIGIN must differ from BENCHMAX_APP_ORIGIN")
+        return problems
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_production(self) -> CoreSettings:
+        if self.is_production:
+            problems = self.production_problems()
+            if problems:
+                raise ValueError("unsafe production configuration: " + "; ".join(problems))
+        return self
+
+
+class Settings(CoreSettings):
+    """Everything the web app, workers, scheduler and CLI read."""
+
+    auth_backend: Literal["local", "clerk"] = "local"
+    local_issuer_key_path: Path | None = None
+    session_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=60)
+    clerk_publishable_key: str = ""
+    clerk_secret_key: SecretStr | None = None
+    clerk_jwt_key: str = ""
+    clerk_frontend_api: str = ""
+    authorized_parties: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    owner_subjects: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    queue_backend: Literal["memory", "redis"] = "memory"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    queue_name: str = "benchmax:jobs"
+
+    job_max_attempts: int = Field(default=5, ge=1)
+    job_lease_seconds: int = Field(default=120, ge=1)
+    job_backoff_base_seconds: float = Field(default=2.0, gt=0)
+    job_backoff_max_seconds: float = Field(default=600.0, gt=0)
+    sweep_interval_seconds: int = Field(default=15, ge=1)
+
+    feed_page_size: int = Field(default=20, ge=1, le=100)
+
+    _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
+        _split_csv
+    )
+
+    @property
+    def resolved_key_path(self) -> Path:
+        return self.local_issuer_key_path or (self.data_dir / "keys" / "local-issuer.pem")
+
+    @property
+    def resolved_authorized_parties(self) -> list[str]:
+        return self.authorized_parties or [self.app_origin]
+
+    def production_problems(self) -> list[str]:
+        problems = super().production_problems()
+        if self.auth_backend == "local":
+            problems.append("BENCHMAX_AUTH_BACKEND=local is for development only; use clerk")
+        else:
+            if not self.clerk_jwt_key.strip().startswith("-----BEGIN PUBLIC KEY-----"):
+                problems.append("BENCHMAX_CLERK_JWT_KEY must be Clerk's PEM public key")
+            if _is_placeholder(self.clerk_secret_key):
+                problems.append("BENCHMAX_CLERK_SECRET_KEY is missing or a placeholder")
+        if self.queue_backend == "memory":
+            problems.append("BENCHMAX_QUEUE_BACKEND must be redis in production")
+        return problems
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

@@ -1,0 +1,110 @@
+"""Shared fixtures: real databases built by running the migrations, settings and factories.
+
+Every database fixture runs ``alembic upgrade head`` once per session into a template and then
+hands each test its own copy (a file copy for SQLite, ``CREATE DATABASE ... TEMPLATE`` for
+PostgreSQL), so tests are isolated without paying for migrations each time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from benchmax.db import make_engine
+from benchmax.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_ADMIN_URL = os.environ.get(
+    "BENCHMAX_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("BENCHMAX_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def run_migrations(url: str) -> None:
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(ROOT / "alembic"))
+    config.attributes["database_url"] = url
+    command.upgrade(config, "head")
+
+
+def _pg_url(database: str) -> str:
+    return PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + database
+
+
+def _pg_admin(sql: str) -> None:
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(sql)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    run_migrations(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    name = f"bmx_tpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    _pg_admin(f'CREATE DATABASE "{name}"')
+    run_migrations(_pg_url(name))
+    # Connections to a template block CREATE DATABASE ... TEMPLATE; the engine used for
+    # migrations is disposed by env.py, so none remain.
+    yield name
+    _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    path = tmp_path / "benchmax.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def postgres_url(postgres_template: str) -> Iterator[str]:
+    name = f"bmx_{uuid.uuid4().hex[:12]}"
+    _pg_admin(f'CREATE DATABASE "{name}" TEMPLATE "{postgres_template}"')
+    yield _pg_url(name)
+    _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """A migrated database; parametrize indirectly with ``["sqlite", "postgres"]`` for both."""
+    fixture = "postgres_url" if request.param == "postgres" else "sqlite_url"
+    return str(request.getfixturevalue(fixture))
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    """Development settings pointing at this test's database and a private data directory."""
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        env="test",
+        data_dir=tmp_path / "var",
+        database_url=database_url,
+    )

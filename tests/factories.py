@@ -1,0 +1,76 @@
+"""Factories for test data: each makes a valid row with overridable fields and flushes it."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+from typing import Any
+
+from sqlmodel import Session
+
+from benchmax.models import (
+    EvidenceFile,
+    EvidenceKind,
+    EvidenceState,
+    Role,
+    Test,
+    TestState,
+    User,
+)
+from benchmax.models._base import utcnow
+
+_counter = itertools.count(1)
+
+
+def make_user(session: Session, **overrides: Any) -> User:
+    n = next(_counter)
+    values: dict[str, Any] = {
+        "handle": f"user{n}",
+        "display_name": f"User {n}",
+        "auth_subject": f"user_test_{n}",
+        "role": Role.CONTRIBUTOR,
+    }
+    values.update(overrides)
+    user = User(**values)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def make_test(session: Session, contributor: User | None = None, **overrides: Any) -> Test:
+    contributor = contributor or make_user(session)
+    n = next(_counter)
+    now = utcnow()
+    values: dict[str, Any] = {
+        "contributor_id": contributor.id,
+        "prompt": f"Write a haiku about the number {n}.",
+        "model_label": "Claude Sonnet 4.5",
+        "harness_label": "Claude Code",
+        "reasoning_label": "medium",
+        "output_text": f"Output number {n}",
+        "state": TestState.PUBLIC,
+        "submitted_at": now - timedelta(seconds=5),
+        "published_at": now,
+    }
+    values.update(overrides)
+    test = Test(**values)
+    session.add(test)
+    session.flush()
+    return test
+
+
+def make_evidence(session: Session, test: Test, **overrides: Any) -> EvidenceFile:
+    n = next(_counter)
+    values: dict[str, Any] = {
+        "test_id": test.id,
+        "kind": EvidenceKind.TEXT,
+        "original_name": f"log-{n}.txt",
+        "safe_name": f"log-{n}.txt",
+        "content_type": "text/plain",
+        "state": EvidenceState.APPROVED,
+    }
+    values.update(overrides)
+    evidence = EvidenceFile(**values)
+    session.add(evidence)
+    session.flush()
+    return evidence

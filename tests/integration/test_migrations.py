@@ -1,0 +1,92 @@
+"""Migrations build the whole schema on both engines, match the models, and keep history."""
+
+from __future__ import annotations
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import DatabaseError
+from sqlmodel import Session, select
+
+from benchmax.models import APPEND_ONLY_TABLES, AuditEvent, ModerationDecision, Review, ReviewerKind
+from tests.conftest import ROOT
+from tests.factories import make_test, make_user
+
+BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
+
+
+def _config(url: str) -> Config:
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(ROOT / "alembic"))
+    config.attributes["database_url"] = url
+    return config
+
+
+@BOTH
+def test_models_match_migrations(database_url: str) -> None:
+    # `alembic check` raises when the models hold anything the migrations do not.
+    command.check(_config(database_url))
+
+
+@BOTH
+def test_downgrade_and_upgrade_again(database_url: str, engine: Engine) -> None:
+    command.downgrade(_config(database_url), "base")
+    with engine.connect() as conn:
+        names = set(conn.dialect.get_table_names(conn))
+    assert "test" not in names
+    command.upgrade(_config(database_url), "head")
+    with engine.connect() as conn:
+        assert "review" in set(conn.dialect.get_table_names(conn))
+
+
+def _history(session: Session) -> None:
+    user = make_user(session)
+    test = make_test(session, user)
+    session.add(
+        Review(
+            test_id=test.id,
+            reviewer_id=user.id,
+            reviewer_kind=ReviewerKind.HUMAN,
+            score=70,
+            reasoning="Clear and complete output.",
+        )
+    )
+    session.add(
+        ModerationDecision(
+            moderator_id=user.id,
+            action="remove_test",
+            target_type="test",
+            target_id=test.id,
+            reason="Spam content posted.",
+        )
+    )
+    session.add(
+        AuditEvent(actor_id=user.id, action="test.removed", subject_type="test", subject_id=test.id)
+    )
+    session.commit()
+
+
+@BOTH
+@pytest.mark.parametrize("table", APPEND_ONLY_TABLES)
+@pytest.mark.parametrize(
+    "statement", ["UPDATE {table} SET created_at = created_at", "DELETE FROM {table}"]
+)
+def test_append_only_tables_refuse_raw_update_and_delete(
+    engine: Engine, session: Session, table: str, statement: str
+) -> None:
+    _history(session)
+    with engine.connect() as conn:
+        with pytest.raises(DatabaseError, match="append-only"):
+            conn.execute(text(statement.format(table=table)))
+        conn.rollback()
+        assert conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one() == 1
+
+
+@BOTH
+def test_append_only_refuses_orm_edit(session: Session) -> None:
+    _history(session)
+    review = session.exec(select(Review)).one()
+    review.score = 100
+    with pytest.raises(DatabaseError, match="append-only"):
+        session.commit()
