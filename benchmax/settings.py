@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -88,10 +89,9 @@ class CoreSettings(BaseSettings):
             problems.append("BENCHMAX_STORAGE_BACKEND must be s3 in production")
         elif _is_placeholder(self.s3_secret_access_key):
             problems.append("BENCHMAX_S3_SECRET_ACCESS_KEY is missing or a placeholder")
-        if not self.usercontent_origin.startswith("https://"):
-            problems.append("BENCHMAX_USERCONTENT_ORIGIN must be https in production")
-        if self.usercontent_origin == self.app_origin:
-            problems.append("BENCHMAX_USERCONTENT_ORIGIN must differ from BENCHMAX_APP_ORIGIN")
+        origin_problem = usercontent_origin_problem(self)
+        if origin_problem:
+            problems.append(origin_problem)
         return problems
 
     @model_validator(mode="after")
@@ -101,6 +101,31 @@ class CoreSettings(BaseSettings):
             if problems:
                 raise ValueError("unsafe production configuration: " + "; ".join(problems))
         return self
+
+
+def usercontent_origin_problem(settings: CoreSettings) -> str | None:
+    """Why evidence links cannot be emitted with these settings, or None when they can.
+
+    Cookies are scoped by host name, not port, so sharing a host (or being a subdomain of the
+    app's host) would hand the app's cookies to the evidence origin.
+    """
+    origin = settings.usercontent_origin
+    if not origin:
+        return "BENCHMAX_USERCONTENT_ORIGIN is not set"
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query:
+        return "BENCHMAX_USERCONTENT_ORIGIN must be a scheme and host, like https://usercontent.example"
+    if settings.is_production and parts.scheme != "https":
+        return "BENCHMAX_USERCONTENT_ORIGIN must use https in production"
+    content_host = parts.hostname
+    app_host = urlsplit(settings.app_origin).hostname or ""
+    if content_host == app_host:
+        return "BENCHMAX_USERCONTENT_ORIGIN must be on a different host than BENCHMAX_APP_ORIGIN"
+    if content_host.endswith("." + app_host) or app_host.endswith("." + content_host):
+        return (
+            "BENCHMAX_USERCONTENT_ORIGIN must not be a subdomain of the app's host, or vice versa"
+        )
+    return None
 
 
 class Settings(CoreSettings):
@@ -149,6 +174,8 @@ class Settings(CoreSettings):
                 problems.append("BENCHMAX_CLERK_JWT_KEY must be Clerk's PEM public key")
             if _is_placeholder(self.clerk_secret_key):
                 problems.append("BENCHMAX_CLERK_SECRET_KEY is missing or a placeholder")
+            if not self.clerk_publishable_key.startswith("pk_"):
+                problems.append("BENCHMAX_CLERK_PUBLISHABLE_KEY must be Clerk's pk_ key")
         if self.queue_backend == "memory":
             problems.append("BENCHMAX_QUEUE_BACKEND must be redis in production")
         return problems

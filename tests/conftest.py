@@ -23,6 +23,8 @@ from sqlmodel import Session
 from benchmax.db import make_engine
 from benchmax.settings import Settings
 
+pytest_plugins = ["tests.s3server", "tests.jobs_fixtures"]
+
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get(
     "BENCHMAX_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from datetime import timedelta
 from typing import Any
 
 from sqlmodel import Session
 
+from benchmax.adapters.storage import EVIDENCE_PREFIX, ObjectStorage
 from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
@@ -17,7 +19,7 @@ from benchmax.models import (
     TestState,
     User,
 )
-from benchmax.models._base import utcnow
+from benchmax.models._base import new_id, utcnow
 
 _counter = itertools.count(1)
 
@@ -74,3 +76,19 @@ def make_evidence(session: Session, test: Test, **overrides: Any) -> EvidenceFil
     session.add(evidence)
     session.flush()
     return evidence
+
+
+def make_stored_evidence(
+    session: Session, storage: ObjectStorage, test: Test, data: bytes, **overrides: Any
+) -> EvidenceFile:
+    """Evidence whose bytes really are in ``storage``, with a matching size and SHA-256."""
+    evidence_id = overrides.pop("id", None) or new_id()
+    values: dict[str, Any] = {
+        "id": evidence_id,
+        "size_bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "storage_key": f"{EVIDENCE_PREFIX}{test.id}/{evidence_id}",
+    }
+    values.update(overrides)
+    storage.put(values["storage_key"], [data])
+    return make_evidence(session, test, **values)

@@ -1,0 +1,21 @@
+"""The JSON API and redirect-only compatibility routes, mounted beside Reflex's own app."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from benchmax.api.compat import compat_routes
+from benchmax.api.health import healthz
+from benchmax.api.tests_read import get_test, list_tests
+
+
+def build_api() -> Starlette:
+    return Starlette(
+        routes=[
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/api/v1/tests", list_tests, methods=["GET"]),
+            Route("/api/v1/tests/{test_id}", get_test, methods=["GET"]),
+            *compat_routes(),
+        ]
+    )

@@ -16,9 +16,19 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """A stored timestamp as aware UTC; SQLite hands them back naive."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
 def new_id() -> str:
     """A 16-character random public id: unguessable, so ids never reveal volume or order."""
     return "".join(secrets.choice(_ALPHABET) for _ in range(16))
+
+
+def is_public_id(value: str) -> bool:
+    """Whether ``value`` could be an id from ``new_id``; lets readers answer 404 without a query."""
+    return len(value) == 16 and all(ch in _ALPHABET for ch in value)
 
 
 def id_field() -> str:

@@ -6,6 +6,7 @@ tell quarantine from published evidence from private operator data at a glance.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +27,52 @@ class ObjectNotFoundError(KeyError):
 
 class InvalidKeyError(ValueError):
     """The key is empty, absolute, or tries to leave the storage root."""
+
+
+class InvalidRangeError(ValueError):
+    """The requested byte range is malformed or starts past the end of the object."""
+
+
+MAX_KEY_BYTES = 1024  # S3's limit, applied to every backend so keys stay portable.
+_FORBIDDEN_KEY_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
+
+
+def validate_key(key: str) -> str:
+    """Refuse keys that could escape a directory root or mean different things per backend.
+
+    The same rules apply to S3 even though S3 would accept these keys, so an object stored
+    on one backend can always be moved to the other. Segments starting with ``.`` are
+    reserved: they cover ``.`` and ``..`` and leave the local backend a place for partial
+    writes that no key can name.
+    """
+    if not key or len(key.encode("utf-8")) > MAX_KEY_BYTES:
+        raise InvalidKeyError("key is empty or too long")
+    if _FORBIDDEN_KEY_CHARS.search(key):
+        raise InvalidKeyError("key contains a control character or backslash")
+    if any(not segment or segment.startswith(".") for segment in key.split("/")):
+        raise InvalidKeyError("key is absolute or has an empty or dot segment")
+    return key
+
+
+def check_range(start: int | None, end: int | None) -> None:
+    """Refuse ranges that are wrong whatever the object's size."""
+    if (start is not None and start < 0) or (end is not None and end < 0):
+        raise InvalidRangeError("negative byte offset")
+    if start is not None and end is not None and start > end:
+        raise InvalidRangeError("range starts after it ends")
+
+
+def iter_chunks(data: Iterable[bytes] | BinaryIO, chunk_size: int) -> Iterator[bytes]:
+    """Read a file object in bounded chunks, or pass an iterable's chunks through.
+
+    A file object is also an iterable of *lines*, so ``read`` is looked for first.
+    """
+    read = getattr(data, "read", None)
+    if callable(read):
+        while chunk := read(chunk_size):
+            yield bytes(chunk)
+    else:
+        yield from (bytes(chunk) for chunk in data if chunk)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,75 @@
+# BenchMax — `make help` lists the targets. `make run` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := .make
+PYTEST_ARGS ?=
+
+export REFLEX_USE_SYSTEM_BUN := 1
+export REFLEX_TELEMETRY_ENABLED := false
+export REFLEX_CHECK_LATEST_VERSION := false
+export PYTHONUNBUFFERED := 1
+# Use the npm registry npm is configured with, so Reflex's installer never probes mirrors.
+export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
+
+.PHONY: help run test test-unit test-e2e lint format bench services install clean
+
+help: ## List the targets
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+run: install ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
+	$(PY) -m benchmax.cli dev
+
+test: install $(STAMP)/chromium services ## Set up and run the whole test suite
+	$(PY) -m pytest -m "not e2e" $(PYTEST_ARGS)
+	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
+
+test-unit: install services ## Run the tests that need no browser
+	$(PY) -m pytest -m "not e2e" $(PYTEST_ARGS)
+
+test-e2e: install $(STAMP)/chromium services ## Run only the browser tests
+	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
+
+lint: install ## ruff (format check + lint) and mypy
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy benchmax tasks usercontent_service
+
+format: install ## Apply ruff formatting and safe fixes
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: install services ## Run every benchmark under bench/ and print its figures
+	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+services: ## Start PostgreSQL and Redis when they are not already running
+	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql | head -n1) main start
+	@for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done; pg_isready -h 127.0.0.1 -p 5432
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || (mkdir -p /var/lib/redis /var/log/redis && redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log)
+	@for i in $$(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done; redis-cli -h 127.0.0.1 -p 6379 ping
+
+install: $(STAMP)/venv $(STAMP)/bun ## Create .venv and install Python and front-end tooling
+
+$(STAMP)/venv: pyproject.toml
+	@mkdir -p $(STAMP)
+	test -x $(PY) || python3.11 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+$(STAMP)/bun:
+	@mkdir -p $(STAMP)
+	command -v bun >/dev/null || npm install --global --allow-scripts=bun bun
+	bun --version
+	touch $@
+
+$(STAMP)/chromium:
+	@mkdir -p $(STAMP)
+	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	/usr/bin/chromium --version
+	touch $@
+
+clean: ## Remove the virtualenv, build output and embedded data
+	rm -rf $(VENV) $(STAMP) .web .states var

@@ -1,0 +1,188 @@
+"""Scan throughput for a typical Test, as a ratio of plain SHA-256 over the same bytes.
+
+A typical Test here is 1 MB of log text, three images of 1-2 megapixels and a 5 MB ZIP of
+source files, all generated. Hashing is the floor every stored byte pays anyway, so the
+ratio says how much dearer safety processing is than merely storing; the target is >= 0.25.
+The best of several rounds is reported for both sides so background load on a shared
+machine skews neither.
+
+Run: ``.venv/bin/python -m bench.scan``; ``measure_scan_ratio()`` is reused by other benches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import random
+import tempfile
+import time
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from benchmax.services.safety import SafetyLimits, scan_file
+
+TARGET_RATIO = 0.25
+_ROUNDS = 5
+_MB = 1_000_000
+_WORDS = (
+    "model", "output", "reasoning", "step", "answer", "check", "test", "prompt", "token",
+    "value", "result", "error", "retry", "config", "layout", "render", "button", "state",
+    "event", "handler", "request", "response", "latency", "cache", "index",
+)  # fmt: skip
+
+
+def _log_text(rng: random.Random, size: int) -> bytes:
+    lines: list[str] = []
+    total = 0
+    while total < size:
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
+        stamp = f"2025-01-{rng.randint(1, 28):02d}T12:{rng.randint(0, 59):02d}"
+        line = f"{stamp} INFO {words} n={rng.randint(0, 99999)}"
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(lines).encode()
+
+
+def _source_file(rng: random.Random, identifiers: list[str], lines: int) -> bytes:
+    out = []
+    for _ in range(lines):
+        name, other = rng.choice(identifiers), rng.choice(identifiers)
+        out.append(
+            rng.choice(
+                (
+                    f"export function {name}({other}, options) {{",
+                    f"  const {name} = await {other}.{rng.choice(_WORDS)}({rng.randint(0, 9999)});",
+                    f"  if (!{name}) return {other};",
+                    f"  // {' '.join(rng.choice(_WORDS) for _ in range(8))}",
+                    "}",
+                )
+            )
+        )
+    return "\n".join(out).encode()
+
+
+def _source_zip(rng: random.Random, packed_target: int) -> bytes:
+    identifiers = [
+        "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(4, 12)))
+        for _ in range(3000)
+    ]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("index.html", b"<!doctype html><script src='src/main.js'></script>")
+        archive.writestr("package.json", json.dumps({"name": "demo", "version": "1.0.0"}))
+        index = 0
+        while out.tell() < packed_target:
+            archive.writestr(f"src/module_{index}.js", _source_file(rng, identifiers, 1500))
+            index += 1
+    return out.getvalue()
+
+
+def _screenshot(rng: random.Random, size: tuple[int, int]) -> Image.Image:
+    image = Image.new("RGB", size, (245, 246, 248))
+    draw = ImageDraw.Draw(image)
+    for _ in range(400):
+        x, y = rng.randrange(size[0]), rng.randrange(size[1])
+        colour = tuple(rng.randrange(256) for _ in range(3))
+        draw.rectangle((x, y, x + rng.randint(20, 300), y + rng.randint(8, 60)), fill=colour)
+        draw.text((x + 4, y + 2), " ".join(rng.choice(_WORDS) for _ in range(4)), fill=(20, 20, 20))
+    return image
+
+
+def _photo(size: tuple[int, int]) -> Image.Image:
+    gradient = Image.linear_gradient("L").resize(size)
+    noise = Image.effect_noise(size, 40)
+    return Image.merge("RGB", (gradient, noise, Image.blend(gradient, noise, 0.5)))
+
+
+def build_typical_test(directory: Path, seed: int = 7) -> list[Path]:
+    """Write a typical Test's files into ``directory`` and return their paths."""
+    rng = random.Random(seed)
+    files = {
+        "run.log": _log_text(rng, _MB),
+        "source.zip": _source_zip(rng, 5 * _MB),
+    }
+    images = {
+        "screen.png": (_screenshot(rng, (1600, 900)), "PNG"),
+        "photo.jpg": (_photo((1920, 1080)), "JPEG"),
+        "diagram.png": (_screenshot(rng, (1280, 1024)), "PNG"),
+    }
+    for name, (image, image_format) in images.items():
+        out = io.BytesIO()
+        image.save(out, format=image_format, quality=90)
+        files[name] = out.getvalue()
+    paths = []
+    for name, data in files.items():
+        path = directory / name
+        path.write_bytes(data)
+        paths.append(path)
+    return paths
+
+
+def _sha256_files(paths: list[Path]) -> None:
+    for path in paths:
+        digest = hashlib.sha256()
+        with path.open("rb") as file:
+            while chunk := file.read(1024 * 1024):
+                digest.update(chunk)
+        digest.hexdigest()
+
+
+def _scan_files(paths: list[Path], limits: SafetyLimits, per_file: dict[str, float]) -> None:
+    for path in paths:
+        started = time.perf_counter()
+        result = scan_file(path, path.name, limits)
+        per_file[path.name] = min(per_file[path.name], time.perf_counter() - started)
+        if not result.approved:
+            raise RuntimeError(f"benchmark file {path.name} was blocked: {result.block_code}")
+        if result.sanitized_path is not None:
+            result.sanitized_path.unlink()
+
+
+def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
+    limits = SafetyLimits()
+    with tempfile.TemporaryDirectory(prefix="bmx-bench-scan-") as scratch:
+        paths = build_typical_test(Path(scratch))
+        file_bytes = {path.name: path.stat().st_size for path in paths}
+        total_bytes = sum(file_bytes.values())
+        per_file: dict[str, float] = defaultdict(lambda: float("inf"))
+        scan_seconds = hash_seconds = float("inf")
+        for _ in range(rounds):
+            started = time.perf_counter()
+            _sha256_files(paths)
+            hash_seconds = min(hash_seconds, time.perf_counter() - started)
+            started = time.perf_counter()
+            _scan_files(paths, limits, per_file)
+            scan_seconds = min(scan_seconds, time.perf_counter() - started)
+    return {
+        "bytes": total_bytes,
+        "scan_seconds": scan_seconds,
+        "sha256_seconds": hash_seconds,
+        "scan_mb_per_s": total_bytes / _MB / scan_seconds,
+        "sha256_mb_per_s": total_bytes / _MB / hash_seconds,
+        "ratio": hash_seconds / scan_seconds,
+        "target_ratio": TARGET_RATIO,
+        "per_file_seconds": dict(per_file),
+        "file_bytes": file_bytes,
+    }
+
+
+def main() -> None:
+    figures = measure_scan_ratio()
+    print(f"typical Test: {figures['bytes'] / _MB:.1f} MB in 5 files")
+    for key in ("sha256", "scan"):
+        rate, seconds = figures[f"{key}_mb_per_s"], figures[f"{key}_seconds"]
+        print(f"{key + ':':8s}{rate:8.1f} MB/s ({seconds * 1000:.1f} ms)")
+    for name, seconds in sorted(figures["per_file_seconds"].items()):
+        size = figures["file_bytes"][name] / _MB
+        print(f"  {name:12s} {size:5.2f} MB {seconds * 1000:7.1f} ms")
+    verdict = "meets" if figures["ratio"] >= TARGET_RATIO else "below"
+    print(f"ratio:  {figures['ratio']:.3f} ({verdict} target {TARGET_RATIO})")
+
+
+if __name__ == "__main__":
+    main()

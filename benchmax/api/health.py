@@ -1,0 +1,53 @@
+"""``GET /healthz``: is each dependency reachable? Names only, never configuration values."""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from benchmax import runtime
+
+
+def _check_database() -> str:
+    with runtime.engine().connect() as conn:
+        conn.execute(text("SELECT 1"))
+    return "ok"
+
+
+def _check_storage() -> str:
+    runtime.storage().check()
+    return "ok"
+
+
+def _check_queue() -> str:
+    settings = runtime.settings()
+    if settings.queue_backend == "memory":
+        return "ok (in-process)"
+    import redis
+
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=2)
+    try:
+        client.ping()
+    finally:
+        client.close()
+    return "ok"
+
+
+async def healthz(_request: Request) -> JSONResponse:
+    checks = {}
+    for name, check in (
+        ("database", _check_database),
+        ("storage", _check_storage),
+        ("queue", _check_queue),
+    ):
+        try:
+            checks[name] = check()
+        except Exception as exc:  # health reports every failure rather than raising
+            checks[name] = f"error: {type(exc).__name__}"
+    healthy = all(value.startswith("ok") for value in checks.values())
+    return JSONResponse(
+        {"status": "ok" if healthy else "degraded", "checks": checks},
+        status_code=200 if healthy else 503,
+        headers={"Cache-Control": "no-store"},
+    )

@@ -1,0 +1,108 @@
+"""The Reflex app: pages, the mounted JSON API, security headers and background services."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.api import build_api
+from benchmax.api.security_headers import SecurityHeadersMiddleware
+from benchmax.components.layout import page_shell
+from benchmax.components.not_found import not_found_panel
+from benchmax.lifespan import job_runtime
+from benchmax.pages.feed import feed_page
+from benchmax.pages.leaderboard import leaderboard_page
+from benchmax.pages.models import model_detail_page, models_page
+from benchmax.pages.profile import profile_page
+from benchmax.pages.sign_in import sign_in_page
+from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
+from benchmax.pages.test_detail import test_detail_page
+from benchmax.state.feed import FeedState
+from benchmax.state.models import ModelDetailState, ModelsState
+from benchmax.state.profile import ProfileState
+from benchmax.state.session import SessionState
+from benchmax.state.sign_in import SignInState
+from benchmax.state.test_detail import TestDetailState
+
+STYLE = {
+    ".skip-link": {"position": "absolute", "left": "-9999px"},
+    ".skip-link:focus": {
+        "left": "1rem",
+        "top": "1rem",
+        "z_index": "100",
+        "background": "var(--color-panel-solid)",
+        "padding": "0.5rem",
+    },
+    ".markdown-body": {"line_height": "1.6", "overflow_wrap": "anywhere"},
+    ".markdown-body pre": {
+        "overflow_x": "auto",
+        "padding": "0.75rem",
+        "background": "var(--gray-a3)",
+        "border_radius": "var(--radius-3)",
+    },
+    ".card-title": {"overflow_wrap": "anywhere"},
+    ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
+}
+
+app = rx.App(
+    theme=rx.theme(
+        appearance="inherit",
+        accent_color="iris",
+        gray_color="slate",
+        radius="medium",
+        scaling="100%",
+    ),
+    style=STYLE,
+    api_transformer=[
+        build_api(),
+        lambda asgi: SecurityHeadersMiddleware(asgi, runtime.settings()),
+    ],
+)
+
+app.register_lifespan_task(job_runtime)
+
+app.add_page(feed_page, route="/", title="BenchMax — community AI Tests", on_load=FeedState.on_load)
+app.add_page(
+    test_detail_page,
+    route="/tests/[test_id]",
+    title="Test · BenchMax",
+    on_load=TestDetailState.on_load,
+)
+app.add_page(
+    profile_page, route="/u/[handle]", title="Contributor · BenchMax", on_load=ProfileState.on_load
+)
+app.add_page(models_page, route="/models", title="Models · BenchMax", on_load=ModelsState.on_load)
+app.add_page(
+    model_detail_page,
+    route="/models/[slug]",
+    title="Model · BenchMax",
+    on_load=ModelDetailState.on_load,
+)
+app.add_page(
+    leaderboard_page,
+    route="/leaderboard",
+    title="Leaderboard · BenchMax",
+    on_load=SessionState.load_viewer,
+)
+app.add_page(
+    sign_in_page, route="/sign-in", title="Sign in · BenchMax", on_load=SignInState.on_load
+)
+app.add_page(
+    methodology_page,
+    route="/methodology",
+    title="Methodology · BenchMax",
+    on_load=SessionState.load_viewer,
+)
+app.add_page(
+    privacy_page, route="/privacy", title="Privacy · BenchMax", on_load=SessionState.load_viewer
+)
+app.add_page(terms_page, route="/terms", title="Terms · BenchMax", on_load=SessionState.load_viewer)
+app.add_page(
+    security_page, route="/security", title="Security · BenchMax", on_load=SessionState.load_viewer
+)
+app.add_page(
+    lambda: page_shell(not_found_panel()),
+    route="404",
+    title="Not found · BenchMax",
+    on_load=SessionState.load_viewer,
+)

@@ -1,0 +1,318 @@
+"""The ``benchmax`` command: run the processes and do operator chores from a shell.
+
+Every subcommand reads the same Settings as the web app. Commands that print secrets (API
+tokens) print them once to stdout and nowhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _settings():  # type: ignore[no-untyped-def]
+    from benchmax.settings import get_settings
+
+    return get_settings()
+
+
+def db_upgrade(database_url: str | None = None) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(ROOT / "alembic"))
+    config.attributes["database_url"] = database_url or _settings().resolved_database_url
+    command.upgrade(config, "head")
+
+
+def _cmd_db_upgrade(_args: argparse.Namespace) -> int:
+    db_upgrade()
+    print("database is at the latest revision")
+    return 0
+
+
+def _cmd_catalog_seed(_args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.catalog_seed import seed_catalog
+
+    with runtime.db_session() as session:
+        counts = seed_catalog(session)
+    print(f"catalog seeded: {counts}")
+    return 0
+
+
+def _cmd_demo_seed(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.catalog_seed import seed_catalog
+    from benchmax.services.demo import database_is_empty, seed_demo
+
+    with runtime.db_session() as session:
+        if args.if_empty and not database_is_empty(session):
+            print("demo seed skipped: the database already has Tests")
+            return 0
+        seed_catalog(session)
+        created = seed_demo(session, runtime.storage())
+    print(f"demo seed: {created} sample Tests created")
+    return 0
+
+
+def _cmd_users_grant_role(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.accounts import AccountError, grant_role
+
+    try:
+        with runtime.db_session() as session:
+            user = grant_role(session, args.handle, args.role)
+    except AccountError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"@{user.handle} is now {user.role}")
+    return 0
+
+
+def _cmd_tokens_create(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.accounts import (
+        AccountError,
+        find_user_by_handle,
+        get_or_create_local_user,
+    )
+    from benchmax.services.tokens import TokenError, create_token
+
+    try:
+        with runtime.db_session() as session:
+            user = find_user_by_handle(session, args.handle)
+            if user is None:
+                if not args.create_user:
+                    print(f"error: no user @{args.handle} (use --create-user)", file=sys.stderr)
+                    return 1
+                user = get_or_create_local_user(session, args.handle, "", runtime.settings())
+            _token, plaintext = create_token(session, user, args.name)
+    except (AccountError, TokenError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(plaintext)
+    return 0
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    command = [
+        sys.executable,
+        "-m",
+        "taskiq",
+        "worker",
+        "tasks.broker:broker",
+        "tasks.run",
+        "--workers",
+        str(args.workers),
+    ]
+    return subprocess.call(command, cwd=ROOT)
+
+
+def _cmd_scheduler(_args: argparse.Namespace) -> int:
+    return subprocess.call([sys.executable, "-m", "tasks.scheduler"], cwd=ROOT)
+
+
+def _cmd_usercontent(args: argparse.Namespace) -> int:
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "usercontent_service.app:app",
+        "--host",
+        args.host,
+        "--port",
+        str(args.port),
+        "--no-server-header",
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
+    return subprocess.call(command, cwd=ROOT)
+
+
+def _dev_environment(args: argparse.Namespace) -> dict[str, str]:
+    env = dict(os.environ)
+    data_dir = Path(args.data_dir).resolve()
+    env.update(
+        {
+            "BENCHMAX_DATA_DIR": str(data_dir),
+            "BENCHMAX_APP_ORIGIN": f"http://localhost:{args.port}",
+            "BENCHMAX_USERCONTENT_ORIGIN": f"http://127.0.0.1:{args.usercontent_port}",
+            "REFLEX_TELEMETRY_ENABLED": "false",
+            "REFLEX_CHECK_LATEST_VERSION": "false",
+            "REFLEX_USE_SYSTEM_BUN": env.get("REFLEX_USE_SYSTEM_BUN", "1"),
+        }
+    )
+    return env
+
+
+def _wait_for(url: str, timeout: float, processes: Sequence[subprocess.Popen[bytes]]) -> bool:
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in processes):
+            return False
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def _cmd_dev(args: argparse.Namespace) -> int:
+    """Start the web app (with its in-process queue) and the user-content service."""
+    env = _dev_environment(args)
+    os.environ.update(env)
+    from benchmax.settings import get_settings
+
+    get_settings.cache_clear()
+    db_upgrade()
+    _cmd_demo_seed(argparse.Namespace(if_empty=True))
+
+    processes: list[subprocess.Popen[bytes]] = []
+    processes.append(
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "usercontent_service.app:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(args.usercontent_port),
+                "--no-server-header",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+    )
+    processes.append(
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "reflex",
+                "run",
+                "--env",
+                "prod",
+                "--single-port",
+                "--frontend-port",
+                str(args.port),
+                "--backend-host",
+                args.host,
+                "--loglevel",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+    )
+    app_url = f"http://localhost:{args.port}"
+    uc_url = f"http://127.0.0.1:{args.usercontent_port}"
+    try:
+        if not _wait_for(f"{app_url}/healthz", args.start_timeout, processes):
+            print("BenchMax did not start; see the output above.", file=sys.stderr)
+            return 1
+        print(
+            f"\n  BenchMax is running\n    app:           {app_url}\n"
+            f"    user content:  {uc_url}\n    sign in:       {app_url}/sign-in\n"
+            f"    data:          {env['BENCHMAX_DATA_DIR']}\n  Press Ctrl+C to stop.\n",
+            flush=True,
+        )
+        while all(p.poll() is None for p in processes):
+            time.sleep(0.5)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchmax", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    dev = sub.add_parser("dev", help="run every process on the embedded default")
+    dev.add_argument(
+        "--port",
+        type=int,
+        default=int(
+            urlparse(os.environ.get("BENCHMAX_APP_ORIGIN", "http://localhost:3000")).port or 3000
+        ),
+    )
+    dev.add_argument("--usercontent-port", type=int, default=3001)
+    dev.add_argument("--data-dir", default=os.environ.get("BENCHMAX_DATA_DIR", "var"))
+    dev.add_argument("--host", default="127.0.0.1", help="address the app binds to")
+    dev.add_argument("--start-timeout", type=float, default=600.0)
+    dev.set_defaults(func=_cmd_dev)
+
+    db = sub.add_parser("db", help="database chores").add_subparsers(dest="db", required=True)
+    db.add_parser("upgrade", help="apply migrations").set_defaults(func=_cmd_db_upgrade)
+
+    cat = sub.add_parser("catalog").add_subparsers(dest="catalog", required=True)
+    cat.add_parser("seed", help="add the model and harness catalog").set_defaults(
+        func=_cmd_catalog_seed
+    )
+
+    demo = sub.add_parser("demo").add_subparsers(dest="demo", required=True)
+    demo_seed = demo.add_parser("seed", help="add clearly marked sample Tests")
+    demo_seed.add_argument("--if-empty", action="store_true")
+    demo_seed.set_defaults(func=_cmd_demo_seed)
+
+    users = sub.add_parser("users").add_subparsers(dest="users", required=True)
+    grant = users.add_parser("grant-role", help="set a user's role")
+    grant.add_argument("handle")
+    grant.add_argument("role", choices=["contributor", "reviewer", "moderator", "owner"])
+    grant.set_defaults(func=_cmd_users_grant_role)
+
+    tokens = sub.add_parser("tokens").add_subparsers(dest="tokens", required=True)
+    create = tokens.add_parser("create", help="create an API token and print it once")
+    create.add_argument("--handle", required=True)
+    create.add_argument("--name", default="cli")
+    create.add_argument("--create-user", action="store_true")
+    create.set_defaults(func=_cmd_tokens_create)
+
+    worker = sub.add_parser("worker", help="run a Taskiq worker (Redis queue)")
+    worker.add_argument("--workers", type=int, default=1)
+    worker.set_defaults(func=_cmd_worker)
+    sub.add_parser("scheduler", help="run the periodic sweeper").set_defaults(func=_cmd_scheduler)
+
+    uc = sub.add_parser("usercontent", help="run the user-content service")
+    uc.add_argument("--host", default="127.0.0.1")
+    uc.add_argument("--port", type=int, default=3001)
+    uc.set_defaults(func=_cmd_usercontent)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""Small labels that carry BenchMax's honesty rules: status and the declared-setup caveat."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+DECLARED_LABEL = "Declared by contributor — not independently verified"
+
+REVIEW_LABELS = {"awaiting": "Awaiting review", "reviewed": "Reviewed", "ranked": "Ranked"}
+REVIEW_COLORS = {"awaiting": "amber", "reviewed": "green", "ranked": "iris"}
+
+
+def declared_label() -> rx.Component:
+    return rx.hstack(
+        rx.icon("info", size=14),
+        rx.text(DECLARED_LABEL, size="1"),
+        color="var(--gray-11)",
+        spacing="1",
+        align="center",
+        class_name="declared-label",
+    )
+
+
+def status_badge(label: rx.Var[str], color: rx.Var[str]) -> rx.Component:
+    return rx.badge(
+        label,
+        color_scheme=color,
+        variant="soft",
+        size="2",  # type: ignore[arg-type]
+        class_name="status-badge",
+    )
+
+
+def kind_chip(kind: rx.Var[str]) -> rx.Component:
+    return rx.badge(kind, variant="outline", color_scheme="gray", size="1")

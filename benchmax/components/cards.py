@@ -1,0 +1,66 @@
+"""The Test card used by the feed, contributor pages and model pages."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.badges import declared_label, status_badge
+
+
+def test_card(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.cond(
+                item["thumb"] != "",
+                rx.image(
+                    src=item["thumb"],
+                    alt="Evidence thumbnail",
+                    width=["100%", "140px"],
+                    height=["160px", "100px"],
+                    object_fit="cover",
+                    border_radius="var(--radius-2)",
+                    loading="lazy",
+                    referrer_policy="no-referrer",
+                ),
+            ),
+            rx.vstack(
+                rx.hstack(
+                    status_badge(item["status"], item["status_color"]),
+                    rx.cond(item["sample"] != "", rx.badge("Sample", color_scheme="gray")),
+                    rx.text(item["kinds"], size="1", color_scheme="gray"),
+                    spacing="2",
+                    align="center",
+                    wrap="wrap",
+                ),
+                rx.link(
+                    rx.heading(item["title"], size="4", class_name="card-title"),
+                    href=item["href"],
+                    color_scheme="gray",
+                    high_contrast=True,
+                    class_name="test-card-link",
+                ),
+                rx.text(item["setup"], " · ", item["attempts"], size="2"),
+                declared_label(),
+                rx.hstack(
+                    rx.text("by", size="2", color_scheme="gray"),
+                    rx.link(item["contributor"], href="/u/" + item["handle"], size="2"),
+                    rx.text("·", size="2", color_scheme="gray"),
+                    rx.text(item["published"], size="2", color_scheme="gray"),
+                    spacing="1",
+                    wrap="wrap",
+                ),
+                spacing="2",
+                align="start",
+                min_width="0",
+                flex="1",
+            ),
+            direction=rx.breakpoints(initial="column", sm="row"),
+            spacing="4",
+        ),
+        width="100%",
+        class_name="test-card",
+    )
+
+
+def card_list(items: rx.Var[list[dict[str, str]]]) -> rx.Component:
+    return rx.vstack(rx.foreach(items, test_card), spacing="3", width="100%")

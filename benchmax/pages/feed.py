@@ -1,0 +1,183 @@
+"""``/`` — the public feed of Tests, newest first, with filters and cursor pagination."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.cards import card_list
+from benchmax.components.layout import page_shell
+from benchmax.state.feed import ANY, FeedState
+
+REASONING_HINT = "none, low, medium, high, max…"
+STATUS_OPTIONS = (
+    (ANY, "Any status"),
+    ("awaiting", "Awaiting review"),
+    ("reviewed", "Reviewed"),
+    ("ranked", "Ranked"),
+)
+
+
+def _text_filter(name: str, label: str, value: rx.Var[str], placeholder: str) -> rx.Component:
+    return rx.vstack(
+        rx.text(label, as_="label", html_for=f"filter-{name}", size="1", weight="medium"),
+        rx.input(
+            id=f"filter-{name}",
+            name=name,
+            default_value=value,
+            placeholder=placeholder,
+            max_length=200,
+            width="100%",
+        ),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _family_select() -> rx.Component:
+    return rx.vstack(
+        rx.text("Model family", size="1", weight="medium"),
+        rx.select.root(
+            rx.select.trigger(id="filter-family", aria_label="Model family", width="100%"),
+            rx.select.content(
+                rx.select.item("Any family", value=ANY),
+                rx.foreach(FeedState.families, lambda fam: rx.select.item(fam[1], value=fam[0])),
+            ),
+            name="family",
+            value=FeedState.family,
+            on_change=FeedState.set_family,
+        ),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _status_select() -> rx.Component:
+    return rx.vstack(
+        rx.text("Status", size="1", weight="medium"),
+        rx.select.root(
+            rx.select.trigger(id="filter-status", aria_label="Status", width="100%"),
+            rx.select.content(
+                *[rx.select.item(label, value=value) for value, label in STATUS_OPTIONS]
+            ),
+            name="status",
+            value=FeedState.status,
+            on_change=FeedState.set_status,
+        ),
+        spacing="1",
+        width="100%",
+    )
+
+
+def filters() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            rx.hstack(
+                rx.input(
+                    rx.input.slot(rx.icon("search", size=16)),
+                    id="filter-q",
+                    name="q",
+                    default_value=FeedState.q,
+                    placeholder="Search prompts and titles",
+                    aria_label="Search",
+                    max_length=200,
+                    width="100%",
+                    size="3",
+                ),
+                rx.button("Search", type="submit", size="3", id="filter-apply"),
+                width="100%",
+            ),
+            rx.el.details(
+                rx.el.summary(
+                    rx.cond(FeedState.has_filters, "Filters (active)", "More filters"),
+                    class_name="filters-summary",
+                ),
+                rx.grid(
+                    _family_select(),
+                    _text_filter(
+                        "model", "Declared model", FeedState.model, "e.g. claude sonnet 4.5"
+                    ),
+                    _text_filter("harness", "Harness", FeedState.harness, "e.g. Claude Code"),
+                    _text_filter("reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT),
+                    _text_filter("contributor", "Contributor", FeedState.contributor, "handle"),
+                    _status_select(),
+                    columns=rx.breakpoints(initial="1", xs="2", md="3"),
+                    spacing="3",
+                    width="100%",
+                    padding_top="0.75rem",
+                ),
+                open=FeedState.has_filters,
+                width="100%",
+            ),
+            rx.cond(
+                FeedState.has_filters,
+                rx.button(
+                    "Clear filters",
+                    type="button",
+                    variant="ghost",
+                    on_click=FeedState.clear_filters,
+                    id="filter-clear",
+                ),
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        on_submit=FeedState.apply_filters,
+        width="100%",
+        id="feed-filters",
+    )
+
+
+def empty_state() -> rx.Component:
+    return rx.callout(
+        rx.cond(
+            FeedState.has_filters,
+            rx.text(
+                "No public Tests match these filters. Try fewer filters or ",
+                rx.link("clear them", href="/"),
+                ".",
+            ),
+            rx.text(
+                "No Tests have been published yet. ",
+                rx.link("Submit the first one", href="/submit"),
+                " — it goes public as soon as the safety scan passes.",
+            ),
+        ),
+        icon="inbox",
+        id="feed-empty",
+        width="100%",
+    )
+
+
+def feed_page() -> rx.Component:
+    return page_shell(
+        rx.vstack(
+            rx.heading("What AI models really did", size="7"),
+            rx.text(
+                "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
+                "Newest first. Reviews come later and never gate publication.",
+                color_scheme="gray",
+            ),
+            filters(),
+            rx.cond(
+                FeedState.error != "",
+                rx.callout(FeedState.error, color_scheme="amber", icon="triangle_alert"),
+            ),
+            rx.cond(
+                FeedState.loaded,
+                rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
+                rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
+            ),
+            rx.cond(
+                FeedState.next_cursor != "",
+                rx.button(
+                    "Load more",
+                    on_click=FeedState.load_more,
+                    variant="soft",
+                    width="100%",
+                    id="feed-more",
+                ),
+            ),
+            spacing="4",
+            width="100%",
+        )
+    )

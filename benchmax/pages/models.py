@@ -1,0 +1,120 @@
+"""``/models`` and ``/models/[slug]`` — the catalog, which names things and restricts nothing."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.badges import declared_label
+from benchmax.components.cards import card_list
+from benchmax.components.layout import page_shell
+from benchmax.components.not_found import not_found_panel
+from benchmax.state.models import ModelDetailState as D
+from benchmax.state.models import ModelsState as M
+
+
+def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.link(
+        rx.card(
+            rx.vstack(
+                rx.heading(family["name"], size="4"),
+                rx.text(family["vendor"], size="2", color_scheme="gray"),
+                rx.text(family["models"], " models · ", family["tests"], " public Tests", size="2"),
+                spacing="1",
+            ),
+            width="100%",
+            class_name="family-card",
+        ),
+        href="/models/" + family["slug"],
+        underline="none",
+        color_scheme="gray",
+        high_contrast=True,
+    )
+
+
+def models_page() -> rx.Component:
+    return page_shell(
+        rx.vstack(
+            rx.heading("Models and harnesses", size="7"),
+            rx.text(
+                "The catalog standardises names so Tests can be grouped. It never limits "
+                "what you can submit: any label is accepted and shown as declared.",
+                color_scheme="gray",
+            ),
+            declared_label(),
+            rx.grid(
+                rx.foreach(M.families, _family_card),
+                columns=rx.breakpoints(initial="1", xs="2", md="4"),
+                spacing="3",
+                width="100%",
+            ),
+            rx.heading("Declared labels not in the catalog", size="5", as_="h2"),
+            rx.cond(
+                M.declared.length() > 0,
+                rx.flex(
+                    rx.foreach(
+                        M.declared,
+                        lambda d: rx.link(
+                            rx.badge(
+                                d["label"], " (", d["tests"], ")", variant="surface", size="2"
+                            ),
+                            href=d["href"],
+                        ),
+                    ),
+                    wrap="wrap",
+                    spacing="2",
+                ),
+                rx.text(
+                    "Every declared label matches the catalog so far.",
+                    color_scheme="gray",
+                    size="2",
+                ),
+            ),
+            spacing="4",
+            width="100%",
+        )
+    )
+
+
+def model_detail_page() -> rx.Component:
+    return page_shell(
+        rx.cond(
+            D.loaded,
+            rx.cond(
+                D.found,
+                rx.vstack(
+                    rx.link("← All models", href="/models", size="2"),
+                    rx.heading(D.name, size="7", id="model-name"),
+                    rx.text(D.subtitle, color_scheme="gray"),
+                    rx.cond(
+                        D.models.length() > 0,
+                        rx.flex(
+                            rx.foreach(
+                                D.models,
+                                lambda m: rx.link(
+                                    rx.badge(
+                                        m["name"], " · ", m["tests"], size="2", variant="soft"
+                                    ),
+                                    href="/models/" + m["slug"],
+                                ),
+                            ),
+                            wrap="wrap",
+                            spacing="2",
+                        ),
+                    ),
+                    rx.cond(
+                        D.items.length() > 0,
+                        card_list(D.items),
+                        rx.callout("No public Tests declare this yet.", icon="inbox", width="100%"),
+                    ),
+                    rx.cond(
+                        D.next_cursor != "",
+                        rx.button("Load more", on_click=D.load_more, variant="soft", width="100%"),
+                    ),
+                    spacing="4",
+                    width="100%",
+                ),
+                not_found_panel(),
+            ),
+            rx.center(rx.spinner(size="3"), padding="4rem"),
+        )
+    )

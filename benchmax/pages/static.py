@@ -1,0 +1,139 @@
+"""Plain-language pages explaining the invariants readers and contributors rely on."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.badges import DECLARED_LABEL
+from benchmax.components.layout import page_shell
+
+METHODOLOGY = [
+    (
+        "What a Test is",
+        "A Test is one prompt that a contributor gave to one AI setup, with the output or evidence "
+        "that came back. BenchMax never calls the model under test and never asks for, stores or "
+        "logs a model API key.",
+    ),
+    (
+        "Declared, not verified",
+        f"Model, version, harness and reasoning are what the contributor tells us. Everywhere a "
+        f"setup is shown it carries the label “{DECLARED_LABEL}”. Linking a label to our catalog "
+        "standardises the name; it proves nothing about what actually ran.",
+    ),
+    (
+        "Cherry-picking is possible",
+        "We cannot see attempts that were not submitted. A contributor may declare how many "
+        "attempts a Test was picked from; when they do not, the page says “attempts not "
+        "declared”. Reviews assess the submitted evidence — they are not a reproduced pass@1.",
+    ),
+    (
+        "Publication never waits for review",
+        "Every file passes a mandatory safety scan. When it passes, the Test is public at once "
+        "and marked Awaiting review. Reviews by admins, approved reviewers or an AI judge are "
+        "added later as an append-only history; none of them is on the path to publication.",
+    ),
+    (
+        "Reviews and the leaderboard",
+        "Reviews are never edited or deleted: a correction is a new review that points at the "
+        "one it corrects. The leaderboard is a showcase of reviewed, eligible Tests across "
+        "different prompts — not a like-for-like benchmark — published as snapshots that never "
+        "change.",
+    ),
+]
+
+PRIVACY = [
+    (
+        "What we keep",
+        "Your handle and display name, the Tests you submit and their files, and the time of each "
+        "action. API tokens are stored only as a SHA-256 hash.",
+    ),
+    (
+        "What is public",
+        "Public Tests, their approved files (unless you chose to keep a source ZIP private), and "
+        "your handle. Drafts and Tests that did not pass safety processing are visible only to "
+        "you.",
+    ),
+    (
+        "Image metadata",
+        "Every image is decoded and re-encoded before publication, which strips EXIF data such "
+        "as GPS location and camera details.",
+    ),
+    (
+        "Logs",
+        "Logs, queue messages and job records carry ids and error codes, never your prompt, "
+        "output or files.",
+    ),
+]
+
+TERMS = [
+    (
+        "Your content",
+        "You keep the rights to what you submit and grant BenchMax a licence to display it. "
+        "Submit only material you may share.",
+    ),
+    (
+        "No secrets",
+        "Never submit API keys, credentials or personal data. Text with a detected secret is "
+        "refused before it is stored; a file with one is blocked and its bytes deleted.",
+    ),
+    (
+        "Moderation",
+        "Moderators may remove Tests or block files that break these terms. Every decision has "
+        "a written reason and is kept permanently; you can see the outcome on My Tests.",
+    ),
+]
+
+SECURITY = [
+    (
+        "Evidence lives on another origin",
+        "Files are served only by a separate, cookieless user-content service on a different "
+        "origin. It checks the database on every request and answers an identical 404 for "
+        "anything that is not public. HTML and SVG are downloaded, never rendered.",
+    ),
+    (
+        "Uploads are untrusted",
+        "Every file lands in quarantine first. Its type is read from its bytes, images are fully "
+        "decoded with a pixel cap, ZIPs are inspected without extraction, and text is checked "
+        "for secrets and prompt-injection signals.",
+    ),
+    (
+        "Reporting a vulnerability",
+        "Found a problem? Contact the operators of this instance privately before disclosing it. "
+        "Please do not test against other people's data.",
+    ),
+]
+
+
+def _article(title: str, intro: str, sections: list[tuple[str, str]]) -> rx.Component:
+    return page_shell(
+        rx.vstack(
+            rx.heading(title, size="8"),
+            rx.text(intro, size="4", color_scheme="gray"),
+            *[
+                rx.vstack(
+                    rx.heading(heading, size="5", as_="h2"), rx.text(body, size="3"), spacing="2"
+                )
+                for heading, body in sections
+            ],
+            spacing="5",
+            max_width="760px",
+        )
+    )
+
+
+def methodology_page() -> rx.Component:
+    return _article(
+        "Methodology", "How to read a Test, and what BenchMax can and cannot tell you.", METHODOLOGY
+    )
+
+
+def privacy_page() -> rx.Component:
+    return _article("Privacy", "What BenchMax stores about you and what it shows.", PRIVACY)
+
+
+def terms_page() -> rx.Component:
+    return _article("Terms", "The short version of the rules for contributing.", TERMS)
+
+
+def security_page() -> rx.Component:
+    return _article("Security", "How BenchMax keeps untrusted evidence away from you.", SECURITY)

@@ -1,0 +1,249 @@
+"""``/tests/[test_id]`` — everything a reader needs to judge one Test for themselves."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.badges import declared_label, status_badge
+from benchmax.components.layout import page_shell
+from benchmax.components.not_found import not_found_panel
+from benchmax.state.test_detail import TestDetailState as S
+
+
+def _section(title: str, *children: rx.Component, **props: object) -> rx.Component:
+    return rx.vstack(
+        rx.heading(title, size="4", as_="h2"), *children, spacing="2", width="100%", **props
+    )
+
+
+def _pre(text: rx.Var[str], **props: object) -> rx.Component:
+    return rx.box(
+        rx.text(text, white_space="pre-wrap", font_family="var(--code-font-family)", size="2"),
+        padding="0.75rem",
+        background="var(--gray-a3)",
+        border_radius="var(--radius-3)",
+        width="100%",
+        overflow_x="auto",
+        **props,
+    )
+
+
+def _setup() -> rx.Component:
+    def row(label: str, value: rx.Var[str], id_: str) -> rx.Component:
+        return rx.data_list.item(
+            rx.data_list.label(label), rx.data_list.value(rx.text(value, id=id_))
+        )
+
+    return _section(
+        "Declared setup",
+        declared_label(),
+        rx.data_list.root(
+            row("Model", S.test["model"], "setup-model"),
+            rx.cond(
+                S.test["catalog"] != "", row("Catalog entry", S.test["catalog"], "setup-catalog")
+            ),
+            row("Harness", S.test["harness"], "setup-harness"),
+            row("Reasoning", S.test["reasoning"], "setup-reasoning"),
+            row("Attempts", S.test["attempts"], "setup-attempts"),
+            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
+        ),
+        rx.cond(
+            S.test["settings"] != "",
+            rx.vstack(
+                rx.text("Settings", weight="medium", size="2"),
+                _pre(S.test["settings"]),
+                width="100%",
+            ),
+        ),
+    )
+
+
+def _evidence_item(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.match(
+                item["kind"],
+                (
+                    "image",
+                    rx.link(
+                        rx.image(
+                            src=item["url"],
+                            alt=item["name"],
+                            max_width="100%",
+                            max_height="480px",
+                            referrer_policy="no-referrer",
+                            class_name="evidence-image",
+                        ),
+                        href=item["url"],
+                        is_external=True,
+                    ),
+                ),
+                ("video", rx.video(src=item["url"], controls=True, width="100%")),
+                rx.fragment(),
+            ),
+            rx.hstack(
+                rx.icon(
+                    rx.match(
+                        item["kind"],
+                        ("image", "image"),
+                        ("video", "film"),
+                        ("source", "file-archive"),
+                        "file-text",
+                    ),
+                    size=16,
+                ),
+                rx.link(
+                    item["name"],
+                    href=item["url"],
+                    class_name="evidence-link",
+                    is_external=True,
+                    rel="noopener noreferrer",
+                ),
+                rx.text(item["size"], size="1", color_scheme="gray"),
+                spacing="2",
+                align="center",
+                wrap="wrap",
+            ),
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def _reviews() -> rx.Component:
+    return _section(
+        "Reviews",
+        rx.cond(
+            S.reviews.length() > 0,
+            rx.vstack(
+                rx.foreach(
+                    S.reviews,
+                    lambda r: rx.card(
+                        rx.hstack(
+                            rx.badge(r["score"], "/100", size="2"),
+                            rx.text(r["kind"], weight="medium", size="2"),
+                            rx.text(r["created"], size="1", color_scheme="gray"),
+                            rx.cond(
+                                r["superseded"] != "", rx.badge("Superseded", color_scheme="gray")
+                            ),
+                            rx.cond(
+                                r["corrects"] != "", rx.badge("Correction", color_scheme="blue")
+                            ),
+                            wrap="wrap",
+                            spacing="2",
+                            align="center",
+                        ),
+                        rx.text(r["reasoning"], size="2", white_space="pre-wrap"),
+                        width="100%",
+                    ),
+                ),
+                width="100%",
+            ),
+            rx.text(
+                "No reviews yet. This Test is public and awaiting review; reviews are "
+                "added later and never change the submission.",
+                color_scheme="gray",
+                size="2",
+            ),
+        ),
+    )
+
+
+def _owner_notice() -> rx.Component:
+    return rx.cond(
+        S.is_owner_view,
+        rx.callout.root(
+            rx.callout.icon(rx.icon("lock")),
+            rx.callout.text(
+                "Only you can see this Test. State: ",
+                rx.text.strong(S.test["status"]),
+                ". ",
+                S.test["failure"],
+                " ",
+                rx.link("Go to My Tests to fix or retry", href="/me"),
+            ),
+            color_scheme="amber",
+            id="owner-notice",
+            width="100%",
+        ),
+    )
+
+
+def _detail() -> rx.Component:
+    return rx.vstack(
+        _owner_notice(),
+        rx.hstack(
+            status_badge(S.test["status"], S.test["status_color"]),
+            rx.text("Published ", S.test["published"], size="2", color_scheme="gray"),
+            spacing="3",
+            align="center",
+            wrap="wrap",
+        ),
+        rx.heading(
+            rx.cond(S.test["title"] != "", S.test["title"], "Untitled Test"),
+            size="7",
+            id="test-title",
+        ),
+        rx.text("by ", rx.link(S.test["contributor"], href="/u/" + S.test["handle"]), size="3"),
+        _section("Prompt", _pre(S.test["prompt"], id="test-prompt")),
+        _setup(),
+        rx.cond(S.test["notes"] != "", _section("Notes", _pre(S.test["notes"]))),
+        rx.cond(
+            S.output_html != "",
+            _section(
+                "Output",
+                rx.box(
+                    rx.html(S.output_html),
+                    class_name="markdown-body",
+                    width="100%",
+                    id="test-output",
+                ),
+            ),
+        ),
+        _section(
+            "Evidence",
+            rx.cond(
+                S.evidence.length() > 0,
+                rx.grid(
+                    rx.foreach(S.evidence, _evidence_item),
+                    columns=rx.breakpoints(initial="1", md="2"),
+                    spacing="3",
+                    width="100%",
+                ),
+                rx.text(
+                    "No files; the output above is the evidence.", color_scheme="gray", size="2"
+                ),
+            ),
+            rx.text(
+                "Files are served from a separate origin and never run in this page.",
+                size="1",
+                color_scheme="gray",
+            ),
+        ),
+        rx.cond(
+            S.has_source,
+            _section(
+                "Automated preview",
+                rx.callout(
+                    "Automated preview unavailable",
+                    icon="monitor-off",
+                    color_scheme="gray",
+                    id="preview-unavailable",
+                ),
+            ),
+        ),
+        _reviews(),
+        spacing="5",
+        width="100%",
+        max_width="860px",
+    )
+
+
+def test_detail_page() -> rx.Component:
+    return page_shell(
+        rx.cond(
+            S.loaded,
+            rx.cond(S.found, _detail(), not_found_panel()),
+            rx.center(rx.spinner(size="3"), padding="4rem"),
+        )
+    )

@@ -1,0 +1,89 @@
+"""Creating jobs: the row joins the caller's transaction; the message follows its commit.
+
+``enqueue`` only adds a row and remembers its id on the session. A listener on every
+SQLAlchemy session hands the remembered ids to the process's dispatcher after the outermost
+transaction commits, and forgets them when it ends any other way — so a rolled-back change
+never produces a message, and a committed one is never missing its row. If the send fails, or
+no dispatcher is configured, the committed row waits for the sweeper; nothing is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from sqlalchemy import event
+from sqlalchemy.orm import Session, SessionTransaction
+
+from benchmax.adapters.queue import current_dispatcher
+from benchmax.models import Job
+from benchmax.models._base import utcnow
+from benchmax.settings import get_settings
+
+logger = logging.getLogger(__name__)
+
+_PENDING_KEY = "benchmax.jobs.send_after_commit"
+
+
+def enqueue(
+    session: Session,
+    kind: str,
+    subject_id: str,
+    *,
+    delay_seconds: float = 0,
+    max_attempts: int | None = None,
+) -> Job:
+    """Add a pending job to the caller's transaction; its id is sent once that commits.
+
+    A delayed job is not sent at commit: the sweeper sends it when it falls due.
+    ``max_attempts`` defaults to ``job_max_attempts`` from the settings.
+    """
+    if not kind or len(kind) > 64:
+        raise ValueError("job kind must be 1-64 characters")
+    if not subject_id or len(subject_id) > 64:
+        raise ValueError("job subject id must be 1-64 characters")
+    now = utcnow()
+    job = Job(
+        kind=kind,
+        subject_id=subject_id,
+        max_attempts=max_attempts or get_settings().job_max_attempts,
+        next_attempt_at=now + timedelta(seconds=delay_seconds),
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(job)
+    session.flush()
+    if delay_seconds <= 0:
+        send_after_commit(session, job.id)  # type: ignore[arg-type]
+    return job
+
+
+def send_after_commit(session: Session, job_id: int) -> None:
+    """Send ``job_id`` to the dispatcher once ``session``'s transaction commits."""
+    session.info.setdefault(_PENDING_KEY, []).append(job_id)
+
+
+@event.listens_for(Session, "after_commit")
+def _send_committed(session: Session) -> None:
+    job_ids: list[int] = session.info.pop(_PENDING_KEY, [])
+    if not job_ids:
+        return
+    dispatcher = current_dispatcher()
+    if dispatcher is None:
+        logger.warning("no job dispatcher in this process; jobs %s wait for the sweeper", job_ids)
+        return
+    try:
+        dispatcher.send(job_ids)
+    except Exception as exc:
+        # The transaction has committed; failing the caller now would only mislead it.
+        logger.warning(
+            "jobs %s not sent (%s); the sweeper will send them", job_ids, type(exc).__name__
+        )
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_uncommitted(session: Session, transaction: SessionTransaction) -> None:
+    # Runs after after_commit, which has already taken committed ids; anything left belongs
+    # to a rolled-back or abandoned transaction.
+    if transaction.parent is None:
+        session.info.pop(_PENDING_KEY, None)

@@ -1,0 +1,97 @@
+"""Job handlers and what they are given to work with.
+
+A handler is ``fn(ctx: JobContext, subject_id: str) -> None`` registered for one job kind:
+
+    @job_handler("safety_scan")
+    def scan(ctx: JobContext, subject_id: str) -> None: ...
+
+Handlers MUST be idempotent. A job can run more than once: a worker may be killed after the
+handler's effect committed but before the job was marked done, and a handler that outlives
+its lease (``job_lease_seconds``) can be started again elsewhere. So a handler looks at the
+subject's current state first and does only what is still missing, and finishes well within
+the lease. It opens its own sessions (``ctx.session()``) and commits its own work; returning
+normally marks the job done, raising schedules a retry.
+
+A raised exception is recorded by its class name only, because exception messages can quote
+submission content. A handler that wants a more useful code raises ``JobError("code")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from benchmax.adapters.storage import ObjectStorage, build_storage
+from benchmax.db import get_engine, session_scope
+from benchmax.settings import Settings
+
+MAX_ERROR_CODE_LENGTH = 64
+
+
+class JobError(Exception):
+    """A failure with a content-free code to record on the job row (≤ 64 characters)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code[:MAX_ERROR_CODE_LENGTH]
+
+
+def error_code(exc: BaseException) -> str:
+    """What a job row records about a failure: never the message, which may carry content."""
+    if isinstance(exc, JobError):
+        return exc.code
+    return type(exc).__name__[:MAX_ERROR_CODE_LENGTH]
+
+
+@dataclass
+class JobContext:
+    """Everything a handler may use; storage is built only when a handler first asks."""
+
+    settings: Settings
+    engine: Engine
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> JobContext:
+        return cls(settings=settings, engine=get_engine(settings.resolved_database_url))
+
+    @cached_property
+    def storage(self) -> ObjectStorage:
+        return build_storage(self.settings)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session that commits on success and rolls back on error."""
+        with session_scope(self.engine) as session:
+            yield session
+
+
+Handler = Callable[[JobContext, str], None]
+
+_handlers: dict[str, Handler] = {}
+
+
+def job_handler(kind: str) -> Callable[[Handler], Handler]:
+    """Register ``fn`` as the handler for ``kind``; one handler per kind per process."""
+
+    def register(fn: Handler) -> Handler:
+        existing = _handlers.get(kind)
+        # Compared by name so re-importing the defining module is not a conflict.
+        if existing is not None and _name(existing) != _name(fn):
+            raise ValueError(f"a handler for job kind {kind!r} is already registered")
+        _handlers[kind] = fn
+        return fn
+
+    return register
+
+
+def _name(fn: Handler) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def get_handler(kind: str) -> Handler | None:
+    return _handlers.get(kind)

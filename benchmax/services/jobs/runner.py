@@ -1,0 +1,207 @@
+"""Running one job: claim it with a lease, run its handler, record the outcome.
+
+Lifecycle of a row::
+
+    pending ──claim──▶ running ──handler returns──▶ done
+       ▲                  │
+       └── backoff ◀──────┤ handler raises, attempts < max_attempts
+                          └──────────────────────▶ dead  (attempts exhausted)
+    dead ──requeue──▶ pending        dead ──discard──▶ discarded
+
+A claim is one conditional UPDATE — the row must be pending and due, or running with an
+expired lease — so of any number of workers holding the same id exactly one wins, on SQLite
+and PostgreSQL alike; the others get ``SKIPPED`` and the duplicate message is harmless. The
+claim commits before the handler starts, so the attempt and the lease survive a killed
+worker: once the lease expires the sweeper re-sends the id and another worker claims it.
+Every later update is conditional on still holding the lease, so a worker that outlived its
+lease cannot overwrite the outcome of the one that took over.
+
+A retry is not sent by the failing worker: the row is left pending with ``next_attempt_at``
+in the future and the sweeper sends it when due, so the effective delay is the backoff
+rounded up to the next sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import traceback
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, or_, update
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import Session
+from sqlmodel import col, select
+
+from benchmax.models import Job, JobState
+from benchmax.models._base import utcnow
+from benchmax.services.jobs.registry import JobContext, JobError, error_code, get_handler
+from benchmax.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+class JobOutcome(StrEnum):
+    DONE = "done"
+    RETRY = "retry"
+    DEAD = "dead"
+    SKIPPED = "skipped"
+    """Not claimable: missing, finished, not yet due, or leased by another worker."""
+    LEASE_LOST = "lease_lost"
+    """The handler ran, but the lease expired and another worker took the job over."""
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    id: int
+    kind: str
+    subject_id: str
+    attempts: int
+    max_attempts: int
+    lease_owner: str
+
+
+def backoff_seconds(attempt: int, *, base: float, cap: float, jitter: float | None = None) -> float:
+    """Delay before retrying after failed attempt number ``attempt`` (1-based).
+
+    Doubles from ``base`` and never exceeds ``cap``; ``jitter`` in [0, 1) scales it into
+    [50%, 100%) so jobs that failed together do not all retry at the same instant.
+    """
+    if jitter is None:
+        jitter = random.random()  # noqa: S311 - spreading retries, not security
+    ceiling = min(cap, base * 2 ** max(attempt - 1, 0))
+    return ceiling * (0.5 + jitter / 2)
+
+
+def affected_rows(result: Any) -> int:
+    assert isinstance(result, CursorResult)
+    return result.rowcount
+
+
+def claim_job(
+    session: Session, job_id: int, owner: str, *, lease_seconds: int
+) -> ClaimedJob | None:
+    """Atomically take ``job_id`` for ``owner`` and count the attempt; None if not claimable.
+
+    The caller commits; until then the claim is invisible and holds the row's write lock.
+    """
+    now = utcnow()
+    claimable = or_(
+        and_(col(Job.state) == JobState.PENDING, col(Job.next_attempt_at) <= now),
+        and_(
+            col(Job.state) == JobState.RUNNING,
+            col(Job.lease_expires_at) <= now,
+            col(Job.attempts) < col(Job.max_attempts),
+        ),
+    )
+    result = session.execute(
+        update(Job)
+        .where(col(Job.id) == job_id, claimable)
+        .values(
+            state=JobState.RUNNING,
+            attempts=col(Job.attempts) + 1,
+            lease_owner=owner,
+            lease_expires_at=now + timedelta(seconds=lease_seconds),
+            updated_at=now,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if affected_rows(result) != 1:
+        return None
+    kind, subject_id, attempts, max_attempts = session.execute(
+        select(col(Job.kind), col(Job.subject_id), col(Job.attempts), col(Job.max_attempts)).where(
+            col(Job.id) == job_id
+        )
+    ).one()
+    return ClaimedJob(job_id, kind, subject_id, attempts, max_attempts, owner)
+
+
+def _finish(session: Session, claimed: ClaimedJob, **values: Any) -> bool:
+    """Apply ``values`` only while ``claimed`` still holds the lease."""
+    now = utcnow()
+    result = session.execute(
+        update(Job)
+        .where(
+            col(Job.id) == claimed.id,
+            col(Job.state) == JobState.RUNNING,
+            col(Job.lease_owner) == claimed.lease_owner,
+        )
+        .values(lease_owner="", lease_expires_at=None, updated_at=now, **values)
+        .execution_options(synchronize_session=False)
+    )
+    return affected_rows(result) == 1
+
+
+def _record_failure(
+    session: Session, claimed: ClaimedJob, code: str, settings: Settings
+) -> JobOutcome:
+    now = utcnow()
+    if claimed.attempts >= claimed.max_attempts:
+        outcome = JobOutcome.DEAD
+        values: dict[str, Any] = {"state": JobState.DEAD, "finished_at": now}
+    else:
+        outcome = JobOutcome.RETRY
+        delay = backoff_seconds(
+            claimed.attempts,
+            base=settings.job_backoff_base_seconds,
+            cap=settings.job_backoff_max_seconds,
+        )
+        values = {"state": JobState.PENDING, "next_attempt_at": now + timedelta(seconds=delay)}
+    if not _finish(session, claimed, last_error_code=code, **values):
+        return JobOutcome.LEASE_LOST
+    return outcome
+
+
+def _where(exc: BaseException) -> str:
+    """Where the exception was raised — code location only, for debugging without content."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "unknown"
+    frame = frames[-1]
+    return f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+
+
+def run_job(job_id: int, ctx: JobContext, worker_id: str) -> JobOutcome:
+    """Claim ``job_id``, run its handler and record the outcome. Never raises for a handler.
+
+    ``worker_id`` names the process in the lease (e.g. ``host:pid``); each claim adds a random
+    suffix so that even the same worker re-claiming its own expired job holds a new lease.
+    """
+    owner = f"{worker_id[:90]}:{secrets.token_hex(4)}"
+    with ctx.session() as session:
+        claimed = claim_job(session, job_id, owner, lease_seconds=ctx.settings.job_lease_seconds)
+    if claimed is None:
+        logger.debug("job %s not claimable; message ignored", job_id)
+        return JobOutcome.SKIPPED
+
+    handler = get_handler(claimed.kind)
+    try:
+        if handler is None:
+            raise JobError("unknown_kind")
+        handler(ctx, claimed.subject_id)
+    except Exception as exc:
+        code = error_code(exc)
+        with ctx.session() as session:
+            outcome = _record_failure(session, claimed, code, ctx.settings)
+        logger.warning(
+            "job %s (%s) attempt %d/%d failed with %s at %s: %s",
+            job_id,
+            claimed.kind,
+            claimed.attempts,
+            claimed.max_attempts,
+            code,
+            _where(exc),
+            outcome,
+        )
+        return outcome
+
+    with ctx.session() as session:
+        finished = _finish(session, claimed, state=JobState.DONE, finished_at=utcnow())
+    outcome = JobOutcome.DONE if finished else JobOutcome.LEASE_LOST
+    logger.info("job %s (%s) attempt %d: %s", job_id, claimed.kind, claimed.attempts, outcome)
+    return outcome

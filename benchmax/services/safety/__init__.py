@@ -1,0 +1,30 @@
+"""Mandatory safety processing: pure functions over a file on disk or a string.
+
+No database, storage or web imports: the pipeline job downloads a quarantined object to a
+scratch directory, calls ``scan_file`` and acts on the verdict; the submission service calls
+``check_text_field`` on every text field before storing it.
+"""
+
+from benchmax.services.safety.filenames import FilenameError, normalise_filename
+from benchmax.services.safety.injection import injection_signals
+from benchmax.services.safety.limits import SafetyLimits
+from benchmax.services.safety.result import BlockedError, ScanResult
+from benchmax.services.safety.scan import check_test_totals, scan_file
+from benchmax.services.safety.secrets import SecretFinding, find_secrets
+from benchmax.services.safety.sniff import sniff_kind
+from benchmax.services.safety.text_fields import check_text_field
+
+__all__ = [
+    "BlockedError",
+    "FilenameError",
+    "SafetyLimits",
+    "ScanResult",
+    "SecretFinding",
+    "check_test_totals",
+    "check_text_field",
+    "find_secrets",
+    "injection_signals",
+    "normalise_filename",
+    "scan_file",
+    "sniff_kind",
+]

@@ -1,0 +1,180 @@
+"""Images: decoded in full under a pixel cap, then re-encoded from pixels alone.
+
+Re-encoding is what makes an image safe to serve: EXIF (GPS, camera serials), ICC and text
+chunks, comments, and anything appended after the image data (a ZIP or HTML polyglot) are
+simply not part of the new file. The pixel count comes from the header and is checked before
+any pixel is decoded, so a tiny file that claims to be 100,000 x 100,000 never allocates.
+
+Animations (GIF, animated WebP and APNG) keep all their frames, timing and loop count; their
+frames together share the still-image pixel budget because re-encoding holds them all.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageOps, ImageSequence, JpegImagePlugin
+
+from benchmax.services.safety.limits import SafetyLimits
+from benchmax.services.safety.result import BlockedError
+
+_PILLOW_FORMATS = {
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/webp": "WEBP",
+    "image/gif": "GIF",
+}
+_EXTENSIONS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp", "GIF": ".gif"}
+# Modes each encoder writes faithfully; anything else is converted first.
+_ENCODABLE_MODES = {
+    "PNG": {"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"},
+    "JPEG": {"L", "RGB"},
+    "WEBP": {"RGB", "RGBA"},
+    "GIF": {"L", "P", "RGB", "RGBA"},
+}
+# zlib level 6 (Pillow's default) costs several times level 3 for a few percent of size.
+_PNG_COMPRESS_LEVEL = 3
+_WEBP_LOSSY_QUALITY = 90
+_DEFAULT_FRAME_MS = 100
+_DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError, struct.error, zlib.error)
+
+
+@dataclass(frozen=True, slots=True)
+class SanitisedImage:
+    path: Path
+    width: int
+    height: int
+
+
+def sanitise_image(
+    path: Path, content_type: str, limits: SafetyLimits, label: str
+) -> SanitisedImage:
+    """Write a metadata-free re-encoding of ``path`` beside it and describe it.
+
+    The copy lands in the input's directory so the caller's scratch-directory clean-up
+    removes it; if the image is refused no copy is left behind.
+    """
+    image_format = _PILLOW_FORMATS[content_type]
+    try:
+        with Image.open(path, formats=[image_format]) as image:
+            _check_pixels(image, image_format, limits, label)
+            frames, options = _decode(image, image_format, path)
+    except Image.DecompressionBombError:
+        raise _too_many_pixels(label, limits) from None
+    except _DECODE_ERRORS:
+        raise BlockedError(
+            "image_corrupt",
+            f"{label} could not be read as a complete image: it may be truncated or damaged. "
+            "Export it again and upload the new file.",
+        ) from None
+    width, height = frames[0].size
+    handle, name = tempfile.mkstemp(
+        dir=path.parent, prefix=f"{path.name}.", suffix=_EXTENSIONS[image_format]
+    )
+    os.close(handle)
+    output = Path(name)
+    try:
+        frames[0].save(
+            output,
+            format=image_format,
+            save_all=len(frames) > 1,
+            append_images=frames[1:],
+            **options,
+        )
+    except BaseException:
+        output.unlink(missing_ok=True)
+        raise
+    return SanitisedImage(output, width, height)
+
+
+def _too_many_pixels(label: str, limits: SafetyLimits) -> BlockedError:
+    megapixels = limits.image_max_pixels / 1_000_000
+    return BlockedError(
+        "image_too_many_pixels",
+        f"{label} is larger than {megapixels:g} megapixels. Resize it and upload it again.",
+    )
+
+
+def _check_pixels(image: Image.Image, image_format: str, limits: SafetyLimits, label: str) -> None:
+    width, height = image.size
+    if width * height > limits.image_max_pixels:
+        raise _too_many_pixels(label, limits)
+    frame_count = getattr(image, "n_frames", 1)
+    if (
+        _is_animated(image, image_format)
+        and frame_count * width * height > limits.animation_max_total_pixels
+    ):
+        raise BlockedError(
+            "image_animation_too_large",
+            f"{label} has {frame_count} frames of {width}x{height}, more than an animation may "
+            "hold. Shorten or shrink it, or upload it as a video.",
+        )
+
+
+def _decode(
+    image: Image.Image, image_format: str, path: Path
+) -> tuple[list[Image.Image], dict[str, Any]]:
+    """Every frame, fully decoded and stripped of ``info``, plus the save options to keep.
+
+    Pillow's encoders copy some metadata (ICC profiles, JPEG comments) from ``info``, so each
+    frame's is replaced by nothing; only pixel semantics (transparency) and timing are passed
+    back explicitly.
+    """
+    options: dict[str, Any] = {}
+    if image_format == "JPEG" and image.mode in _ENCODABLE_MODES["JPEG"]:
+        # The source's own quantisation keeps the re-encode close to the original quality.
+        assert isinstance(image, JpegImagePlugin.JpegImageFile)
+        options["qtables"] = image.quantization
+        options["subsampling"] = JpegImagePlugin.get_sampling(image)
+    elif image_format == "PNG":
+        options["compress_level"] = _PNG_COMPRESS_LEVEL
+    elif image_format == "WEBP":
+        options.update(_webp_options(path))
+    if _is_animated(image, image_format):
+        return _decode_animation(image, options)
+    image.load()
+    # Photos rely on the EXIF orientation that is about to be stripped.
+    clean = ImageOps.exif_transpose(image)
+    if clean.mode not in _ENCODABLE_MODES[image_format]:
+        clean = clean.convert("RGBA" if "A" in clean.getbands() else "RGB")
+    if "transparency" in clean.info:
+        options["transparency"] = clean.info["transparency"]
+    clean.info = {}
+    return [clean], options
+
+
+def _decode_animation(
+    image: Image.Image, options: dict[str, Any]
+) -> tuple[list[Image.Image], dict[str, Any]]:
+    # Pillow composites each frame; RGBA keeps transparency without per-frame palettes.
+    frames: list[Image.Image] = []
+    durations: list[int] = []
+    for frame in ImageSequence.Iterator(image):
+        frame.load()
+        durations.append(int(frame.info.get("duration", _DEFAULT_FRAME_MS)))
+        clean = frame.convert("RGBA")
+        clean.info = {}
+        frames.append(clean)
+    options["duration"] = durations
+    if "loop" in image.info:
+        options["loop"] = image.info["loop"]
+    return frames, options
+
+
+def _is_animated(image: Image.Image, image_format: str) -> bool:
+    # Multi-picture JPEGs (MPO) are stereo pairs or previews, not animations: first image only.
+    return image_format != "JPEG" and getattr(image, "n_frames", 1) > 1
+
+
+def _webp_options(path: Path) -> dict[str, Any]:
+    """Lossless WebP stays lossless; lossy is re-encoded at a high quality."""
+    with path.open("rb") as file:
+        file.seek(12)
+        chunk = file.read(4)
+    return {"lossless": True} if chunk == b"VP8L" else {"quality": _WEBP_LOSSY_QUALITY}

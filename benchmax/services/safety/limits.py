@@ -1,0 +1,36 @@
+"""The configurable ceilings of safety processing, with PRODUCT.md's defaults.
+
+Every size and count the scanner enforces lives here so that one frozen object, built from
+settings by the caller, decides what "too big" means. Tests pass tiny limits instead of
+building huge files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1024 * 1024
+GIB = 1024 * MIB
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyLimits:
+    image_max_bytes: int = 20 * MIB
+    image_max_pixels: int = 40_000_000
+    # Re-encoding an animation holds every frame in memory, so the frames together get the
+    # same pixel budget as one still image.
+    animation_max_total_pixels: int = 40_000_000
+    video_max_bytes: int = 500 * MIB
+    text_max_bytes: int = 20 * MIB
+    zip_max_bytes: int = 20 * MIB
+    zip_max_unpacked_bytes: int = 100 * MIB
+    zip_max_entries: int = 5000
+    zip_max_entry_bytes: int = 10 * MIB
+    zip_max_ratio: int = 100
+    # Below this much unpacked data a high ratio cannot hurt anyone (a few KiB of blank
+    # lines compress 200:1), so the ratio is only enforced past it.
+    zip_ratio_min_unpacked_bytes: int = MIB
+    test_max_files: int = 20
+    test_max_bytes: int = GIB
+    # Leaves room under the 255-character column and typical filesystem limits.
+    filename_max_chars: int = 180

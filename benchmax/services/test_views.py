@@ -1,0 +1,239 @@
+"""What the Test detail page and ``GET /api/v1/tests/{id}`` show, and who may see it.
+
+Visibility is decided here, once: a non-public Test, a malformed id and an unknown id all read
+as None (404, no detail) unless the viewer is the contributor, who sees their private Test
+with its state and failure reason so they can fix or retry it. Evidence that has not been
+approved, and a source ZIP kept private, are listed to the contributor only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+import nh3
+from markdown_it import MarkdownIt
+from sqlmodel import Session, col, select
+
+from benchmax.models import (
+    CatalogModel,
+    EvidenceFile,
+    EvidenceKind,
+    EvidenceState,
+    Harness,
+    ModelFamily,
+    ModelVersion,
+    Review,
+    SourceVisibility,
+    Test,
+    TestState,
+    User,
+)
+from benchmax.models._base import as_utc, is_public_id
+
+# Markdown with raw HTML off, and images off so ![x](url) renders as a plain link: an inline
+# image from an arbitrary host would let any contributor track every reader's IP address.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_MARKDOWN.disable("image")
+_ALLOWED_TAGS = {
+    "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
+    "li", "ol", "p", "pre", "s", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
+}  # fmt: skip
+_ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
+
+
+def render_markdown(text: str) -> str:
+    """Contributor Markdown as HTML safe to embed: nh3 re-checks whatever markdown-it emits."""
+    return nh3.clean(
+        _MARKDOWN.render(text),
+        tags=_ALLOWED_TAGS,
+        attributes=_ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="nofollow noopener noreferrer",
+    )
+
+
+@dataclass(frozen=True)
+class CatalogRef:
+    slug: str
+    name: str
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    id: str
+    kind: str
+    safe_name: str
+    size_bytes: int
+    content_type: str
+    state: str
+    width: int | None
+    height: int | None
+    block_reason: str
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    id: str
+    reviewer_kind: str
+    reviewer_handle: str | None
+    score: int
+    reasoning: str
+    corrects_review_id: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class TestView:
+    """Everything the detail screen shows. ``attempts`` None reads "attempts not declared"."""
+
+    __test__ = False  # not a pytest class
+
+    id: str
+    title: str
+    prompt: str
+    model_label: str
+    model_version_label: str
+    harness_label: str
+    reasoning_label: str
+    family: CatalogRef | None
+    catalog_model: CatalogRef | None
+    model_version_name: str | None
+    harness: CatalogRef | None
+    settings_text: str
+    attempts: int | None
+    notes: str
+    output_text: str
+    output_html: str
+    state: str
+    review_state: str
+    failure_code: str
+    failure_reason: str
+    is_owner: bool
+    is_sample: bool
+    source_visibility: str
+    contributor_handle: str
+    contributor_display_name: str
+    evidence: list[EvidenceItem]
+    reviews: list[ReviewItem]
+    created_at: str
+    updated_at: str
+    submitted_at: str | None
+    published_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return as_utc(moment).isoformat() if moment else None
+
+
+def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem]:
+    files = session.exec(
+        select(EvidenceFile)
+        .where(EvidenceFile.test_id == test.id)
+        .order_by(col(EvidenceFile.position), col(EvidenceFile.created_at), col(EvidenceFile.id))
+    ).all()
+    source_public = test.source_visibility == SourceVisibility.PUBLIC
+    return [
+        EvidenceItem(
+            id=file.id,
+            kind=str(file.kind or ""),
+            safe_name=file.safe_name,
+            size_bytes=file.size_bytes,
+            content_type=file.content_type,
+            state=str(file.state),
+            width=file.width,
+            height=file.height,
+            block_reason=file.block_reason,
+        )
+        for file in files
+        if is_owner
+        or (
+            file.state == EvidenceState.APPROVED
+            and (file.kind != EvidenceKind.SOURCE or source_public)
+        )
+    ]
+
+
+def _reviews(session: Session, test_id: str) -> list[ReviewItem]:
+    rows = session.exec(
+        select(Review, User.handle)
+        .outerjoin(User, col(User.id) == Review.reviewer_id)
+        .where(Review.test_id == test_id)
+        .order_by(col(Review.created_at), col(Review.id))
+    ).all()
+    return [
+        ReviewItem(
+            id=review.id,
+            reviewer_kind=str(review.reviewer_kind),
+            reviewer_handle=handle,
+            score=review.score,
+            reasoning=review.reasoning,
+            corrects_review_id=review.corrects_review_id,
+            created_at=_iso(review.created_at) or "",
+        )
+        for review, handle in rows
+    ]
+
+
+def _ref(row: ModelFamily | CatalogModel | Harness | None) -> CatalogRef | None:
+    return CatalogRef(row.slug, row.name) if row else None
+
+
+def _visible_test(session: Session, test_id: str, viewer_id: str | None) -> Test | None:
+    if not is_public_id(test_id):
+        return None
+    test = session.get(Test, test_id)
+    if test is None:
+        return None
+    if test.state != TestState.PUBLIC and test.contributor_id != viewer_id:
+        return None
+    return test
+
+
+def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> TestView | None:
+    """The detail of one Test as ``viewer_id`` (a user id, None when signed out) may see it."""
+    test = _visible_test(session, test_id, viewer_id)
+    if test is None:
+        return None
+    contributor = session.get(User, test.contributor_id)
+    version = session.get(ModelVersion, test.model_version_id) if test.model_version_id else None
+    is_owner = viewer_id is not None and viewer_id == test.contributor_id
+    return TestView(
+        id=test.id,
+        title=test.display_title,
+        prompt=test.prompt,
+        model_label=test.model_label,
+        model_version_label=test.model_version_label,
+        harness_label=test.harness_label,
+        reasoning_label=test.reasoning_label,
+        family=_ref(session.get(ModelFamily, test.family_id) if test.family_id else None),
+        catalog_model=_ref(
+            session.get(CatalogModel, test.catalog_model_id) if test.catalog_model_id else None
+        ),
+        model_version_name=version.name if version else None,
+        harness=_ref(session.get(Harness, test.harness_id) if test.harness_id else None),
+        settings_text=test.settings_text,
+        attempts=test.attempts,
+        notes=test.notes,
+        output_text=test.output_text,
+        output_html=render_markdown(test.output_text),
+        state=str(test.state),
+        review_state=str(test.review_state),
+        failure_code=test.failure_code if is_owner else "",
+        failure_reason=test.failure_reason if is_owner else "",
+        is_owner=is_owner,
+        is_sample=test.is_sample,
+        source_visibility=str(test.source_visibility),
+        contributor_handle=contributor.handle if contributor else "",
+        contributor_display_name=contributor.display_name if contributor else "",
+        evidence=_evidence(session, test, is_owner),
+        reviews=_reviews(session, test.id),
+        created_at=_iso(test.created_at) or "",
+        updated_at=_iso(test.updated_at) or "",
+        submitted_at=_iso(test.submitted_at),
+        published_at=_iso(test.published_at),
+    )

@@ -1,0 +1,130 @@
+"""API tokens for harnesses and scripts.
+
+A token is ``bmx_`` plus 40 URL-safe random characters (240 bits). The plaintext is returned
+once at creation and never stored: the database keeps its SHA-256 (a fast hash is right here —
+the input is random, not a password) and the last four characters so people can tell their
+tokens apart. Creation and revocation are audited with ids only.
+
+Functions flush but never commit: the caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import unicodedata
+from datetime import UTC, timedelta
+
+from sqlmodel import Session, col, select
+
+from benchmax.adapters.auth import API_TOKEN_PREFIX
+from benchmax.models import ApiToken, AuditEvent, User
+from benchmax.models._base import utcnow
+from benchmax.services.accounts import has_hidden_characters
+
+TOKEN_NAME_MAX = 80
+MAX_ACTIVE_TOKENS = 20
+_TOKEN_RE = re.compile(re.escape(API_TOKEN_PREFIX) + r"[A-Za-z0-9_-]{40}")
+# last_used_at is for people ("used 3 minutes ago"); writing it on every request is waste.
+_LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class TokenError(ValueError):
+    """A token request that cannot be honoured; ``message`` is safe to show."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _hash(plaintext: str) -> str:
+    return hashlib.sha256(plaintext.encode("ascii")).hexdigest()
+
+
+def validate_token_name(raw: str) -> str:
+    """The trimmed name, or TokenError: names are shown in lists, so no invisible tricks."""
+    name = unicodedata.normalize("NFC", raw).strip()
+    if not name:
+        raise TokenError("Give the token a name, e.g. the harness that will use it.")
+    if len(name) > TOKEN_NAME_MAX:
+        raise TokenError(f"Token names are at most {TOKEN_NAME_MAX} characters.")
+    if has_hidden_characters(name):
+        raise TokenError("Token names cannot contain control or invisible characters.")
+    return name
+
+
+def _audit(session: Session, user: User, action: str, token: ApiToken) -> None:
+    session.add(
+        AuditEvent(actor_id=user.id, action=action, subject_type="api_token", subject_id=token.id)
+    )
+
+
+def list_tokens(session: Session, user: User) -> list[ApiToken]:
+    """The user's tokens that still work, newest first."""
+    statement = (
+        select(ApiToken)
+        .where(ApiToken.user_id == user.id, col(ApiToken.revoked_at).is_(None))
+        .order_by(col(ApiToken.created_at).desc(), col(ApiToken.id))
+    )
+    return list(session.exec(statement))
+
+
+def create_token(session: Session, user: User, name: str) -> tuple[ApiToken, str]:
+    """A new token row and its plaintext, which the caller shows once and then forgets."""
+    if not user.can_write:
+        raise TokenError("Suspended accounts cannot create API tokens.")
+    clean_name = validate_token_name(name)
+    if len(list_tokens(session, user)) >= MAX_ACTIVE_TOKENS:
+        raise TokenError(
+            f"You already have {MAX_ACTIVE_TOKENS} active tokens; revoke one you no longer use."
+        )
+    plaintext = API_TOKEN_PREFIX + secrets.token_urlsafe(30)
+    token = ApiToken(
+        user_id=user.id, name=clean_name, token_hash=_hash(plaintext), last_four=plaintext[-4:]
+    )
+    session.add(token)
+    _audit(session, user, "api_token.created", token)
+    session.flush()
+    return token, plaintext
+
+
+def authenticate_api_token(session: Session, plaintext: str) -> User | None:
+    """The active user a live token belongs to, or None; never says which check failed."""
+    if not _TOKEN_RE.fullmatch(plaintext):
+        return None
+    digest = _hash(plaintext)
+    token = session.exec(select(ApiToken).where(ApiToken.token_hash == digest)).first()
+    # The lookup is by a hash of 240 random bits, so its timing reveals nothing useful; the
+    # constant-time compare guards against a database that matches loosely (collation, case).
+    if token is None or not hmac.compare_digest(token.token_hash, digest):
+        return None
+    if token.revoked_at is not None:
+        return None
+    user = session.get(User, token.user_id)
+    if user is None or not user.can_write:
+        return None
+    now = utcnow()
+    last_used = token.last_used_at
+    # SQLite hands timestamps back without their zone; every stored time is UTC.
+    if last_used is not None and last_used.tzinfo is None:
+        last_used = last_used.replace(tzinfo=UTC)
+    if last_used is None or now - last_used >= _LAST_USED_RESOLUTION:
+        token.last_used_at = now
+        session.add(token)
+        session.flush()
+    return user
+
+
+def revoke_token(session: Session, user: User, token_id: str) -> ApiToken:
+    """Revoke one of the user's own tokens; someone else's looks exactly like a missing one."""
+    token = session.get(ApiToken, token_id)
+    if token is None or token.user_id != user.id:
+        raise TokenError("No such token.")
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+        session.add(token)
+        _audit(session, user, "api_token.revoked", token)
+        session.flush()
+    return token

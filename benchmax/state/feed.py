@@ -1,0 +1,91 @@
+"""The public feed: filters live in the URL so a filtered view can be shared and bookmarked."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import reflex as rx
+from reflex.event import EventSpec
+
+from benchmax import runtime
+from benchmax.services import catalog, feed
+from benchmax.state.session import SessionState
+from benchmax.state.views import card_dict
+
+FILTER_KEYS = ("family", "model", "harness", "reasoning", "contributor", "status", "q")
+ANY = "any"
+
+
+class FeedState(SessionState):
+    family: rx.Field[str] = rx.field(ANY)
+    model: rx.Field[str] = rx.field("")
+    harness: rx.Field[str] = rx.field("")
+    reasoning: rx.Field[str] = rx.field("")
+    contributor: rx.Field[str] = rx.field("")
+    status: rx.Field[str] = rx.field(ANY)
+    q: rx.Field[str] = rx.field("")
+    items: rx.Field[list[dict[str, str]]] = rx.field([])
+    next_cursor: rx.Field[str] = rx.field("")
+    families: rx.Field[list[list[str]]] = rx.field([])
+    error: rx.Field[str] = rx.field("")
+    loaded: rx.Field[bool] = rx.field(False)
+
+    @rx.var
+    def has_filters(self) -> bool:
+        return any(self._filter_values().values())
+
+    def _filter_values(self) -> dict[str, str]:
+        values = {key: str(getattr(self, key)).strip() for key in FILTER_KEYS}
+        return {key: ("" if value == ANY else value) for key, value in values.items()}
+
+    def _load(self, cursor: str | None) -> None:
+        filters = feed.FeedFilters.from_query(self._filter_values())
+        try:
+            with runtime.db_session() as session:
+                page = feed.list_feed(session, filters, cursor, runtime.settings().feed_page_size)
+        except feed.InvalidCursorError:
+            self.error = "That page link has expired. Showing the newest Tests instead."
+            self.items, self.next_cursor = [], ""
+            return
+        cards = [card_dict(card) for card in page.items]
+        self.items = [*self.items, *cards] if cursor else cards
+        self.next_cursor = page.next_cursor or ""
+        self.error = ""
+
+    @rx.event
+    def on_load(self) -> None:
+        self.load_viewer()
+        params = self.router.url.query_parameters
+        for key in FILTER_KEYS:
+            default = ANY if key in ("family", "status") else ""
+            setattr(self, key, (params.get(key) or default)[:200])
+        with runtime.db_session() as session:
+            self.families = [[f.slug, f.name] for f in catalog.list_families(session)]
+        self._load(None)
+        self.loaded = True
+
+    @rx.event
+    def load_more(self) -> None:
+        if self.next_cursor:
+            self._load(self.next_cursor)
+
+    @rx.event
+    def apply_filters(self, form: dict[str, str]) -> EventSpec:
+        query = {
+            key: str(form.get(key, "")).strip()
+            for key in FILTER_KEYS
+            if str(form.get(key, "")).strip() not in ("", ANY)
+        }
+        return rx.redirect("/?" + urlencode(query) if query else "/")
+
+    @rx.event
+    def set_family(self, value: str) -> None:
+        self.family = value
+
+    @rx.event
+    def set_status(self, value: str) -> None:
+        self.status = value
+
+    @rx.event
+    def clear_filters(self) -> EventSpec:
+        return rx.redirect("/")

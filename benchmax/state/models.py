@@ -1,0 +1,98 @@
+"""``/models`` and ``/models/[slug]``: the catalog and the Tests that declared each entry."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.services import catalog, feed
+from benchmax.state.session import SessionState
+from benchmax.state.views import card_dict
+
+
+class ModelsState(SessionState):
+    families: rx.Field[list[dict[str, str]]] = rx.field([])
+    declared: rx.Field[list[dict[str, str]]] = rx.field([])
+
+    @rx.event
+    def on_load(self) -> None:
+        self.load_viewer()
+        with runtime.db_session() as session:
+            families = catalog.list_families(session)
+            declared = catalog.declared_unmatched_labels(session, limit=50)
+        self.families = [
+            {
+                "slug": f.slug,
+                "name": f.name,
+                "vendor": f.vendor,
+                "models": str(f.model_count),
+                "tests": str(f.public_test_count),
+            }
+            for f in families
+        ]
+        self.declared = [
+            {
+                "kind": d.kind,
+                "label": d.label,
+                "tests": str(d.test_count),
+                "href": f"/?{d.kind}={d.key}",
+            }
+            for d in declared
+        ]
+
+
+class ModelDetailState(SessionState):
+    loaded: rx.Field[bool] = rx.field(False)
+    found: rx.Field[bool] = rx.field(False)
+    slug: rx.Field[str] = rx.field("")
+    name: rx.Field[str] = rx.field("")
+    subtitle: rx.Field[str] = rx.field("")
+    models: rx.Field[list[dict[str, str]]] = rx.field([])
+    items: rx.Field[list[dict[str, str]]] = rx.field([])
+    next_cursor: rx.Field[str] = rx.field("")
+
+    def _page(self, cursor: str | None) -> feed.FeedPage | None:
+        limit = runtime.settings().feed_page_size
+        with runtime.db_session() as session:
+            family = catalog.family_detail(session, self.slug, cursor, limit)
+            if family is not None:
+                if cursor is None:
+                    self.name = family.family.name
+                    self.subtitle = f"{family.family.vendor} · model family".strip(" ·")
+                    self.models = [
+                        {
+                            "slug": m.slug,
+                            "name": m.name,
+                            "tests": str(m.public_test_count),
+                            "versions": ", ".join(m.versions),
+                        }
+                        for m in family.models
+                    ]
+                return family.page
+            model = catalog.model_detail(session, self.slug, cursor, limit)
+            if model is None:
+                return None
+            if cursor is None:
+                self.name = model.model.name
+                self.subtitle = f"{model.model.family_name} family"
+                self.models = []
+            return model.page
+
+    @rx.event
+    def on_load(self) -> None:
+        self.load_viewer()
+        self.slug = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:100]
+        page = self._page(None)
+        self.loaded = True
+        self.found = page is not None
+        self.items = [card_dict(c) for c in page.items] if page else []
+        self.next_cursor = (page.next_cursor or "") if page else ""
+
+    @rx.event
+    def load_more(self) -> None:
+        if not self.next_cursor:
+            return
+        page = self._page(self.next_cursor)
+        if page is not None:
+            self.items = [*self.items, *[card_dict(c) for c in page.items]]
+            self.next_cursor = page.next_cursor or ""

@@ -1,0 +1,47 @@
+"""``/u/[handle]``: one contributor's public Tests."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.services import feed
+from benchmax.services.accounts import find_user_by_handle
+from benchmax.state.session import SessionState
+from benchmax.state.views import card_dict
+
+
+class ProfileState(SessionState):
+    found: rx.Field[bool] = rx.field(False)
+    loaded: rx.Field[bool] = rx.field(False)
+    handle: rx.Field[str] = rx.field("")
+    display_name: rx.Field[str] = rx.field("")
+    items: rx.Field[list[dict[str, str]]] = rx.field([])
+    next_cursor: rx.Field[str] = rx.field("")
+
+    def _load(self, cursor: str | None) -> None:
+        filters = feed.FeedFilters.from_query({"contributor": self.handle})
+        with runtime.db_session() as session:
+            page = feed.list_feed(session, filters, cursor, runtime.settings().feed_page_size)
+        cards = [card_dict(card) for card in page.items]
+        self.items = [*self.items, *cards] if cursor else cards
+        self.next_cursor = page.next_cursor or ""
+
+    @rx.event
+    def on_load(self) -> None:
+        self.load_viewer()
+        handle = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:64]
+        with runtime.db_session() as session:
+            user = find_user_by_handle(session, handle)
+        self.loaded = True
+        self.found = user is not None
+        self.items, self.next_cursor = [], ""
+        if user is None:
+            return
+        self.handle, self.display_name = user.handle, user.display_name or user.handle
+        self._load(None)
+
+    @rx.event
+    def load_more(self) -> None:
+        if self.next_cursor:
+            self._load(self.next_cursor)

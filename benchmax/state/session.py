@@ -1,0 +1,67 @@
+"""The signed-in viewer, shared by every page state.
+
+The ``__session`` cookie holds a Clerk-shaped session token (minted by Clerk in production or
+by the local issuer in development). It is verified on the server on every page load, and
+privileged handlers call ``_require_user`` which verifies it again rather than trusting vars
+the browser could have seen.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.event import EventSpec
+
+from benchmax import runtime
+from benchmax.models import User
+from benchmax.services import accounts
+
+SESSION_COOKIE = "__session"
+
+
+class SessionState(rx.State):
+    session_token: str = rx.Cookie(
+        "",
+        name=SESSION_COOKIE,
+        path="/",
+        same_site="lax",
+        max_age=runtime.settings().session_ttl_seconds,
+    )
+    viewer_id: rx.Field[str] = rx.field("")
+    viewer_handle: rx.Field[str] = rx.field("")
+    viewer_name: rx.Field[str] = rx.field("")
+    viewer_role: rx.Field[str] = rx.field("")
+    viewer_can_write: rx.Field[bool] = rx.field(False)
+
+    @rx.var
+    def signed_in(self) -> bool:
+        return bool(self.viewer_id)
+
+    def _current_user(self) -> User | None:
+        claims = runtime.verifier().verify_token(self.session_token) if self.session_token else None
+        if claims is None:
+            return None
+        with runtime.db_session() as session:
+            return accounts.user_for_subject(session, claims.subject, runtime.settings())
+
+    def _remember(self, user: User | None) -> None:
+        self.viewer_id = user.id if user else ""
+        self.viewer_handle = user.handle if user else ""
+        self.viewer_name = user.display_name if user else ""
+        self.viewer_role = str(user.role) if user else ""
+        self.viewer_can_write = bool(user and user.can_write)
+
+    def _require_user(self) -> User | None:
+        """Re-verify the session for a privileged action; never trust cached vars alone."""
+        user = self._current_user()
+        self._remember(user)
+        return user
+
+    @rx.event
+    def load_viewer(self) -> None:
+        self._remember(self._current_user())
+
+    @rx.event
+    def sign_out(self) -> EventSpec:
+        self.session_token = ""
+        self._remember(None)
+        return rx.redirect("/")

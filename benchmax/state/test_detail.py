@@ -1,0 +1,105 @@
+"""``/tests/[test_id]``: one Test, or the not-found view for anything the viewer may not see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.components.badges import REVIEW_COLORS, REVIEW_LABELS
+from benchmax.services import test_views
+from benchmax.services.evidence_urls import evidence_url
+from benchmax.state.session import SessionState
+from benchmax.state.views import attempts_text, human_date
+
+STATE_LABELS = {
+    "draft": "Draft",
+    "processing": "Processing",
+    "needs_attention": "Needs attention",
+    "failed": "Processing failed",
+    "removed": "Removed",
+}
+
+
+def _size_text(size: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return ""
+
+
+def _evidence_dict(item: Any, origin: str) -> dict[str, str]:
+    return {
+        "id": item.id,
+        "kind": str(item.kind or ""),
+        "name": item.safe_name,
+        "size": _size_text(item.size_bytes),
+        "url": evidence_url(origin, item.id, item.safe_name),
+        "state": str(item.state),
+    }
+
+
+def _review_dict(review: Any, superseded: set[str]) -> dict[str, str]:
+    kind = str(review.reviewer_kind)
+    return {
+        "id": review.id,
+        "score": str(review.score),
+        "reasoning": review.reasoning,
+        "kind": {"ai": "AI judge", "admin": "Admin", "human": "Approved reviewer"}.get(kind, kind),
+        "corrects": review.corrects_review_id or "",
+        "superseded": "yes" if review.id in superseded else "",
+        "created": human_date(review.created_at),
+    }
+
+
+class TestDetailState(SessionState):
+    found: rx.Field[bool] = rx.field(False)
+    loaded: rx.Field[bool] = rx.field(False)
+    test: rx.Field[dict[str, str]] = rx.field({})
+    output_html: rx.Field[str] = rx.field("")
+    evidence: rx.Field[list[dict[str, str]]] = rx.field([])
+    reviews: rx.Field[list[dict[str, str]]] = rx.field([])
+    is_owner_view: rx.Field[bool] = rx.field(False)
+    has_source: rx.Field[bool] = rx.field(False)
+
+    @rx.event
+    def on_load(self) -> None:
+        self.load_viewer()
+        test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
+        with runtime.db_session() as session:
+            view = test_views.get_test_view(session, test_id, self.viewer_id or None)
+        self.loaded = True
+        self.found = view is not None
+        if view is None:
+            self.test, self.evidence, self.reviews, self.output_html = {}, [], [], ""
+            return
+        origin = runtime.settings().usercontent_origin
+        review = str(view.review_state)
+        state = str(view.state)
+        self.test = {
+            "id": view.id,
+            "title": view.title,
+            "prompt": view.prompt,
+            "model": f"{view.model_label} {view.model_version_label}".strip(),
+            "catalog": view.catalog_model.name if view.catalog_model else "",
+            "harness": view.harness_label,
+            "reasoning": view.reasoning_label,
+            "attempts": attempts_text(view.attempts),
+            "settings": view.settings_text,
+            "notes": view.notes,
+            "handle": view.contributor_handle,
+            "contributor": view.contributor_display_name or view.contributor_handle,
+            "published": human_date(view.published_at),
+            "status": STATE_LABELS.get(state) or REVIEW_LABELS.get(review, review),
+            "status_color": REVIEW_COLORS.get(review, "gray") if state == "public" else "red",
+            "state": state,
+            "failure": view.failure_reason,
+        }
+        self.output_html = view.output_html
+        self.evidence = [_evidence_dict(item, origin) for item in view.evidence]
+        superseded = {r.corrects_review_id for r in view.reviews if r.corrects_review_id}
+        self.reviews = [_review_dict(r, superseded) for r in view.reviews]
+        self.is_owner_view = state != "public"
+        self.has_source = any(item.kind == "source" for item in view.evidence)

@@ -1,0 +1,57 @@
+"""Turn service dataclasses into the flat string dicts Reflex components render."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from benchmax import runtime
+from benchmax.components.badges import REVIEW_COLORS, REVIEW_LABELS
+from benchmax.services.evidence_urls import evidence_url
+
+
+def human_date(value: datetime | str | None) -> str:
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.strftime("%d %b %Y, %H:%M UTC")
+
+
+def attempts_text(attempts: int | None) -> str:
+    if attempts is None:
+        return "attempts not declared"
+    return f"best of {attempts} attempt" + ("" if attempts == 1 else "s")
+
+
+def setup_text(model: str, version: str, harness: str, reasoning: str) -> str:
+    model_part = f"{model} {version}".strip()
+    return f"{model_part} · {harness} · reasoning: {reasoning}"
+
+
+def card_dict(card: Any) -> dict[str, str]:
+    """A feed card as strings; thumbnails point at the user-content origin, never this app."""
+    origin = runtime.settings().usercontent_origin
+    thumb = ""
+    if card.thumbnail_evidence_id:
+        thumb = evidence_url(
+            origin, card.thumbnail_evidence_id, card.thumbnail_safe_name or "image"
+        )
+    review = str(card.review_state)
+    return {
+        "id": card.id,
+        "href": f"/tests/{card.id}",
+        "title": card.title,
+        "handle": card.contributor_handle,
+        "contributor": card.contributor_display_name or card.contributor_handle,
+        "setup": setup_text(
+            card.model_label, card.model_version_label, card.harness_label, card.reasoning_label
+        ),
+        "attempts": attempts_text(card.attempts),
+        "status": REVIEW_LABELS.get(review, review),
+        "sample": "yes" if card.is_sample else "",
+        "status_color": REVIEW_COLORS.get(review, "gray"),
+        "kinds": " · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",
+        "thumb": thumb,
+        "published": human_date(card.published_at),
+    }

@@ -1,0 +1,23 @@
+"""Reflex configuration, derived from BenchMax settings so there is one source of truth."""
+
+from urllib.parse import urlparse
+
+import reflex as rx
+from reflex.plugins.sitemap import SitemapPlugin
+
+from benchmax.settings import get_settings
+
+_settings = get_settings()
+_port = urlparse(_settings.app_origin).port or 3000
+
+config = rx.Config(
+    app_name="benchmax",
+    frontend_port=_port,
+    backend_port=_port,
+    api_url=_settings.app_origin,
+    deploy_url=_settings.app_origin,
+    telemetry_enabled=False,
+    show_built_with_reflex=False,
+    plugins=[rx.plugins.RadixThemesPlugin()],
+    disable_plugins=[SitemapPlugin],
+)

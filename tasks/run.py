@@ -1,0 +1,50 @@
+"""The task functions: thin wrappers that run job services in a thread.
+
+Handlers are synchronous database code, so each message is handed to ``run_job`` (or
+``sweep``) in a worker thread and the event loop stays free to receive more. Modules that
+register job handlers (``@job_handler``) must be imported here so that every worker, and the
+web process in the embedded default, knows every kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+
+from benchmax.adapters.queue import RUN_JOB_TASK
+from benchmax.services.jobs import JobContext, run_job, sweep
+from benchmax.settings import get_settings
+from tasks.broker import broker
+
+_context: JobContext | None = None
+
+
+def use_job_context(ctx: JobContext | None) -> None:
+    """Run this process's jobs with ``ctx`` (tests; a web app that already built one)."""
+    global _context
+    _context = ctx
+
+
+def job_context() -> JobContext:
+    global _context
+    if _context is None:
+        _context = JobContext.from_settings(get_settings())
+    return _context
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@broker.task(task_name=RUN_JOB_TASK)
+async def run_job_task(job_id: int) -> str:
+    return await asyncio.to_thread(run_job, job_id, job_context(), worker_id())
+
+
+@broker.task(
+    task_name="benchmax.sweep",
+    schedule=[{"interval": get_settings().sweep_interval_seconds}],
+)
+async def sweep_task() -> int:
+    return await asyncio.to_thread(sweep, job_context())

@@ -1,0 +1,165 @@
+"""Browser tests: the real app (``benchmax dev``) served on spare ports, driven by Chromium.
+
+The app runs exactly as ``make run`` runs it — a Reflex production build on one port and the
+user-content service on 127.0.0.1 — with its data in a temporary directory. Tests create data
+through the services against the same SQLite file, then look at it through the browser.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from sqlalchemy import Engine
+
+from benchmax.db import make_engine
+from benchmax.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100"))
+UC_PORT = APP_PORT + 1
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("BENCHMAX_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@dataclass(frozen=True)
+class LiveApp:
+    url: str
+    usercontent_url: str
+    data_dir: Path
+    settings: Settings
+    engine: Engine
+    log_path: Path
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"benchmax dev exited with {process.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(1)
+    raise TimeoutError(f"{url} did not become healthy")
+
+
+@pytest.fixture(scope="session")
+def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
+    data_dir = tmp_path_factory.mktemp("e2e-var")
+    log_path = data_dir / "server.log"
+    env = dict(os.environ)
+    for key in [k for k in env if k.startswith("BENCHMAX_")]:
+        env.pop(key)
+    env.update({"BENCHMAX_ENV": "test", "PYTHONUNBUFFERED": "1"})
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "benchmax.cli",
+                "dev",
+                "--port",
+                str(APP_PORT),
+                "--usercontent-port",
+                str(UC_PORT),
+                "--data-dir",
+                str(data_dir),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _wait(f"http://localhost:{APP_PORT}/healthz", process, timeout=600)
+        settings = Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            env="test",
+            data_dir=data_dir,
+            app_origin=f"http://localhost:{APP_PORT}",
+            usercontent_origin=f"http://127.0.0.1:{UC_PORT}",
+        )
+        engine = make_engine(settings.resolved_database_url)
+        yield LiveApp(
+            url=f"http://localhost:{APP_PORT}",
+            usercontent_url=f"http://127.0.0.1:{UC_PORT}",
+            data_dir=data_dir,
+            settings=settings,
+            engine=engine,
+            log_path=log_path,
+        )
+        engine.dispose()
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+    context.set_default_timeout(20_000)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()
+
+
+def wait_ready(page: Page) -> None:
+    """Reflex pages render after the websocket hydrates; wait until the main column exists."""
+    page.wait_for_selector("main#main", state="attached")
+    page.wait_for_function("() => !document.querySelector('.rt-Spinner')")
+
+
+def sign_in(page: Page, app: LiveApp, handle: str, display_name: str = "") -> None:
+    page.goto(f"{app.url}/sign-in")
+    wait_ready(page)
+    page.fill("#handle", handle)
+    if display_name:
+        page.fill("#display_name", display_name)
+    page.click("#sign-in-submit")
+    page.wait_for_selector("#nav-handle")

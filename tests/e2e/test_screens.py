@@ -1,0 +1,55 @@
+"""Every screen renders at desktop and phone width without sideways scrolling.
+
+Screenshots land in ``test-artifacts/screens/`` so a person can look at them after a run.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser
+from sqlmodel import Session, select
+
+from benchmax.models import Test
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, wait_ready
+
+SCREENS = [
+    ("feed", "/"),
+    ("test", "/tests/{sample}"),
+    ("profile", "/u/benchmax-samples"),
+    ("models", "/models"),
+    ("model-family", "/models/claude"),
+    ("methodology", "/methodology"),
+    ("privacy", "/privacy"),
+    ("terms", "/terms"),
+    ("security", "/security"),
+    ("sign-in", "/sign-in"),
+    ("leaderboard", "/leaderboard"),
+    ("not-found", "/definitely/not/here"),
+]
+
+
+@pytest.mark.parametrize(("viewport_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+@pytest.mark.parametrize(("name", "path"), SCREENS)
+def test_screen_fits_the_viewport(
+    live_app: LiveApp,
+    browser: Browser,
+    viewport_name: str,
+    viewport: dict[str, int],
+    name: str,
+    path: str,
+) -> None:
+    with Session(live_app.engine) as session:
+        sample = session.exec(select(Test).where(Test.is_sample)).first()
+    assert sample is not None
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport=viewport, color_scheme=scheme)  # type: ignore[arg-type]
+        page = context.new_page()
+        page.goto(live_app.url + path.format(sample=sample.id))
+        wait_ready(page)
+        page.wait_for_load_state("networkidle")
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        out = ARTIFACTS / "screens" / f"{name}-{viewport_name}-{scheme}.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out), full_page=True)
+        context.close()
+        assert overflow <= 0, f"{path} scrolls sideways by {overflow}px at {viewport_name}"

@@ -1,0 +1,88 @@
+"""The embedded default end to end: Taskiq's InMemoryBroker runs jobs inside this process."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlmodel import Session
+from taskiq import InMemoryBroker
+
+from benchmax.adapters.queue import configure_dispatcher
+from benchmax.models import JobState
+from benchmax.services.jobs import JobContext, enqueue, job_handler
+from tasks.broker import broker, build_dispatcher
+from tasks.run import use_job_context
+from tasks.scheduler import run_embedded_sweeper
+from tests.jobs_fixtures import ago, reload_job, set_job
+
+pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
+
+ran: list[str] = []
+
+
+@job_handler("test.embedded")
+def _record(ctx: JobContext, subject_id: str) -> None:
+    ran.append(subject_id)
+
+
+@pytest.fixture
+def embedded(job_ctx: JobContext) -> Iterator[JobContext]:
+    assert isinstance(broker, InMemoryBroker), "tests expect the embedded default queue"
+    use_job_context(job_ctx)
+    dispatcher = build_dispatcher()
+    previous = configure_dispatcher(dispatcher)
+    yield job_ctx
+    configure_dispatcher(previous)
+    use_job_context(None)
+    dispatcher.close(shutdown_broker=False)  # the module's broker outlives this test
+
+
+def _wait_done(ctx: JobContext, job_id: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while reload_job(ctx.engine, job_id).state != JobState.DONE:
+        assert time.monotonic() < deadline, f"job {job_id} not done"
+        time.sleep(0.05)
+
+
+def _enqueue(ctx: JobContext, subject_id: str) -> int:
+    with Session(ctx.engine, expire_on_commit=False) as session:
+        job = enqueue(session, "test.embedded", subject_id)
+        session.commit()
+    assert job.id is not None
+    return job.id
+
+
+def test_job_committed_from_sync_code_runs_in_process(embedded: JobContext) -> None:
+    subject = uuid.uuid4().hex
+    job_id = _enqueue(embedded, subject)
+    _wait_done(embedded, job_id)
+    assert ran.count(subject) == 1
+    assert reload_job(embedded.engine, job_id).attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_job_committed_inside_an_event_handler_runs(embedded: JobContext) -> None:
+    job_id = _enqueue(embedded, "from-event-handler")
+    await asyncio.to_thread(_wait_done, embedded, job_id)
+    assert reload_job(embedded.engine, job_id).attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_embedded_sweeper_runs_work_that_was_never_sent(embedded: JobContext) -> None:
+    dispatcher = configure_dispatcher(None)  # as if the message were lost
+    job_id = _enqueue(embedded, "lost-message")
+    configure_dispatcher(dispatcher)
+    assert reload_job(embedded.engine, job_id).state == JobState.PENDING
+
+    # A message is presumed lost once it has waited a whole lease period.
+    set_job(embedded.engine, job_id, updated_at=ago(embedded.settings.job_lease_seconds + 1))
+    stop = asyncio.Event()
+    sweeper = asyncio.create_task(run_embedded_sweeper(embedded, stop))
+    await asyncio.to_thread(_wait_done, embedded, job_id)
+    stop.set()
+    await asyncio.wait_for(sweeper, timeout=5)
+    assert reload_job(embedded.engine, job_id).attempts == 1

@@ -1,0 +1,205 @@
+"""Settings: safe defaults for the embedded default, and production refuses unsafe config."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from pydantic import ValidationError
+
+from benchmax.settings import CoreSettings, Settings
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read the process environment; start every test from none of ours."""
+    for name in list(os.environ):
+        if name.startswith("BENCHMAX_"):
+            monkeypatch.delenv(name)
+
+
+def _clerk_public_pem() -> str:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+
+
+@pytest.fixture(scope="module")
+def production() -> dict[str, Any]:
+    """A complete, safe production configuration with secrets generated for this run."""
+    return {
+        "env": "production",
+        "app_origin": "https://benchmax.org",
+        "usercontent_origin": "https://benchmax-usercontent.net",
+        "database_url": "postgresql://benchmax@db.internal:5432/benchmax",
+        "storage_backend": "s3",
+        "s3_endpoint_url": "https://objects.internal",
+        "s3_access_key_id": "AKBENCHMAX",
+        "s3_secret_access_key": secrets.token_hex(20),
+        "auth_backend": "clerk",
+        "clerk_jwt_key": _clerk_public_pem(),
+        "clerk_secret_key": "sk_live_" + secrets.token_hex(20),
+        "clerk_publishable_key": "pk_live_Y2xlcmsuYmVuY2htYXgub3JnJA",
+        "queue_backend": "redis",
+        "redis_url": "redis://redis.internal:6379/0",
+    }
+
+
+def _make(**values: Any) -> Settings:
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+def test_defaults_are_the_embedded_default(tmp_path: Path) -> None:
+    settings = _make(data_dir=tmp_path)
+    assert settings.env == "development"
+    assert settings.auth_backend == "local"
+    assert settings.queue_backend == "memory"
+    assert settings.resolved_database_url == f"sqlite:///{(tmp_path / 'benchmax.db').resolve()}"
+    assert settings.resolved_storage_root == tmp_path / "objects"
+    assert settings.resolved_key_path == tmp_path / "keys" / "local-issuer.pem"
+    assert settings.resolved_authorized_parties == ["http://localhost:3000"]
+    assert settings.production_problems() != []  # fine for development, never for production
+
+
+def test_a_fully_valid_production_config_passes(production: dict[str, Any]) -> None:
+    settings = _make(**production)
+    assert settings.is_production
+    assert settings.production_problems() == []
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"database_url": ""}, "DATABASE_URL must point at PostgreSQL"),
+        ({"database_url": "sqlite:////srv/benchmax.db"}, "DATABASE_URL must point at PostgreSQL"),
+        ({"storage_backend": "local"}, "STORAGE_BACKEND must be s3"),
+        ({"s3_secret_access_key": None}, "S3_SECRET_ACCESS_KEY is missing or a placeholder"),
+        ({"s3_secret_access_key": "change-me"}, "S3_SECRET_ACCESS_KEY is missing"),
+        ({"s3_secret_access_key": "  "}, "S3_SECRET_ACCESS_KEY is missing"),
+        ({"auth_backend": "local"}, "AUTH_BACKEND=local is for development only"),
+        ({"clerk_secret_key": None}, "CLERK_SECRET_KEY is missing or a placeholder"),
+        ({"clerk_secret_key": "sk_live_CHANGEME"}, "CLERK_SECRET_KEY is missing"),
+        ({"clerk_secret_key": "sk_live_example"}, "CLERK_SECRET_KEY is missing"),
+        ({"clerk_jwt_key": ""}, "CLERK_JWT_KEY must be Clerk's PEM public key"),
+        ({"clerk_jwt_key": "not-a-pem"}, "CLERK_JWT_KEY must be Clerk's PEM public key"),
+        ({"queue_backend": "memory"}, "QUEUE_BACKEND must be redis"),
+        ({"usercontent_origin": "http://benchmax-usercontent.net"}, "must use https"),
+        ({"usercontent_origin": "https://benchmax.org"}, "different host than BENCHMAX_APP_ORIGIN"),
+        # A trailing slash must not smuggle the app's own origin past the comparison.
+        ({"usercontent_origin": "https://benchmax.org/"}, "different host"),
+        ({"usercontent_origin": "https://files.benchmax.org"}, "must not be a subdomain"),
+        ({"clerk_publishable_key": ""}, "CLERK_PUBLISHABLE_KEY must be Clerk's pk_ key"),
+    ],
+)
+def test_production_refuses_unsafe_config(
+    production: dict[str, Any], overrides: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ValidationError, match="unsafe production configuration") as caught:
+        _make(**{**production, **overrides})
+    assert problem in str(caught.value)
+
+
+def test_every_problem_is_reported_at_once(production: dict[str, Any]) -> None:
+    unsafe = {
+        **production,
+        "database_url": "",
+        "auth_backend": "local",
+        "queue_backend": "memory",
+    }
+    with pytest.raises(ValidationError) as caught:
+        _make(**unsafe)
+    message = str(caught.value)
+    for problem in ("PostgreSQL", "AUTH_BACKEND=local", "QUEUE_BACKEND"):
+        assert problem in message
+
+
+def test_the_same_unsafe_values_are_fine_outside_production(production: dict[str, Any]) -> None:
+    settings = _make(**{**production, "env": "test", "auth_backend": "local", "database_url": ""})
+    assert settings.auth_backend == "local"
+
+
+def test_usercontent_service_settings_need_no_auth_secret(production: dict[str, Any]) -> None:
+    core_only = {
+        key: value
+        for key, value in production.items()
+        if not key.startswith(("clerk_", "auth_", "queue_", "redis_"))
+    }
+    core = CoreSettings(_env_file=None, **core_only)  # type: ignore[call-arg]
+    assert core.production_problems() == []
+    assert not hasattr(core, "clerk_secret_key")
+
+
+def test_production_config_from_environment_variables(
+    monkeypatch: pytest.MonkeyPatch, production: dict[str, Any]
+) -> None:
+    for key, value in production.items():
+        monkeypatch.setenv(f"BENCHMAX_{key.upper()}", value)
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.is_production
+    assert settings.clerk_secret_key is not None
+    assert settings.clerk_secret_key.get_secret_value() == production["clerk_secret_key"]
+    assert production["clerk_secret_key"] not in repr(settings)
+
+
+def test_unsafe_production_from_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHMAX_ENV", "production")
+    with pytest.raises(ValidationError, match="AUTH_BACKEND=local"):
+        Settings(_env_file=None)  # type: ignore[call-arg]
+
+
+def test_csv_lists_parse_from_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHMAX_OWNER_SUBJECTS", " user_2abc , local|alice,, user_2def ")
+    monkeypatch.setenv(
+        "BENCHMAX_AUTHORIZED_PARTIES", "https://benchmax.org,https://www.benchmax.org"
+    )
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.owner_subjects == ["user_2abc", "local|alice", "user_2def"]
+    assert settings.resolved_authorized_parties == [
+        "https://benchmax.org",
+        "https://www.benchmax.org",
+    ]
+
+
+def test_empty_csv_means_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHMAX_OWNER_SUBJECTS", "")
+    monkeypatch.setenv("BENCHMAX_AUTHORIZED_PARTIES", " , ")
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.owner_subjects == []
+    assert settings.resolved_authorized_parties == [settings.app_origin]
+
+
+def test_origins_lose_their_trailing_slash() -> None:
+    settings = _make(app_origin="http://localhost:3000/", usercontent_origin="http://127.0.0.1:1/")
+    assert settings.app_origin == "http://localhost:3000"
+    assert settings.usercontent_origin == "http://127.0.0.1:1"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("env", "staging"),
+        ("auth_backend", "password"),
+        ("queue_backend", "kafka"),
+        ("storage_backend", "ftp"),
+        ("session_ttl_seconds", 10),
+        ("feed_page_size", 1000),
+        ("job_max_attempts", 0),
+    ],
+)
+def test_out_of_range_values_are_refused(field: str, value: Any) -> None:
+    with pytest.raises(ValidationError, match=field):
+        _make(**{field: value})
+
+
+def test_settings_are_frozen() -> None:
+    settings = _make()
+    with pytest.raises(ValidationError):
+        settings.env = "production"  # type: ignore[misc]

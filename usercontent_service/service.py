@@ -1,0 +1,153 @@
+"""The Starlette application: ``/e/{evidence_id}/{name}`` and ``/healthz``.
+
+Blocking work (the database, storage calls and each chunk read) runs in the thread pool, so
+one slow object store never stalls other requests.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import Engine, text
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from benchmax.adapters.storage import ObjectStorage, build_storage
+from benchmax.db import make_engine
+from benchmax.settings import CoreSettings
+from usercontent_service.access import ServableFile, find_servable
+from usercontent_service.headers import (
+    SecurityHeadersMiddleware,
+    content_disposition,
+    download_name,
+    served_content_type,
+)
+from usercontent_service.ranges import RangeNotSatisfiableError, etag_matches, parse_range
+
+logger = logging.getLogger(__name__)
+
+NOT_FOUND_BODY = b"Not found\n"
+# Revalidated on every use: a removal takes effect on the very next request, and an
+# unchanged file costs a 304.
+SERVED_CACHE_CONTROL = "public, no-cache"
+# Large enough to keep per-chunk overhead small, small enough to bound memory per download.
+STREAM_CHUNK_SIZE = 512 * 1024
+
+
+def not_found() -> Response:
+    """The one refusal: identical whatever the reason."""
+    return Response(
+        NOT_FOUND_BODY,
+        status_code=404,
+        media_type="text/plain",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+def _method_not_allowed() -> Response:
+    return Response(
+        b"Method not allowed\n",
+        status_code=405,
+        media_type="text/plain",
+        headers={"Allow": "GET, HEAD", "Cache-Control": "no-store"},
+    )
+
+
+class EvidenceEndpoint:
+    """Authorises, then streams; every failure before the first byte becomes ``not_found``."""
+
+    def __init__(self, engine: Engine, storage: ObjectStorage) -> None:
+        self.engine = engine
+        self.storage = storage
+
+    async def serve(self, request: Request) -> Response:
+        evidence_id = request.path_params["evidence_id"]
+        try:
+            found = await run_in_threadpool(find_servable, self.engine, self.storage, evidence_id)
+            return await self._respond(request, found) if found else not_found()
+        except Exception as error:
+            # A broken database or store must look like any other refusal. Log ids and error
+            # classes only: never names, keys or content.
+            logger.warning("evidence %s refused after %s", evidence_id, type(error).__name__)
+            return not_found()
+
+    async def _respond(self, request: Request, found: ServableFile) -> Response:
+        served_type = served_content_type(found.kind, found.content_type)
+        filename = download_name(found.kind, served_type, found.safe_name, found.evidence_id)
+        headers = {
+            "ETag": f'"{found.sha256}"',
+            "Cache-Control": SERVED_CACHE_CONTROL,
+            "Accept-Ranges": "bytes",
+        }
+        if etag_matches(request.headers.get("if-none-match"), headers["ETag"]):
+            return Response(status_code=304, headers=headers)
+        headers["Content-Type"] = served_type
+        headers["Content-Disposition"] = content_disposition(served_type, filename)
+
+        if_range = request.headers.get("if-range")
+        range_header = request.headers.get("range") if if_range in (None, headers["ETag"]) else None
+        try:
+            byte_range = parse_range(range_header, found.size)
+        except RangeNotSatisfiableError:
+            headers["Content-Range"] = f"bytes */{found.size}"
+            return Response(status_code=416, headers=headers)
+
+        status = 200
+        start, end = 0, found.size - 1
+        if byte_range is not None:
+            status = 206
+            start, end = byte_range
+            headers["Content-Range"] = f"bytes {start}-{end}/{found.size}"
+        headers["Content-Length"] = str(end - start + 1)
+        if request.method == "HEAD":
+            return Response(status_code=status, headers=headers)
+        chunks = await run_in_threadpool(
+            self.storage.get,
+            found.storage_key,
+            start=start if byte_range else None,
+            end=end if byte_range else None,
+            chunk_size=STREAM_CHUNK_SIZE,
+        )
+        return StreamingResponse(chunks, status_code=status, headers=headers)
+
+
+def _health(engine: Engine, storage: ObjectStorage) -> None:
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1"))
+    storage.check()
+
+
+def create_app(
+    settings: CoreSettings, engine: Engine | None = None, storage: ObjectStorage | None = None
+) -> ASGIApp:
+    """The service for ``settings``; tests pass their own engine and storage."""
+    engine = engine or make_engine(settings.resolved_database_url)
+    storage = storage or build_storage(settings)
+
+    async def healthz(_request: Request) -> Response:
+        try:
+            await run_in_threadpool(_health, engine, storage)
+        except Exception as error:
+            logger.warning("health check failed: %s", type(error).__name__)
+            return JSONResponse({"status": "unavailable"}, 503, {"Cache-Control": "no-store"})
+        return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+
+    async def refuse(_request: Request, _error: Exception) -> Response:
+        return not_found()
+
+    async def method_not_allowed(_request: Request, _error: Exception) -> Response:
+        return _method_not_allowed()
+
+    evidence = EvidenceEndpoint(engine, storage)
+    starlette = Starlette(
+        routes=[
+            Route("/e/{evidence_id}/{name:path}", evidence.serve, methods=["GET", "HEAD"]),
+            Route("/healthz", healthz, methods=["GET", "HEAD"]),
+        ],
+        exception_handlers={404: refuse, 405: method_not_allowed, Exception: refuse},
+    )
+    return SecurityHeadersMiddleware(starlette, settings.app_origin)
