@@ -18,6 +18,12 @@ config = rx.Config(
     deploy_url=_settings.app_origin,
     telemetry_enabled=False,
     show_built_with_reflex=False,
-    plugins=[rx.plugins.RadixThemesPlugin()],
+    plugins=[
+        rx.plugins.RadixThemesPlugin(
+            theme=rx.theme(
+                appearance="inherit", accent_color="iris", gray_color="slate", radius="medium"
+            )
+        )
+    ],
     disable_plugins=[SitemapPlugin],
 )

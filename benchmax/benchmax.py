@@ -13,12 +13,16 @@ from benchmax.lifespan import job_runtime
 from benchmax.pages.feed import feed_page
 from benchmax.pages.leaderboard import leaderboard_page
 from benchmax.pages.models import model_detail_page, models_page
+from benchmax.pages.moderation import moderation_page
+from benchmax.pages.operations import operations_page
 from benchmax.pages.profile import profile_page
 from benchmax.pages.sign_in import sign_in_page
 from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
 from benchmax.pages.test_detail import test_detail_page
 from benchmax.state.feed import FeedState
 from benchmax.state.models import ModelDetailState, ModelsState
+from benchmax.state.moderation import ModerationState
+from benchmax.state.operations import OperationsState
 from benchmax.state.profile import ProfileState
 from benchmax.state.session import SessionState
 from benchmax.state.sign_in import SignInState
@@ -41,17 +45,12 @@ STYLE = {
         "border_radius": "var(--radius-3)",
     },
     ".card-title": {"overflow_wrap": "anywhere"},
+    ".markdown-body ul": {"list_style": "disc", "padding_left": "1.5rem"},
+    ".markdown-body ol": {"list_style": "decimal", "padding_left": "1.5rem"},
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
 }
 
 app = rx.App(
-    theme=rx.theme(
-        appearance="inherit",
-        accent_color="iris",
-        gray_color="slate",
-        radius="medium",
-        scaling="100%",
-    ),
     style=STYLE,
     api_transformer=[
         build_api(),
@@ -85,6 +84,12 @@ app.add_page(
     on_load=SessionState.load_viewer,
 )
 app.add_page(
+    moderation_page,
+    route="/moderation",
+    title="Moderation · BenchMax",
+    on_load=ModerationState.on_load,
+)
+app.add_page(
     sign_in_page, route="/sign-in", title="Sign in · BenchMax", on_load=SignInState.on_load
 )
 app.add_page(
@@ -99,6 +104,12 @@ app.add_page(
 app.add_page(terms_page, route="/terms", title="Terms · BenchMax", on_load=SessionState.load_viewer)
 app.add_page(
     security_page, route="/security", title="Security · BenchMax", on_load=SessionState.load_viewer
+)
+app.add_page(
+    operations_page,
+    route="/operations",
+    title="Operations · BenchMax",
+    on_load=OperationsState.on_load,
 )
 app.add_page(
     lambda: page_shell(not_found_panel()),

@@ -306,6 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("--host", default="127.0.0.1")
     uc.add_argument("--port", type=int, default=3001)
     uc.set_defaults(func=_cmd_usercontent)
+
+    from benchmax.cli_ops import register as register_operations
+
+    register_operations(sub)
     return parser
 
 

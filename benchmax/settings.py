@@ -150,8 +150,18 @@ class Settings(CoreSettings):
     job_backoff_base_seconds: float = Field(default=2.0, gt=0)
     job_backoff_max_seconds: float = Field(default=600.0, gt=0)
     sweep_interval_seconds: int = Field(default=15, ge=1)
+    metrics_interval_seconds: int = Field(default=60, ge=5)
 
     feed_page_size: int = Field(default=20, ge=1, le=100)
+    # Per-user caps on reports and disputes, counted over the last hour.
+    report_rate_limit_per_hour: int = Field(default=10, ge=1)
+    dispute_rate_limit_per_hour: int = Field(default=10, ge=1)
+
+    api_submission_rate_limit: int = Field(default=30, ge=1)
+    api_submission_rate_window_seconds: int = Field(default=600, ge=1)
+    # Largest upload request (API submission or the wizard's /_upload): a Test's 1 GiB of
+    # files plus room for its text fields and multipart framing.
+    upload_max_request_bytes: int = Field(default=1024 * 1024 * 1024 + 16 * 1024 * 1024, ge=1)
 
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv

@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+from datetime import timedelta
 
 from benchmax.adapters.queue import RUN_JOB_TASK
 from benchmax.services.jobs import JobContext, run_job, sweep
+from benchmax.services.operations import take_metrics_sample
+from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
 from benchmax.settings import get_settings
 from tasks.broker import broker
 
@@ -48,3 +51,22 @@ async def run_job_task(job_id: int) -> str:
 )
 async def sweep_task() -> int:
     return await asyncio.to_thread(sweep, job_context())
+
+
+QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
+
+
+@broker.task(
+    task_name="benchmax.cleanup_quarantine",
+    schedule=[{"interval": int(QUARANTINE_CLEANUP_INTERVAL.total_seconds())}],
+)
+async def cleanup_quarantine_task() -> int:
+    return await asyncio.to_thread(cleanup_quarantine, job_context())
+
+
+@broker.task(
+    task_name="benchmax.metrics_sample",
+    schedule=[{"interval": get_settings().metrics_interval_seconds}],
+)
+async def metrics_sample_task() -> int:
+    return await asyncio.to_thread(take_metrics_sample, job_context())

@@ -1,4 +1,5 @@
-"""Periodic work: the job sweep, on a Taskiq scheduler or inside the web process.
+"""Periodic work: the job sweep, the quarantine clean-up and /operations metric samples, on a
+Taskiq scheduler or inside the web process.
 
 Production runs exactly one ``taskiq scheduler tasks.scheduler:scheduler`` (or, the same,
 ``python -m tasks.scheduler``); it sends ``benchmax.sweep`` every ``sweep_interval_seconds``
@@ -14,14 +15,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
 from contextlib import suppress
 
 from taskiq import TaskiqScheduler
 from taskiq.schedule_sources import LabelScheduleSource
 
-import tasks.run  # noqa: F401 - registers the scheduled tasks' labels on the broker
 from benchmax.services.jobs import JobContext, sweep
+from benchmax.services.operations import take_metrics_sample
+from benchmax.services.pipeline import cleanup_quarantine
 from tasks.broker import broker
+from tasks.run import QUARANTINE_CLEANUP_INTERVAL  # also registers the scheduled tasks
 
 logger = logging.getLogger(__name__)
 
@@ -32,9 +36,24 @@ async def run_embedded_sweeper(ctx: JobContext, stop: asyncio.Event) -> None:
     """Sweep now and then every ``sweep_interval_seconds`` until ``stop`` is set.
 
     The first sweep at start-up picks up whatever the previous run of the process left.
-    Needs this process's dispatcher to be configured.
+    Needs this process's dispatcher to be configured. The quarantine clean-up runs at start-up
+    and then every ``QUARANTINE_CLEANUP_INTERVAL``; a metric sample every
+    ``metrics_interval_seconds``.
     """
+    next_cleanup = next_sample = time.monotonic()
     while not stop.is_set():
+        if time.monotonic() >= next_sample:
+            next_sample += ctx.settings.metrics_interval_seconds
+            try:
+                await asyncio.to_thread(take_metrics_sample, ctx)
+            except Exception as exc:
+                logger.warning("metric sample failed (%s)", type(exc).__name__)
+        if time.monotonic() >= next_cleanup:
+            next_cleanup += QUARANTINE_CLEANUP_INTERVAL.total_seconds()
+            try:
+                await asyncio.to_thread(cleanup_quarantine, ctx)
+            except Exception as exc:
+                logger.warning("quarantine clean-up failed (%s)", type(exc).__name__)
         try:
             sent = await asyncio.to_thread(sweep, ctx)
         except Exception as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -19,8 +19,13 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine
 from sqlmodel import Session
+from starlette.testclient import TestClient
 
+from benchmax import runtime
+from benchmax.adapters.auth import LocalIssuer, build_verifier
+from benchmax.api import build_api
 from benchmax.db import make_engine
+from benchmax.models import User
 from benchmax.settings import Settings
 
 pytest_plugins = ["tests.s3server", "tests.jobs_fixtures"]
@@ -110,3 +115,23 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
         data_dir=tmp_path / "var",
         database_url=database_url,
     )
+
+
+@pytest.fixture
+def api_client(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings, engine: Engine
+) -> Iterator[TestClient]:
+    """The JSON API (``build_api``) on this test's database, settings and sign-in key."""
+    verifier = build_verifier(settings)
+    monkeypatch.setattr(runtime, "settings", lambda: settings)
+    monkeypatch.setattr(runtime, "engine", lambda: engine)
+    monkeypatch.setattr(runtime, "verifier", lambda: verifier)
+    with TestClient(build_api()) as client:
+        yield client
+
+
+@pytest.fixture
+def session_headers(settings: Settings) -> Callable[[User], dict[str, str]]:
+    """``Authorization`` headers carrying a fresh local session token for a user."""
+    issuer = LocalIssuer(settings)
+    return lambda user: {"Authorization": f"Bearer {issuer.mint(user.auth_subject)}"}

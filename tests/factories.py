@@ -11,9 +11,14 @@ from sqlmodel import Session
 
 from benchmax.adapters.storage import EVIDENCE_PREFIX, ObjectStorage
 from benchmax.models import (
+    Dispute,
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    Report,
+    ReportReason,
+    Review,
+    ReviewerKind,
     Role,
     Test,
     TestState,
@@ -92,3 +97,48 @@ def make_stored_evidence(
     values.update(overrides)
     storage.put(values["storage_key"], [data])
     return make_evidence(session, test, **values)
+
+
+def make_review(session: Session, test: Test, reviewer: User, **overrides: Any) -> Review:
+    values: dict[str, Any] = {
+        "test_id": test.id,
+        "reviewer_id": reviewer.id,
+        "reviewer_kind": ReviewerKind.HUMAN,
+        "score": 70,
+        "reasoning": "The output answers the prompt completely and clearly.",
+    }
+    values.update(overrides)
+    review = Review(**values)
+    session.add(review)
+    session.flush()
+    return review
+
+
+def make_report(session: Session, test: Test, reporter: User, **overrides: Any) -> Report:
+    values: dict[str, Any] = {
+        "test_id": test.id,
+        "reporter_id": reporter.id,
+        "reason": ReportReason.SPAM,
+        "details": "Looks like an advert.",
+    }
+    values.update(overrides)
+    report = Report(**values)
+    session.add(report)
+    session.flush()
+    return report
+
+
+def make_dispute(session: Session, review: Review, **overrides: Any) -> Dispute:
+    test = session.get(Test, review.test_id)
+    assert test is not None
+    values: dict[str, Any] = {
+        "review_id": review.id,
+        "test_id": test.id,
+        "contributor_id": test.contributor_id,
+        "reason": "The review misread the output entirely.",
+    }
+    values.update(overrides)
+    dispute = Dispute(**values)
+    session.add(dispute)
+    session.flush()
+    return dispute

@@ -7,6 +7,9 @@ from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
 from benchmax.api.health import healthz
+from benchmax.api.moderation import moderation_routes
+from benchmax.api.reviews import review_routes
+from benchmax.api.submissions import submission_routes
 from benchmax.api.tests_read import get_test, list_tests
 
 
@@ -16,6 +19,9 @@ def build_api() -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/api/v1/tests", list_tests, methods=["GET"]),
             Route("/api/v1/tests/{test_id}", get_test, methods=["GET"]),
+            *submission_routes(),
+            *review_routes(),
+            *moderation_routes(),
             *compat_routes(),
         ]
     )

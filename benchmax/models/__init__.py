@@ -19,9 +19,10 @@ from benchmax.models.moderation import (
     Report,
     ReportReason,
 )
+from benchmax.models.operations import BackupRecord, MetricSample
 from benchmax.models.review import Review, ReviewerKind
 from benchmax.models.test import ReviewState, SourceVisibility, Test, TestState
-from benchmax.models.token import ApiToken
+from benchmax.models.token import ApiToken, ApiTokenUse
 from benchmax.models.user import AccountStatus, Role, User
 
 APPEND_ONLY_TABLES = ("review", "moderation_decision", "audit_event")
@@ -30,7 +31,9 @@ __all__ = [
     "APPEND_ONLY_TABLES",
     "AccountStatus",
     "ApiToken",
+    "ApiTokenUse",
     "AuditEvent",
+    "BackupRecord",
     "CaseState",
     "CatalogModel",
     "Dispute",
@@ -42,6 +45,7 @@ __all__ = [
     "JobState",
     "LabelKind",
     "LabelMapping",
+    "MetricSample",
     "ModelFamily",
     "ModelVersion",
     "ModerationDecision",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Index, String, Text
+from sqlalchemy import Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, id_field, time_field
@@ -60,6 +60,9 @@ class Test(TestBase, table=True):
     __table_args__ = (
         Index("ix_test_feed", "state", "published_at", "id"),
         Index("ix_test_contributor_feed", "contributor_id", "state", "published_at", "id"),
+        # A retried API submission finds the first one by its Idempotency-Key; NULLs (the
+        # wizard's drafts) never collide.
+        UniqueConstraint("contributor_id", "idempotency_key", name="uq_test_idempotency"),
     )
 
     id: str = id_field()
@@ -80,6 +83,8 @@ class Test(TestBase, table=True):
     thumbnail_evidence_id: str | None = Field(default=None, max_length=16)
     is_sample: bool = Field(default=False)
     idempotency_key: str | None = Field(default=None, max_length=200, index=True)
+    # SHA-256 of the request that used the key, so a different request reusing it is refused.
+    idempotency_fingerprint: str = Field(default="", max_length=64)
     created_at: datetime = created_field()
     updated_at: datetime = created_field()
     submitted_at: datetime | None = time_field()

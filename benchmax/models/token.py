@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, id_field, time_field
@@ -20,3 +21,15 @@ class ApiToken(SQLModel, table=True):
     created_at: datetime = created_field()
     last_used_at: datetime | None = time_field()
     revoked_at: datetime | None = time_field()
+
+
+class ApiTokenUse(SQLModel, table=True):
+    """One submission attempt through a token: the per-token rate limit counts these rows, so
+    the limit holds across every web process. Rows older than the window are pruned."""
+
+    __tablename__ = "api_token_use"
+    __table_args__ = (Index("ix_api_token_use_window", "token_id", "created_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_id: str = Field(foreign_key="api_token.id", max_length=16)
+    created_at: datetime = created_field()

@@ -34,7 +34,7 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
 def models_page() -> rx.Component:
     return page_shell(
         rx.vstack(
-            rx.heading("Models and harnesses", size="7"),
+            rx.heading("Models", size="7"),
             rx.text(
                 "The catalog standardises names so Tests can be grouped. It never limits "
                 "what you can submit: any label is accepted and shown as declared.",

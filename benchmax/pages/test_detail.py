@@ -7,6 +7,7 @@ import reflex as rx
 from benchmax.components.badges import declared_label, status_badge
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
+from benchmax.components.test_actions import test_actions_panel
 from benchmax.state.test_detail import TestDetailState as S
 
 
@@ -233,6 +234,7 @@ def _detail() -> rx.Component:
             ),
         ),
         _reviews(),
+        test_actions_panel(),
         spacing="5",
         width="100%",
         max_width="860px",

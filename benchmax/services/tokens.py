@@ -90,8 +90,12 @@ def create_token(session: Session, user: User, name: str) -> tuple[ApiToken, str
     return token, plaintext
 
 
-def authenticate_api_token(session: Session, plaintext: str) -> User | None:
-    """The active user a live token belongs to, or None; never says which check failed."""
+def find_api_token(session: Session, plaintext: str) -> ApiToken | None:
+    """The live (unrevoked) token row for ``plaintext``, or None; marks it used.
+
+    The API needs the row itself (its rate limit is per token) and must tell a suspended
+    owner (403) from a bad token (401); ``authenticate_api_token`` is the everyday entry.
+    """
     if not _TOKEN_RE.fullmatch(plaintext):
         return None
     digest = _hash(plaintext)
@@ -102,9 +106,6 @@ def authenticate_api_token(session: Session, plaintext: str) -> User | None:
         return None
     if token.revoked_at is not None:
         return None
-    user = session.get(User, token.user_id)
-    if user is None or not user.can_write:
-        return None
     now = utcnow()
     last_used = token.last_used_at
     # SQLite hands timestamps back without their zone; every stored time is UTC.
@@ -114,6 +115,17 @@ def authenticate_api_token(session: Session, plaintext: str) -> User | None:
         token.last_used_at = now
         session.add(token)
         session.flush()
+    return token
+
+
+def authenticate_api_token(session: Session, plaintext: str) -> User | None:
+    """The active user a live token belongs to, or None; never says which check failed."""
+    token = find_api_token(session, plaintext)
+    if token is None:
+        return None
+    user = session.get(User, token.user_id)
+    if user is None or not user.can_write:
+        return None
     return user
 
 

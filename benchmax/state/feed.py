@@ -29,10 +29,7 @@ class FeedState(SessionState):
     families: rx.Field[list[list[str]]] = rx.field([])
     error: rx.Field[str] = rx.field("")
     loaded: rx.Field[bool] = rx.field(False)
-
-    @rx.var
-    def has_filters(self) -> bool:
-        return any(self._filter_values().values())
+    has_filters: rx.Field[bool] = rx.field(False)
 
     def _filter_values(self) -> dict[str, str]:
         values = {key: str(getattr(self, key)).strip() for key in FILTER_KEYS}
@@ -61,6 +58,7 @@ class FeedState(SessionState):
             setattr(self, key, (params.get(key) or default)[:200])
         with runtime.db_session() as session:
             self.families = [[f.slug, f.name] for f in catalog.list_families(session)]
+        self.has_filters = any(self._filter_values().values())
         self._load(None)
         self.loaded = True
 

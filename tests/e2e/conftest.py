@@ -151,7 +151,7 @@ def page(context: BrowserContext) -> Page:
 
 def wait_ready(page: Page) -> None:
     """Reflex pages render after the websocket hydrates; wait until the main column exists."""
-    page.wait_for_selector("main#main", state="attached")
+    page.wait_for_selector("#main", state="attached")
     page.wait_for_function("() => !document.querySelector('.rt-Spinner')")
 
 

@@ -46,6 +46,8 @@ def test_feed_filters_by_harness_and_search(live_app: LiveApp, page: Page) -> No
     )
     page.goto(live_app.url)
     wait_ready(page)
+    expect(page.locator("#filter-harness")).to_be_hidden()
+    page.click(".filters-summary")
     page.fill("#filter-harness", "aider")
     page.click("#filter-apply")
     page.wait_for_url(re.compile(r"harness=aider"))

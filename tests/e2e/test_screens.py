@@ -24,6 +24,8 @@ SCREENS = [
     ("security", "/security"),
     ("sign-in", "/sign-in"),
     ("leaderboard", "/leaderboard"),
+    ("submit-signed-out", "/submit"),
+    ("me-signed-out", "/me"),
     ("not-found", "/definitely/not/here"),
 ]
 

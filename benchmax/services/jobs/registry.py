@@ -12,12 +12,17 @@ subject's current state first and does only what is still missing, and finishes 
 the lease. It opens its own sessions (``ctx.session()``) and commits its own work; returning
 normally marks the job done, raising schedules a retry.
 
+A kind may also register ``on_dead``: called (in its own transaction, after the job row is
+``dead``) so the subject can show that its work has failed for good, e.g. a Test reading
+"Processing failed". It must be idempotent too; the runner and the sweeper both call it.
+
 A raised exception is recorded by its class name only, because exception messages can quote
 submission content. A handler that wants a more useful code raises ``JobError("code")``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +34,8 @@ from sqlmodel import Session
 from benchmax.adapters.storage import ObjectStorage, build_storage
 from benchmax.db import get_engine, session_scope
 from benchmax.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 MAX_ERROR_CODE_LENGTH = 64
 
@@ -71,11 +78,13 @@ class JobContext:
 
 
 Handler = Callable[[JobContext, str], None]
+DeadHook = Callable[[JobContext, str], None]
 
 _handlers: dict[str, Handler] = {}
+_dead_hooks: dict[str, DeadHook] = {}
 
 
-def job_handler(kind: str) -> Callable[[Handler], Handler]:
+def job_handler(kind: str, *, on_dead: DeadHook | None = None) -> Callable[[Handler], Handler]:
     """Register ``fn`` as the handler for ``kind``; one handler per kind per process."""
 
     def register(fn: Handler) -> Handler:
@@ -84,9 +93,26 @@ def job_handler(kind: str) -> Callable[[Handler], Handler]:
         if existing is not None and _name(existing) != _name(fn):
             raise ValueError(f"a handler for job kind {kind!r} is already registered")
         _handlers[kind] = fn
+        if on_dead is not None:
+            _dead_hooks[kind] = on_dead
         return fn
 
     return register
+
+
+def run_dead_hook(ctx: JobContext, job_id: int, kind: str, subject_id: str) -> None:
+    """Tell ``kind``'s ``on_dead`` hook that job ``job_id`` is dead; never raises.
+
+    A failing hook is logged by class name and left: the dead job is on the operators' list
+    whatever the subject shows.
+    """
+    hook = _dead_hooks.get(kind)
+    if hook is None:
+        return
+    try:
+        hook(ctx, subject_id)
+    except Exception as exc:
+        logger.warning("on_dead hook of job %s (%s) failed with %s", job_id, kind, error_code(exc))
 
 
 def _name(fn: Handler) -> str:

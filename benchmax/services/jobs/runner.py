@@ -40,7 +40,13 @@ from sqlmodel import col, select
 
 from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
-from benchmax.services.jobs.registry import JobContext, JobError, error_code, get_handler
+from benchmax.services.jobs.registry import (
+    JobContext,
+    JobError,
+    error_code,
+    get_handler,
+    run_dead_hook,
+)
 from benchmax.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -198,6 +204,8 @@ def run_job(job_id: int, ctx: JobContext, worker_id: str) -> JobOutcome:
             _where(exc),
             outcome,
         )
+        if outcome == JobOutcome.DEAD:
+            run_dead_hook(ctx, job_id, claimed.kind, claimed.subject_id)
         return outcome
 
     with ctx.session() as session:

@@ -4,7 +4,7 @@ It is what makes the queue disposable. Run periodically (the scheduler process, 
 embedded loop in the web process), it
 
 * marks ``dead`` a job whose worker died during its last attempt (lease expired, no attempts
-  left), with the code ``LeaseExpired``;
+  left), with the code ``LeaseExpired``, and runs its kind's ``on_dead`` hook;
 * re-sends the id of every pending job that is due and every running job whose lease expired.
 
 To avoid flooding the queue with duplicates of a backlog, a row is re-sent once when it falls
@@ -23,7 +23,7 @@ from sqlmodel import col, select
 from benchmax.adapters.queue import JobDispatcher, current_dispatcher
 from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
-from benchmax.services.jobs.registry import JobContext
+from benchmax.services.jobs.registry import JobContext, run_dead_hook
 
 LEASE_EXPIRED = "LeaseExpired"
 
@@ -39,10 +39,14 @@ def sweep(ctx: JobContext, *, dispatcher: JobDispatcher | None = None, limit: in
         col(Job.state) == JobState.RUNNING,
         col(Job.lease_expires_at) <= now,
     )
+    exhausted = and_(lease_expired, col(Job.attempts) >= col(Job.max_attempts))
     with ctx.session() as session:
+        dying = session.execute(
+            select(col(Job.id), col(Job.kind), col(Job.subject_id)).where(exhausted)
+        ).all()
         session.execute(
             update(Job)
-            .where(lease_expired, col(Job.attempts) >= col(Job.max_attempts))
+            .where(col(Job.id).in_([row[0] for row in dying]), exhausted)
             .values(
                 state=JobState.DEAD,
                 last_error_code=LEASE_EXPIRED,
@@ -74,5 +78,7 @@ def sweep(ctx: JobContext, *, dispatcher: JobDispatcher | None = None, limit: in
                 .values(updated_at=now)
                 .execution_options(synchronize_session=False)
             )
+    for dead_id, kind, subject_id in dying:
+        run_dead_hook(ctx, dead_id, kind, subject_id)
     dispatcher.send([job_id for job_id in job_ids if job_id is not None])
     return len(job_ids)

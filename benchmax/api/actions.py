@@ -1,0 +1,98 @@
+"""Run one service call per request: read the JSON body, find the caller, commit or roll
+back, and answer every refusal in the API's one error shape.
+
+Service functions are synchronous (SQL), so they run in the thread pool rather than on the
+event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from benchmax import runtime
+from benchmax.api.auth import ApiAuthError, request_user
+from benchmax.api.errors import error_response
+from benchmax.models import ModerationDecision, User
+from benchmax.models._base import as_utc
+from benchmax.services.moderation import ModerationError
+
+MAX_BODY_BYTES = 64 * 1024  # the longest field (review reasoning) is 5,000 characters
+
+# (session, caller, path parameters, JSON body) -> JSON-ready result
+Action = Callable[[Session, User | None, dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+class _BodyError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(code)
+        self.status, self.code, self.message = status, code, message
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    if request.method in ("GET", "HEAD"):
+        return {}
+    data = bytearray()
+    async for chunk in request.stream():
+        data.extend(chunk)
+        if len(data) > MAX_BODY_BYTES:
+            raise _BodyError(413, "body_too_large", "The request body is too large.")
+    try:
+        body = json.loads(data or b"{}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _BodyError(400, "invalid_json", "The request body must be a JSON object.") from None
+    if not isinstance(body, dict):
+        raise _BodyError(400, "invalid_json", "The request body must be a JSON object.")
+    return body
+
+
+def _run(action: Action, request: Request, body: dict[str, Any]) -> dict[str, Any]:
+    with runtime.db_session() as session:
+        return action(session, request_user(request, session), dict(request.path_params), body)
+
+
+def endpoint(action: Action, status: int = 200) -> Callable[[Request], Awaitable[Response]]:
+    """A Starlette endpoint answering ``status`` with the action's result."""
+
+    async def handle(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            result = await run_in_threadpool(_run, action, request, body)
+        except ModerationError as error:
+            return error_response(error.status, error.code, error.message, error.field)
+        except (ApiAuthError, _BodyError) as error:
+            return error_response(error.status, error.code, error.message)
+        return JSONResponse(result, status_code=status, headers={"Cache-Control": "no-store"})
+
+    return handle
+
+
+def text(body: dict[str, Any], name: str) -> str:
+    """A string field of the body; anything else reads as empty and fails validation."""
+    value = body.get(name, "")
+    return value if isinstance(value, str) else ""
+
+
+def optional_id(body: dict[str, Any], name: str) -> str | None:
+    value = body.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def decision_json(decision: ModerationDecision) -> dict[str, Any]:
+    return {
+        "decision": {
+            "id": decision.id,
+            "action": decision.action,
+            "target_type": decision.target_type,
+            "target_id": decision.target_id,
+            "previous_state": decision.previous_state,
+            "next_state": decision.next_state,
+            "created_at": as_utc(decision.created_at).isoformat(),
+        }
+    }

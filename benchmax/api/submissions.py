@@ -1,0 +1,371 @@
+"""The submission API: ``POST /api/v1/tests`` and ``GET /api/v1/tests/{id}/status``.
+
+Harnesses and scripts authenticate with ``Authorization: Bearer bmx_...``. A POST is parsed
+as it streams: its ``Content-Length`` is checked against the cap before a byte is read, the
+body is counted while it arrives, text fields are bounded, and files are spooled to temporary
+files rather than memory. The Test is then created with the very service calls the wizard
+uses — create_draft, save_draft, add_file, submit — in one transaction, so a refused request
+stores nothing (quarantined objects it wrote are deleted again).
+
+``Idempotency-Key`` (unique per contributor) makes a retried POST answer with the first
+Test; reusing a key for a different request is a 409. Each token may start
+``api_submission_rate_limit`` submissions per window; replays of a stored key are free.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from benchmax import runtime
+from benchmax.adapters.storage import ObjectStorage
+from benchmax.api.errors import error_response
+from benchmax.api.upload_limits import LimitedReceive, RequestTooLargeError, declared_length
+from benchmax.models import Test, User
+from benchmax.services import submissions
+from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions import SubmissionError
+from benchmax.services.submissions.quota import take_submission_slot
+from benchmax.services.tokens import find_api_token
+from benchmax.settings import Settings
+
+# API field name -> draft field. The API keeps the short names of the issue's contract.
+API_FIELDS = {
+    "prompt": "prompt",
+    "model": "model_label",
+    "model_version": "model_version_label",
+    "harness": "harness_label",
+    "reasoning": "reasoning_label",
+    "output": "output_text",
+    "title": "title",
+    "settings": "settings_text",
+    "attempts": "attempts",
+    "notes": "notes",
+    "source_visibility": "source_visibility",
+}
+_DRAFT_TO_API = {draft: api for api, draft in API_FIELDS.items()}
+FILES_FIELD = "files"
+# The longest text field (500,000 characters of output) in UTF-8, with room to spare.
+_MAX_TEXT_PART_BYTES = 4 * 1024 * 1024
+_MAX_IDEMPOTENCY_KEY = 200
+
+
+@dataclass(frozen=True)
+class SubmissionApiDeps:
+    """What the routes work with; tests build their own, the app uses the runtime's."""
+
+    settings: Settings
+    storage: ObjectStorage
+    session: Callable[[], AbstractContextManager[Session]]
+    limits: SafetyLimits = field(default_factory=SafetyLimits)
+
+
+def runtime_deps() -> SubmissionApiDeps:
+    return SubmissionApiDeps(runtime.settings(), runtime.storage(), runtime.db_session)
+
+
+class _RefusedError(Exception):
+    """Stops a request early with ``response``; keeps each route a straight line."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def _error_json(error: SubmissionError) -> Response:
+    """The service's refusal, naming the field as the API calls it."""
+    api_field = _DRAFT_TO_API.get(error.field, error.field) if error.field else None
+    return error_response(error.status, error.code, error.message, api_field)
+
+
+@dataclass(frozen=True)
+class _Caller:
+    user_id: str
+    token_id: str
+
+
+def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
+    scheme, _, credential = request.headers.get("authorization", "").strip().partition(" ")
+    if scheme.lower() != "bearer" or not credential.strip():
+        raise _RefusedError(
+            error_response(
+                401,
+                "missing_token",
+                "Send an API token: Authorization: Bearer bmx_... (create one on /me).",
+            )
+        )
+    with deps.session() as session:
+        token = find_api_token(session, credential.strip())
+        user = session.get(User, token.user_id) if token else None
+        if token is None or user is None:
+            raise _RefusedError(
+                error_response(
+                    401,
+                    "invalid_token",
+                    "This API token is not valid: it may be mistyped or revoked.",
+                )
+            )
+        if not user.can_write:
+            raise _RefusedError(
+                error_response(
+                    403, "account_suspended", "This account is suspended and cannot submit."
+                )
+            )
+        return _Caller(user.id, token.id)
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > _MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+        raise _RefusedError(
+            error_response(
+                400,
+                "invalid_idempotency_key",
+                f"Idempotency-Key must be 1 to {_MAX_IDEMPOTENCY_KEY} printable ASCII characters.",
+            )
+        )
+    return key
+
+
+@dataclass
+class _Body:
+    fields: dict[str, str]
+    files: list[UploadFile]
+    fingerprint: str
+
+
+async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
+    """Parse the multipart body under the size cap; files end up in temporary files."""
+    cap = deps.settings.upload_max_request_bytes
+    limited = Request(request.scope, LimitedReceive(request.receive, cap))
+    try:
+        form = await limited.form(
+            max_files=deps.limits.test_max_files + 1,  # one over, so the service says why
+            max_fields=len(API_FIELDS) + 1,
+            max_part_size=_MAX_TEXT_PART_BYTES,
+        )
+    except RequestTooLargeError:
+        raise _RefusedError(_request_too_large(cap)) from None
+    except HTTPException as error:
+        raise _RefusedError(error_response(400, "invalid_multipart", str(error.detail))) from None
+    fields: dict[str, str] = {}
+    files: list[UploadFile] = []
+    try:
+        for name, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                if name != FILES_FIELD:
+                    raise _RefusedError(_bad_field(name, "Send files in the field named files."))
+                files.append(value)
+            elif name not in API_FIELDS:
+                raise _RefusedError(_bad_field(name, f"Unknown field: {name}."))
+            elif API_FIELDS[name] in fields:
+                raise _RefusedError(_bad_field(name, f"The field {name} was sent more than once."))
+            else:
+                fields[API_FIELDS[name]] = value
+        return _Body(fields, files, await run_in_threadpool(_fingerprint, fields, files))
+    except BaseException:
+        await form.close()
+        raise
+
+
+def _bad_field(name: str, message: str) -> Response:
+    return error_response(400, "unknown_field", message, name)
+
+
+def _request_too_large(cap: int) -> Response:
+    return error_response(
+        413,
+        "request_too_large",
+        f"The request is larger than {cap:,} bytes. Upload fewer or smaller files.",
+    )
+
+
+def _fingerprint(fields: dict[str, str], files: list[UploadFile]) -> str:
+    """SHA-256 over the request's meaning: its fields and each file's name and bytes."""
+    digests = []
+    for upload in files:
+        digest = hashlib.sha256()
+        for chunk in _chunks(upload):
+            digest.update(chunk)
+        upload.file.seek(0)
+        digests.append([upload.filename or "", digest.hexdigest()])
+    canonical = json.dumps({"fields": fields, "files": digests}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _chunks(upload: UploadFile) -> Iterator[bytes]:
+    while chunk := upload.file.read(1024 * 1024):
+        yield chunk
+
+
+def _accepted(test_id: str, settings: Settings) -> JSONResponse:
+    status_url = f"{settings.app_origin}/api/v1/tests/{test_id}/status"
+    return JSONResponse(
+        {"id": test_id, "status": "processing", "status_url": status_url},
+        status_code=202,
+        headers={"Location": status_url, "Cache-Control": "no-store"},
+    )
+
+
+def _existing(deps: SubmissionApiDeps, user_id: str, key: str) -> tuple[str, str] | None:
+    with deps.session() as session:
+        row = session.exec(
+            select(Test.id, Test.idempotency_fingerprint).where(
+                Test.contributor_id == user_id, Test.idempotency_key == key
+            )
+        ).first()
+    return (row[0], row[1]) if row else None
+
+
+def _replay(deps: SubmissionApiDeps, found: tuple[str, str], fingerprint: str) -> Response:
+    test_id, stored = found
+    if stored != fingerprint:
+        return error_response(
+            409,
+            "idempotency_key_reused",
+            "This Idempotency-Key was already used for a different submission. Use a new key "
+            "for a new Test.",
+        )
+    return _accepted(test_id, deps.settings)
+
+
+def _take_slot(deps: SubmissionApiDeps, caller: _Caller) -> None:
+    with deps.session() as session:
+        wait = take_submission_slot(
+            session,
+            caller.token_id,
+            limit=deps.settings.api_submission_rate_limit,
+            window_seconds=deps.settings.api_submission_rate_window_seconds,
+        )
+    if wait is not None:
+        raise _RefusedError(
+            error_response(
+                429,
+                "rate_limited",
+                f"This token has made too many submissions recently; try again in {wait} seconds.",
+                None,
+                **{"Retry-After": str(wait)},
+            )
+        )
+
+
+def _create(deps: SubmissionApiDeps, caller: _Caller, key: str | None, body: _Body) -> str:
+    """Create, fill and submit the Test in one transaction; on refusal nothing is kept."""
+    written: list[str] = []
+    try:
+        with deps.session() as session:
+            user = session.get(User, caller.user_id)
+            assert user is not None
+            test = submissions.create_draft(session, user)
+            test.idempotency_key = key
+            test.idempotency_fingerprint = body.fingerprint if key else ""
+            session.add(test)
+            session.flush()
+            submissions.save_draft(session, user, test.id, body.fields, step=5)
+            for upload in body.files:
+                evidence = submissions.add_file(
+                    session,
+                    deps.storage,
+                    user,
+                    test.id,
+                    upload.filename or "",
+                    upload.file,
+                    declared_size=upload.size,
+                    limits=deps.limits,
+                )
+                written.append(evidence.quarantine_key)
+            submissions.submit(session, user, test.id)
+            return test.id
+    except BaseException:
+        for object_key in written:
+            deps.storage.delete(object_key)
+        raise
+
+
+def _with_challenge(response: Response) -> Response:
+    if response.status_code == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="benchmax"'
+    return response
+
+
+def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_deps) -> list[Route]:
+    async def create_test(request: Request) -> Response:
+        deps = deps_getter()
+        try:
+            caller = await run_in_threadpool(_authenticate, request, deps)
+            content_type = request.headers.get("content-type", "")
+            if not content_type.lower().startswith("multipart/form-data"):
+                raise _RefusedError(
+                    error_response(
+                        415,
+                        "unsupported_media_type",
+                        "Send the submission as multipart/form-data.",
+                    )
+                )
+            length = declared_length(request.scope)
+            cap = deps.settings.upload_max_request_bytes
+            if length is not None and not 0 <= length <= cap:
+                raise _RefusedError(_request_too_large(cap))
+            key = _idempotency_key(request)
+            found = await run_in_threadpool(_existing, deps, caller.user_id, key) if key else None
+            if found is None:
+                await run_in_threadpool(_take_slot, deps, caller)
+            body = await _read_body(request, deps)
+        except _RefusedError as refused:
+            return _with_challenge(refused.response)
+        try:
+            if found is not None:
+                return _replay(deps, found, body.fingerprint)
+            try:
+                test_id = await run_in_threadpool(_create, deps, caller, key, body)
+            except IntegrityError:
+                # The same key committed by a concurrent retry a moment earlier.
+                raced = await run_in_threadpool(_existing, deps, caller.user_id, key or "")
+                if raced is None:
+                    raise
+                return _replay(deps, raced, body.fingerprint)
+            except SubmissionError as error:
+                return _error_json(error)
+            return _accepted(test_id, deps.settings)
+        finally:
+            for upload in body.files:
+                await upload.close()
+
+    async def test_status(request: Request) -> Response:
+        deps = deps_getter()
+        try:
+            caller = await run_in_threadpool(_authenticate, request, deps)
+            view = await run_in_threadpool(_status, deps, caller, request.path_params["test_id"])
+        except _RefusedError as refused:
+            return _with_challenge(refused.response)
+        except SubmissionError as error:
+            return _error_json(error)
+        return JSONResponse(view, headers={"Cache-Control": "no-store"})
+
+    return [
+        Route("/api/v1/tests", create_test, methods=["POST"]),
+        Route("/api/v1/tests/{test_id}/status", test_status, methods=["GET"]),
+    ]
+
+
+def _status(deps: SubmissionApiDeps, caller: _Caller, test_id: str) -> dict[str, Any]:
+    with deps.session() as session:
+        user = session.get(User, caller.user_id)
+        assert user is not None
+        return submissions.processing_status(session, user, test_id).to_json()

@@ -1,0 +1,184 @@
+"""``benchmax jobs ...`` and ``benchmax backup ...``: the operations actions from a shell.
+
+Registered on the main parser by ``benchmax.cli.build_parser``. A shell has no signed-in
+user: whoever can run it on the server is the operator, and audit events say ``operator-cli``.
+Exit status is 0 on success, 1 when an action was refused or a verify found differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from benchmax.models import JobState
+
+
+def _print_differences(differences: Any) -> None:
+    for difference in differences:
+        print(f"  - {difference}")
+
+
+def _cmd_jobs_list(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.jobs import list_jobs
+
+    state = JobState(args.state) if args.state else None
+    with runtime.db_session() as session:
+        jobs = list_jobs(session, state=state, kind=args.kind, limit=args.limit)
+    print(
+        f"{'id':>8}  {'kind':<20} {'subject':<18} {'state':<10} {'tries':>5}  {'error':<24} updated"
+    )
+    for job in jobs:
+        print(
+            f"{job.id:>8}  {job.kind:<20} {job.subject_id:<18} {job.state:<10} "
+            f"{job.attempts:>5}  {job.last_error_code or '-':<24} "
+            f"{job.updated_at:%Y-%m-%d %H:%M:%S}"
+        )
+    return 0
+
+
+def _cmd_jobs_act(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.jobs import JobStateError
+    from benchmax.services.operations import ReasonError, discard_job, requeue_job
+
+    action = requeue_job if args.jobs == "requeue" else discard_job
+    try:
+        with runtime.db_session() as session:
+            job = action(session, args.job_id, actor=None, reason=args.reason)
+    except (JobStateError, ReasonError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"job {job.id} ({job.kind}) is now {job.state}")
+    return 0
+
+
+def _target_storage(args: argparse.Namespace) -> Any:
+    from benchmax import runtime
+    from benchmax.adapters.storage import build_storage
+
+    if args.storage_dir:
+        from benchmax.adapters.storage.local import LocalStorage
+
+        return LocalStorage(args.storage_dir)
+    update: dict[str, Any] = {"storage_backend": "s3", "s3_bucket": args.s3_bucket}
+    if args.s3_endpoint_url:
+        update["s3_endpoint_url"] = args.s3_endpoint_url
+    if args.s3_region:
+        update["s3_region"] = args.s3_region
+    # Credentials come from the environment (BENCHMAX_S3_*), never from the command line.
+    return build_storage(runtime.settings().model_copy(update=update))
+
+
+def _cmd_backup_create(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.backup import BackupBusyError, create_backup
+    from benchmax.services.operations import CLI_ACTOR
+
+    try:
+        result = create_backup(
+            runtime.engine(), runtime.storage(), created_by=CLI_ACTOR, snapshot_format=args.format
+        )
+    except BackupBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    manifest = result.manifest
+    print(f"manifest: {result.manifest_key}")
+    print(f"manifest sha256: {result.manifest_sha256}")
+    print(
+        f"snapshot: {manifest.snapshot_format}, {manifest.snapshot_bytes} bytes; "
+        f"{len(manifest.objects)} objects, {manifest.object_bytes} bytes; "
+        f"schema {manifest.schema_revision}"
+    )
+    if result.problems:
+        print("the stored backup did not read back intact:")
+        _print_differences(result.problems)
+        return 1
+    print("stored backup read back intact")
+    return 0
+
+
+def _cmd_backup_verify(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.backup import ManifestError, load_manifest, record_verification, verify
+
+    try:
+        loaded = load_manifest(runtime.storage(), args.manifest)
+    except ManifestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    differences = verify(runtime.engine(), runtime.storage(), loaded.manifest)
+    record_verification(runtime.engine(), loaded.key, differences)
+    print(f"manifest: {loaded.key}")
+    if differences:
+        print(f"{len(differences)} differences:")
+        _print_differences(differences)
+        return 1
+    print("matches the manifest")
+    return 0
+
+
+def _cmd_backup_restore(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.backup import ManifestError, RestoreRefusedError, restore
+
+    try:
+        result = restore(args.manifest, runtime.storage(), args.database_url, _target_storage(args))
+    except (ManifestError, RestoreRefusedError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"restored {result.manifest_key}: {result.objects_copied} objects copied")
+    if result.differences:
+        print(f"verify found {len(result.differences)} differences:")
+        _print_differences(result.differences)
+        return 1
+    print("verify: the restored system matches the manifest")
+    if result.migrated_to:
+        print(f"database migrated to {result.migrated_to}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``jobs`` and ``backup`` to the ``benchmax`` subcommands."""
+    jobs = sub.add_parser("jobs", help="durable jobs and the dead-letter list").add_subparsers(
+        dest="jobs", required=True
+    )
+    listing = jobs.add_parser("list", help="jobs, newest first")
+    listing.add_argument("--state", choices=[state.value for state in JobState])
+    listing.add_argument("--kind")
+    listing.add_argument("--limit", type=int, default=50)
+    listing.set_defaults(func=_cmd_jobs_list)
+    for name, help_text in (
+        ("requeue", "give a dead job fresh attempts"),
+        ("discard", "give up on a dead job"),
+    ):
+        action = jobs.add_parser(name, help=help_text)
+        action.add_argument("job_id", type=int)
+        action.add_argument("--reason", required=True, help="why (kept in the audit log)")
+        action.set_defaults(func=_cmd_jobs_act)
+
+    backup = sub.add_parser("backup", help="back up, verify and restore").add_subparsers(
+        dest="backup", required=True
+    )
+    create = backup.add_parser("create", help="snapshot the database and write a manifest")
+    create.add_argument(
+        "--format", choices=["auto", "sqlite", "pg_dump", "logical"], default="auto"
+    )
+    create.set_defaults(func=_cmd_backup_create)
+
+    check = backup.add_parser("verify", help="compare this system with a manifest")
+    check.add_argument(
+        "manifest", nargs="?", help="manifest key or backup folder (default: newest)"
+    )
+    check.set_defaults(func=_cmd_backup_verify)
+
+    rebuild = backup.add_parser("restore", help="restore into a new, empty database and storage")
+    rebuild.add_argument("manifest", help="manifest key or backup folder in the configured storage")
+    rebuild.add_argument("--database-url", required=True, help="an empty database")
+    target = rebuild.add_mutually_exclusive_group(required=True)
+    target.add_argument("--storage-dir", help="an empty local directory")
+    target.add_argument("--s3-bucket", help="an empty bucket (credentials from BENCHMAX_S3_*)")
+    rebuild.add_argument("--s3-endpoint-url", default="")
+    rebuild.add_argument("--s3-region", default="")
+    rebuild.set_defaults(func=_cmd_backup_restore)

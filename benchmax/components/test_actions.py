@@ -1,0 +1,229 @@
+"""``test_actions_panel()``: review, report and dispute forms for a Test page.
+
+Add ``TestActionsState.on_load`` to the page's ``on_load`` list. Element ids are stable so
+browser tests can drive each form; every control is a native form element, so the panel
+works from the keyboard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from benchmax.state.test_actions import REPORT_REASONS, WHOLE_TEST
+from benchmax.state.test_actions import TestActionsState as S
+
+
+def _callout(message: Any, color: str, id_: str) -> rx.Component:
+    return rx.cond(
+        message != "",
+        rx.callout(message, color_scheme=color, icon="info", id=id_, role="status", width="100%"),
+    )
+
+
+def _review_form() -> rx.Component:
+    return rx.card(
+        rx.form(
+            rx.vstack(
+                rx.heading(
+                    rx.cond(S.corrects_id != "", "Correct a review", "Add a review"),
+                    size="4",
+                    as_="h3",
+                ),
+                rx.cond(
+                    S.corrects_id != "",
+                    rx.hstack(
+                        rx.text("This review will supersede the earlier one.", size="2"),
+                        rx.button(
+                            "Cancel correction",
+                            type="button",
+                            variant="ghost",
+                            size="1",
+                            on_click=S.cancel_correction,
+                            id="review-cancel-correction",
+                        ),
+                        align="center",
+                    ),
+                ),
+                rx.text("Score (0 to 100)", as_="label", html_for="review-score", size="2"),
+                rx.input(
+                    id="review-score",
+                    type="number",
+                    min="0",
+                    max="100",
+                    value=S.review_score,
+                    on_change=S.set_review_score,
+                    width="10rem",
+                ),
+                rx.text(
+                    "Reasoning (at least 20 characters)",
+                    as_="label",
+                    html_for="review-reasoning",
+                    size="2",
+                ),
+                rx.text_area(
+                    id="review-reasoning",
+                    value=S.review_reasoning,
+                    on_change=S.set_review_reasoning,
+                    rows="4",
+                    width="100%",
+                ),
+                _callout(S.review_error, "red", "review-error"),
+                _callout(S.review_notice, "green", "review-notice"),
+                rx.button("Submit review", type="submit", id="review-submit"),
+                spacing="2",
+                width="100%",
+            ),
+            on_submit=lambda _form: S.submit_review(),
+        ),
+        width="100%",
+    )
+
+
+def _report_form() -> rx.Component:
+    return rx.vstack(
+        rx.button(
+            rx.icon("flag", size=14),
+            "Report",
+            on_click=S.toggle_report,
+            variant="soft",
+            color_scheme="gray",
+            id="report-open",
+            aria_expanded=S.report_open,
+        ),
+        rx.cond(
+            S.report_open,
+            rx.card(
+                rx.form(
+                    rx.vstack(
+                        rx.text("Reason", as_="label", html_for="report-reason", size="2"),
+                        rx.el.select(
+                            *[rx.el.option(label, value=value) for value, label in REPORT_REASONS],
+                            id="report-reason",
+                            value=S.report_reason,
+                            on_change=S.set_report_reason,
+                        ),
+                        rx.text(
+                            "What are you reporting?",
+                            as_="label",
+                            html_for="report-target",
+                            size="2",
+                        ),
+                        rx.el.select(
+                            rx.el.option("The whole Test", value=WHOLE_TEST),
+                            rx.foreach(
+                                S.files, lambda f: rx.el.option("File: " + f["name"], value=f["id"])
+                            ),
+                            id="report-target",
+                            value=S.report_target,
+                            on_change=S.set_report_target,
+                        ),
+                        rx.text(
+                            "Details (optional; required for “Something else”)",
+                            as_="label",
+                            html_for="report-details",
+                            size="2",
+                        ),
+                        rx.text_area(
+                            id="report-details",
+                            value=S.report_details,
+                            on_change=S.set_report_details,
+                            rows="3",
+                            width="100%",
+                        ),
+                        _callout(S.report_error, "red", "report-error"),
+                        rx.button("Send report", type="submit", id="report-submit"),
+                        spacing="2",
+                        width="100%",
+                    ),
+                    on_submit=lambda _form: S.submit_report(),
+                ),
+                width="100%",
+            ),
+        ),
+        _callout(S.report_notice, "green", "report-notice"),
+        width="100%",
+        spacing="2",
+    )
+
+
+def _review_row(review: Any) -> rx.Component:
+    return rx.hstack(
+        rx.text(review["score"], "/100 · ", review["kind"], size="2"),
+        rx.cond(review["current"] == "", rx.badge("Superseded", color_scheme="gray")),
+        rx.cond(review["disputed"] != "", rx.badge("Dispute open", color_scheme="amber")),
+        rx.cond(
+            S.is_contributor & (review["current"] != "") & (review["disputed"] == ""),
+            rx.button(
+                "Dispute",
+                size="1",
+                variant="soft",
+                id="dispute-open-" + review["id"],
+                on_click=S.open_dispute(review["id"]),
+            ),
+        ),
+        rx.cond(
+            S.can_review & (review["current"] != "") & (review["mine"] != ""),
+            rx.button(
+                "Correct",
+                size="1",
+                variant="soft",
+                id="review-correct-" + review["id"],
+                on_click=S.start_correction(review["id"]),
+            ),
+        ),
+        spacing="2",
+        align="center",
+        wrap="wrap",
+    )
+
+
+def _dispute_form() -> rx.Component:
+    return rx.cond(
+        S.dispute_review_id != "",
+        rx.card(
+            rx.form(
+                rx.vstack(
+                    rx.text(
+                        "Why is this review wrong? (at least 10 characters)",
+                        as_="label",
+                        html_for="dispute-reason",
+                        size="2",
+                    ),
+                    rx.text_area(
+                        id="dispute-reason",
+                        value=S.dispute_reason,
+                        on_change=S.set_dispute_reason,
+                        rows="3",
+                        width="100%",
+                    ),
+                    _callout(S.dispute_error, "red", "dispute-error"),
+                    rx.button("Send dispute", type="submit", id="dispute-submit"),
+                    spacing="2",
+                    width="100%",
+                ),
+                on_submit=lambda _form: S.submit_dispute(),
+            ),
+            width="100%",
+        ),
+    )
+
+
+def test_actions_panel() -> rx.Component:
+    return rx.cond(
+        S.available,
+        rx.vstack(
+            rx.cond(
+                (S.reviews.length() > 0) & (S.is_contributor | S.can_review),
+                rx.vstack(rx.foreach(S.reviews, _review_row), spacing="1", width="100%"),
+            ),
+            _dispute_form(),
+            _callout(S.dispute_notice, "green", "dispute-notice"),
+            rx.cond(S.can_review, _review_form()),
+            rx.cond(S.viewer_can_write, _report_form()),
+            spacing="3",
+            width="100%",
+            id="test-actions",
+        ),
+    )

@@ -1,0 +1,206 @@
+"""``/me`` — My Tests with plain statuses and the next action, and API tokens."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.layout import page_shell
+from benchmax.state.me import MeState as S
+
+
+def _action(row: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.match(
+        row["action"],
+        ("resume", rx.link(rx.button("Resume draft", size="1"), href="/submit?draft=" + row["id"])),
+        (
+            "fix",
+            rx.link(
+                rx.button("Fix files", size="1", color_scheme="amber"),
+                href="/submit?draft=" + row["id"],
+                class_name="fix-link",
+            ),
+        ),
+        (
+            "retry",
+            rx.button(
+                "Retry processing",
+                size="1",
+                color_scheme="red",
+                on_click=S.retry(row["id"]),
+                class_name="retry-button",
+            ),
+        ),
+        ("view", rx.link(rx.button("View", size="1", variant="soft"), href="/tests/" + row["id"])),
+        rx.fragment(),
+    )
+
+
+def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.vstack(
+                rx.hstack(
+                    rx.badge(
+                        row["status"], color_scheme=row["color"], size="2", class_name="my-status"
+                    ),
+                    rx.text(row["updated"], size="1", color_scheme="gray"),
+                    spacing="2",
+                    align="center",
+                ),
+                rx.link(
+                    rx.text(row["title"], weight="medium"),
+                    href="/tests/" + row["id"],
+                    color_scheme="gray",
+                    high_contrast=True,
+                ),
+                rx.cond(
+                    row["reason"] != "", rx.text(row["reason"], size="2", class_name="my-reason")
+                ),
+                rx.cond(
+                    row["moderation"] != "",
+                    rx.text(
+                        "Moderation: ",
+                        row["moderation"],
+                        size="2",
+                        color_scheme="gray",
+                        class_name="my-moderation",
+                    ),
+                ),
+                spacing="1",
+                min_width="0",
+                flex="1",
+            ),
+            _action(row),
+            spacing="3",
+            align="center",
+            wrap="wrap",
+        ),
+        width="100%",
+        class_name="my-test",
+    )
+
+
+def _tokens() -> rx.Component:
+    return rx.vstack(
+        rx.heading("API tokens", size="5", as_="h2"),
+        rx.text(
+            "For harnesses and scripts: POST /api/v1/tests with "
+            "“Authorization: Bearer bmx_…”. A token is shown once; we keep only its hash.",
+            size="2",
+            color_scheme="gray",
+        ),
+        rx.cond(
+            S.new_token != "",
+            rx.callout.root(
+                rx.callout.icon(rx.icon("key-round")),
+                rx.callout.text(
+                    "Copy your new token now — it will not be shown again: ",
+                    rx.code(S.new_token, id="new-token"),
+                    " ",
+                    rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
+                ),
+                color_scheme="green",
+                width="100%",
+            ),
+        ),
+        rx.form(
+            rx.hstack(
+                rx.input(
+                    id="token-name",
+                    value=S.token_name,
+                    on_change=S.set_token_name,
+                    placeholder="Token name, e.g. my harness",
+                    max_length=80,
+                    aria_label="Token name",
+                    width="100%",
+                ),
+                rx.button("Create token", type="submit", id="token-create"),
+                width="100%",
+            ),
+            on_submit=lambda _form: S.create_token(),
+            width="100%",
+        ),
+        rx.cond(
+            S.token_error != "", rx.text(S.token_error, color_scheme="red", size="2", role="alert")
+        ),
+        rx.cond(
+            S.token_list.length() > 0,
+            rx.vstack(
+                rx.foreach(
+                    S.token_list,
+                    lambda t: rx.hstack(
+                        rx.text(t["name"], weight="medium", size="2"),
+                        rx.code("bmx_…" + t["last_four"]),
+                        rx.text(
+                            "created ",
+                            t["created"],
+                            " · last used ",
+                            t["last_used"],
+                            size="1",
+                            color_scheme="gray",
+                        ),
+                        rx.spacer(),
+                        rx.button(
+                            "Revoke",
+                            size="1",
+                            variant="soft",
+                            color_scheme="red",
+                            on_click=S.revoke_token(t["id"]),
+                        ),
+                        width="100%",
+                        wrap="wrap",
+                        align="center",
+                        class_name="token-row",
+                    ),
+                ),
+                width="100%",
+            ),
+            rx.text("No tokens yet.", size="2", color_scheme="gray"),
+        ),
+        spacing="3",
+        width="100%",
+    )
+
+
+def me_page() -> rx.Component:
+    return page_shell(
+        rx.cond(
+            S.loaded,
+            rx.cond(
+                S.signed_in,
+                rx.vstack(
+                    rx.heading("My Tests", size="7"),
+                    rx.cond(
+                        S.action_error != "",
+                        rx.callout(S.action_error, color_scheme="red", icon="circle_alert"),
+                    ),
+                    rx.cond(
+                        S.tests.length() > 0,
+                        rx.vstack(rx.foreach(S.tests, _test_row), width="100%", spacing="2"),
+                        rx.callout.root(
+                            rx.callout.icon(rx.icon("inbox")),
+                            rx.callout.text(
+                                "You have no Tests yet. ",
+                                rx.link("Submit your first one", href="/submit"),
+                                ".",
+                            ),
+                            width="100%",
+                        ),
+                    ),
+                    rx.divider(),
+                    _tokens(),
+                    spacing="4",
+                    width="100%",
+                    max_width="860px",
+                ),
+                rx.callout.root(
+                    rx.callout.icon(rx.icon("log-in")),
+                    rx.callout.text(
+                        "Sign in to see your Tests. ", rx.link("Sign in", href="/sign-in?next=/me")
+                    ),
+                    width="100%",
+                ),
+            ),
+            rx.center(rx.spinner(size="3"), padding="4rem"),
+        )
+    )

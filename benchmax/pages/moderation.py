@@ -1,0 +1,301 @@
+"""``/moderation`` — the queues, each item with its decisions and a required written reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from benchmax.components.layout import page_shell
+from benchmax.state.moderation import ModerationState as S
+
+# Reflex's stubs type dict-valued state vars as arrays; these are the dict vars as they are.
+_REASONS: Any = S.reasons
+_EXTRAS: Any = S.extras
+
+
+def _reason_box(
+    key: rx.Var[str], placeholder: str = "Reason (at least 10 characters)"
+) -> rx.Component:
+    return rx.vstack(
+        rx.text_area(
+            value=_REASONS.get(key, ""),
+            on_change=lambda value: S.set_reason(key, value),
+            placeholder=placeholder,
+            aria_label="Reason for the decision",
+            id="reason-" + key,
+            width="100%",
+            rows="2",
+        ),
+        rx.cond(
+            S.errors.contains(key),
+            rx.callout(
+                S.errors[key], color_scheme="red", icon="circle_alert", size="1",
+                id="error-" + key, width="100%",
+            ),
+        ),
+        width="100%",
+        spacing="2",
+    )  # fmt: skip
+
+
+def _button(label: str, key: rx.Var[str], action: str, target: rx.Var[str] | str,
+            related: rx.Var[str] | str = "", color: str = "iris") -> rx.Component:  # fmt: skip
+    return rx.button(
+        label,
+        on_click=S.decide(key, action, target, related),
+        color_scheme=color,
+        variant="soft",
+        size="2",
+        id=action + "-" + key,
+    )
+
+
+def _item(*children: rx.Component, key: rx.Var[str]) -> rx.Component:
+    return rx.card(rx.vstack(*children, spacing="2", width="100%"), width="100%", id=key)
+
+
+def _test_link(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.hstack(
+        rx.link(item["title"], href="/tests/" + item["test_id"], weight="medium"),
+        rx.badge(item["state"], variant="outline", color_scheme="gray"),
+        spacing="2",
+        wrap="wrap",
+        align="center",
+    )
+
+
+def _report(item: rx.Var[dict[str, str]]) -> rx.Component:
+    key = item["key"]
+    return _item(
+        _test_link(item),
+        rx.text(
+            rx.text.strong(item["reason"]),
+            " · reported by @",
+            item["reporter"],
+            " · ",
+            item["created"],
+            size="2",
+        ),
+        rx.cond(item["evidence"] != "", rx.text("File: ", item["evidence"], size="2")),
+        rx.cond(item["details"] != "", rx.text(item["details"], size="2", white_space="pre-wrap")),
+        _reason_box(key),
+        rx.hstack(
+            _button("Remove Test", key, "remove", item["test_id"], item["id"], "red"),
+            rx.cond(
+                item["evidence_id"] != "",
+                _button("Block this file", key, "block", item["evidence_id"], item["id"], "orange"),
+            ),
+            _button("Resolve", key, "resolve", item["id"]),
+            _button("Dismiss", key, "dismiss", item["id"], "", "gray"),
+            wrap="wrap",
+            spacing="2",
+        ),
+        key=key,
+    )
+
+
+def _dispute(item: rx.Var[dict[str, str]]) -> rx.Component:
+    key = item["key"]
+    return _item(
+        _test_link(item),
+        rx.text("Review (", item["kind"], "): ", rx.text.strong(item["score"], "/100"), size="2"),
+        rx.text(item["reasoning"], size="2", white_space="pre-wrap", color_scheme="gray"),
+        rx.text(
+            "@",
+            item["contributor"],
+            " disputes: ",
+            item["reason"],
+            size="2",
+            white_space="pre-wrap",
+        ),
+        _reason_box(
+            key, "Reason (10+ characters; an overturn's reason, 20+, becomes the correction)"
+        ),
+        rx.hstack(
+            rx.input(
+                value=_EXTRAS.get(key, ""),
+                on_change=lambda value: S.set_extra(key, value),
+                placeholder="Score from 0 to 100 (overturn)",
+                aria_label="Corrected score",
+                type="number",
+                min="0",
+                max="100",
+                id="score-" + key,
+                width="14rem",
+            ),
+            _button("Uphold review", key, "uphold", item["id"], "", "gray"),
+            _button("Overturn with correction", key, "overturn", item["id"], "", "orange"),
+            wrap="wrap",
+            spacing="2",
+            align="center",
+        ),
+        key=key,
+    )
+
+
+def _flag(item: rx.Var[dict[str, str]]) -> rx.Component:
+    key = item["key"]
+    return _item(
+        _test_link(item),
+        rx.cond(item["findings"] != "", rx.text("Injection signals: ", item["findings"], size="2")),
+        rx.cond(item["holds"] != "", rx.text("Open hold: ", item["holds"], size="2")),
+        rx.cond(
+            item["kept"] != "", rx.badge("Kept — excluded from rankings", color_scheme="amber")
+        ),
+        _reason_box(key),
+        rx.hstack(
+            _button("Keep hold", key, "keep", item["test_id"], "", "amber"),
+            _button("Clear", key, "clear", item["test_id"]),
+            _button("Remove Test", key, "remove", item["test_id"], "", "red"),
+            wrap="wrap",
+            spacing="2",
+        ),
+        key=key,
+    )
+
+
+def _label(item: rx.Var[dict[str, str]]) -> rx.Component:
+    key = item["key"]
+    return _item(
+        rx.text(
+            rx.text.strong(item["label"]),
+            " (",
+            item["kind"],
+            ") · ",
+            item["count"],
+            " public Tests",
+            size="2",
+        ),
+        rx.input(
+            value=_EXTRAS.get(key, ""),
+            on_change=lambda value: S.set_extra(key, value),
+            placeholder="Catalog slug, e.g. claude-sonnet-4-5",
+            aria_label="Catalog entry slug",
+            id="target-" + key,
+            width="100%",
+        ),
+        _reason_box(key),
+        rx.hstack(
+            _button("Map to catalog entry", key, "map", item["label"], item["kind"]),
+            _button("Leave as declared", key, "leave", item["label"], item["kind"], "gray"),
+            wrap="wrap",
+            spacing="2",
+        ),
+        key=key,
+    )
+
+
+def _accounts() -> rx.Component:
+    key = "account"
+    return _item(
+        rx.text(
+            "Suspend or reinstate an account, or change its role. Owners come from "
+            "configuration and cannot be changed here.",
+            size="2",
+        ),
+        rx.input(
+            value=S.account_handle,
+            on_change=S.set_account_handle,
+            placeholder="handle",
+            aria_label="Account handle",
+            id="account-handle",
+            width="100%",
+        ),
+        _reason_box(rx.Var.create(key)),
+        rx.hstack(
+            _button("Suspend", key, "suspend", "", "", "red"),
+            _button("Reinstate", key, "reinstate", ""),
+            _button("Make reviewer", key, "role", "", "reviewer"),
+            _button("Make moderator", key, "role", "", "moderator"),
+            _button("Make contributor", key, "role", "", "contributor", "gray"),
+            wrap="wrap",
+            spacing="2",
+        ),
+        key=rx.Var.create(key),
+    )
+
+
+def _queue(items: Any, render: Any, empty: str) -> rx.Component:
+    return rx.cond(
+        items.length() > 0,
+        rx.vstack(rx.foreach(items, render), spacing="3", width="100%"),
+        rx.text(empty, color_scheme="gray", size="2"),
+    )
+
+
+def _tab(value: str, label: str, count: rx.Var[int]) -> rx.Component:
+    return rx.tabs.trigger(rx.hstack(label, rx.badge(count), spacing="2"), value=value,
+                           id="tab-" + value)  # fmt: skip
+
+
+def _console() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Moderation", size="7"),
+        rx.text(
+            "Every decision needs a written reason, is appended to the record and is "
+            "never edited. Contributors see the outcome and reason on their Tests.",
+            color_scheme="gray",
+            size="2",
+        ),
+        rx.cond(
+            S.notice != "",
+            rx.callout(
+                S.notice, color_scheme="green", icon="check", id="moderation-notice", role="status"
+            ),
+        ),
+        rx.tabs.root(
+            rx.tabs.list(
+                _tab("reports", "Reports", S.reports.length()),
+                _tab("disputes", "Disputes", S.disputes.length()),
+                _tab("flags", "Injection flags", S.flags.length()),
+                _tab("labels", "Label requests", S.labels.length()),
+                rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
+                wrap="wrap",
+            ),
+            rx.tabs.content(
+                _queue(S.reports, _report, "No open reports."), value="reports", padding_top="1rem"
+            ),
+            rx.tabs.content(
+                _queue(S.disputes, _dispute, "No open disputes."),
+                value="disputes",
+                padding_top="1rem",
+            ),
+            rx.tabs.content(
+                _queue(S.flags, _flag, "No injection flags or holds."),
+                value="flags",
+                padding_top="1rem",
+            ),
+            rx.tabs.content(
+                _queue(S.labels, _label, "Every declared label is decided."),
+                value="labels",
+                padding_top="1rem",
+            ),
+            rx.tabs.content(_accounts(), value="accounts", padding_top="1rem"),
+            default_value="reports",
+            width="100%",
+        ),
+        spacing="4",
+        width="100%",
+        max_width="900px",
+    )
+
+
+def _not_allowed() -> rx.Component:
+    return rx.callout(
+        "Not allowed: the moderation console is for moderators and owners. "
+        "Sign in with a moderator account to use it.",
+        color_scheme="red",
+        icon="shield_alert",
+        id="moderation-not-allowed",
+    )
+
+
+def moderation_page() -> rx.Component:
+    return page_shell(
+        rx.cond(
+            S.loaded,
+            rx.cond(S.allowed, _console(), _not_allowed()),
+            rx.center(rx.spinner(size="3"), padding="4rem"),
+        )
+    )

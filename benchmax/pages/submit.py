@@ -1,0 +1,500 @@
+"""``/submit`` — the guided wizard: prompt → setup → output & evidence → details → submit."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.badges import declared_label
+from benchmax.components.layout import page_shell
+from benchmax.state.submit import STEP_TITLES
+from benchmax.state.submit import SubmitState as S
+
+UPLOAD_ID = "evidence"
+ACCEPT = {
+    "image/png": [".png"],
+    "image/jpeg": [".jpg", ".jpeg"],
+    "image/webp": [".webp"],
+    "image/gif": [".gif"],
+    "video/mp4": [".mp4"],
+    "video/webm": [".webm"],
+    "text/plain": [".txt", ".log"],
+    "text/markdown": [".md"],
+    "application/json": [".json"],
+    "application/x-ndjson": [".ndjson", ".jsonl"],
+    "application/zip": [".zip"],
+}
+MAX_FILE_BYTES = 500 * 1024 * 1024
+REASONING_CHOICES = ["none", "low", "medium", "high", "max", "unknown"]
+
+
+def _error(field: str) -> rx.Component:
+    return rx.cond(
+        S.errors.contains(field),
+        rx.text(S.errors[field], color_scheme="red", size="2", id=f"error-{field}", role="alert"),
+    )
+
+
+def _label(text: str, field: str, required: bool = False) -> rx.Component:
+    marker = [rx.text.span(" *", color_scheme="red", aria_hidden="true")] if required else []
+    return rx.text(text, *marker, as_="label", html_for=f"field-{field}", weight="medium", size="2")
+
+
+def _text_area(
+    field: str,
+    label: str,
+    *,
+    required: bool = False,
+    rows: str = "6",
+    hint: str = "",
+    placeholder: str = "",
+) -> rx.Component:
+    return rx.vstack(
+        _label(label, field, required),
+        rx.text_area(
+            id=f"field-{field}",
+            value=getattr(S, field),
+            on_change=lambda value: S.set_field(field, value),
+            on_blur=S.autosave(field),
+            rows=rows,
+            placeholder=placeholder,
+            width="100%",
+            aria_invalid=S.errors.contains(field),
+            font_family="var(--code-font-family)" if field == "prompt" else None,
+        ),
+        *([rx.text(hint, size="1", color_scheme="gray")] if hint else []),
+        _error(field),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _text_input(
+    field: str,
+    label: str,
+    *,
+    required: bool = False,
+    placeholder: str = "",
+    list_id: str = "",
+    suggest: bool = False,
+    input_type: str = "text",
+    hint: str = "",
+) -> rx.Component:
+    on_change = (
+        (lambda value: S.suggest(field, value))
+        if suggest
+        else (lambda value: S.set_field(field, value))
+    )
+    return rx.vstack(
+        _label(label, field, required),
+        rx.input(
+            id=f"field-{field}",
+            value=getattr(S, field),
+            on_change=on_change,
+            on_blur=S.autosave(field),
+            placeholder=placeholder,
+            list=list_id or None,
+            type=input_type,
+            width="100%",
+            max_length=200,
+            aria_invalid=S.errors.contains(field),
+        ),
+        *([rx.text(hint, size="1", color_scheme="gray")] if hint else []),
+        _error(field),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _datalist(list_id: str, options: rx.Var[list[str]]) -> rx.Component:
+    return rx.el.datalist(rx.foreach(options, lambda o: rx.el.option(value=o)), id=list_id)
+
+
+def _step_one() -> rx.Component:
+    return _text_area(
+        "prompt",
+        "The prompt you gave the model",
+        required=True,
+        rows="10",
+        hint="Exactly what you sent. Never include API keys — BenchMax refuses "
+        "text that contains one.",
+        placeholder="Write a single-file HTML page that…",
+    )
+
+
+def _step_two() -> rx.Component:
+    return rx.vstack(
+        declared_label(),
+        rx.grid(
+            _text_input(
+                "model_label",
+                "Model",
+                required=True,
+                placeholder="Claude Sonnet 4.5",
+                list_id="model-options",
+                suggest=True,
+                hint="Free text is fine; we suggest catalog names as you type.",
+            ),
+            _text_input(
+                "model_version_label",
+                "Version (optional)",
+                placeholder="20250929 or a release date",
+            ),
+            _text_input(
+                "harness_label",
+                "Harness",
+                required=True,
+                placeholder="Claude Code",
+                list_id="harness-options",
+                suggest=True,
+                hint="The app, CLI or API you ran it through.",
+            ),
+            _text_input(
+                "reasoning_label",
+                "Reasoning",
+                required=True,
+                list_id="reasoning-options",
+                placeholder="none, low, medium, high, max, unknown…",
+                hint="Pick one or type what your tool calls it.",
+            ),
+            _text_input(
+                "attempts",
+                "Attempts (optional)",
+                input_type="number",
+                placeholder="e.g. 3",
+                hint="How many tries this Test was picked from. Blank reads "
+                "“attempts not declared”.",
+            ),
+            columns=rx.breakpoints(initial="1", sm="2"),
+            spacing="4",
+            width="100%",
+        ),
+        _text_area(
+            "settings_text",
+            "Settings (optional)",
+            rows="4",
+            placeholder="temperature 0.2, max tokens 8k, tools enabled…",
+        ),
+        _datalist("model-options", S.model_suggestions),
+        _datalist("harness-options", S.harness_suggestions),
+        rx.el.datalist(*[rx.el.option(value=c) for c in REASONING_CHOICES], id="reasoning-options"),
+        spacing="4",
+        width="100%",
+    )
+
+
+def _file_row(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.hstack(
+        rx.icon(
+            rx.match(
+                item["kind"],
+                ("image", "image"),
+                ("video", "film"),
+                ("source", "file-archive"),
+                "file-text",
+            ),
+            size=18,
+        ),
+        rx.vstack(
+            rx.text(item["name"], weight="medium", size="2", class_name="file-name"),
+            rx.text(
+                item["size"],
+                " · ",
+                rx.match(
+                    item["state"],
+                    ("quarantined", "uploaded, scanned on submit"),
+                    ("approved", "passed the safety scan"),
+                    ("blocked", "blocked"),
+                    item["state"],
+                ),
+                size="1",
+                color_scheme="gray",
+            ),
+            rx.cond(
+                item["reason"] != "",
+                rx.text(item["reason"], size="2", color_scheme="red", class_name="file-reason"),
+            ),
+            spacing="0",
+            min_width="0",
+            flex="1",
+        ),
+        rx.button(
+            rx.icon("trash-2", size=14),
+            "Remove",
+            variant="ghost",
+            color_scheme="red",
+            size="1",
+            on_click=S.remove_file(item["id"]),
+            aria_label="Remove " + item["name"],
+        ),
+        width="100%",
+        align="center",
+        padding="0.5rem",
+        border="1px solid var(--gray-a5)",
+        border_radius="var(--radius-3)",
+        class_name="file-row",
+    )
+
+
+def _step_three() -> rx.Component:
+    return rx.vstack(
+        _text_area(
+            "output_text",
+            "Output (Markdown)",
+            rows="10",
+            hint="Paste what the model returned. Add files below; you need output "
+            "text, at least one file, or both.",
+        ),
+        _label("Evidence files", "files"),
+        rx.upload.root(
+            rx.vstack(
+                rx.icon("upload", size=28),
+                rx.text("Drag and drop files here, or click to choose", weight="medium"),
+                rx.text(
+                    "Images (PNG, JPEG, WebP, GIF ≤ 20 MiB), video (MP4, WebM ≤ 500 MiB), "
+                    "text and logs (≤ 20 MiB), or a source ZIP (≤ 20 MiB). Up to 20 files.",
+                    size="1",
+                    color_scheme="gray",
+                    align="center",
+                ),
+                align="center",
+                spacing="2",
+            ),
+            id=UPLOAD_ID,
+            multiple=True,
+            accept=ACCEPT,
+            max_size=MAX_FILE_BYTES,
+            max_files=20,
+            on_drop=[
+                S.upload_started,
+                S.handle_upload(
+                    rx.upload_files(
+                        upload_id=UPLOAD_ID, on_upload_progress=S.upload_progress_changed
+                    )
+                ),
+            ],
+            on_drop_rejected=S.files_rejected,
+            border="2px dashed var(--gray-a7)",
+            border_radius="var(--radius-4)",
+            padding="1.5rem",
+            width="100%",
+            cursor="pointer",
+            class_name="dropzone",
+        ),
+        rx.cond(
+            S.uploading,
+            rx.vstack(
+                rx.text("Uploading… ", S.upload_progress, "%", size="2"),
+                rx.progress(value=S.upload_progress, max=100, width="100%", id="upload-progress"),
+                width="100%",
+            ),
+        ),
+        _error("files"),
+        rx.vstack(rx.foreach(S.files, _file_row), width="100%", spacing="2", id="file-list"),
+        rx.cond(
+            S.has_zip,
+            rx.vstack(
+                rx.text("Source ZIP visibility", weight="medium", size="2"),
+                rx.radio_group.root(
+                    rx.flex(
+                        rx.radio_group.item(value="private", id="source-private"),
+                        rx.text(
+                            "Private: used only for the automated preview, never served", size="2"
+                        ),
+                        rx.radio_group.item(value="public", id="source-public"),
+                        rx.text("Public: anyone can download it", size="2"),
+                        spacing="2",
+                        align="center",
+                        wrap="wrap",
+                    ),
+                    value=S.source_visibility,
+                    on_change=lambda v: S.set_field("source_visibility", v),
+                ),
+                width="100%",
+            ),
+        ),
+        spacing="3",
+        width="100%",
+    )
+
+
+def _step_four() -> rx.Component:
+    return rx.vstack(
+        _text_input(
+            "title", "Title (optional)", placeholder="Shown instead of the prompt's first line"
+        ),
+        _text_area(
+            "notes",
+            "Notes (optional)",
+            rows="5",
+            placeholder="Anything a reader should know: context, caveats…",
+        ),
+        spacing="4",
+        width="100%",
+    )
+
+
+def _summary_row(label: str, value: rx.Var[str]) -> rx.Component:
+    return rx.data_list.item(
+        rx.data_list.label(label), rx.data_list.value(rx.text(value, white_space="pre-wrap"))
+    )
+
+
+def _step_five() -> rx.Component:
+    return rx.vstack(
+        rx.text(
+            "Check everything, then submit. Files are scanned for safety; when they pass, "
+            "your Test is public at once as Awaiting review.",
+            color_scheme="gray",
+        ),
+        rx.data_list.root(
+            _summary_row("Prompt", S.prompt),
+            _summary_row("Model", S.model_label + " " + S.model_version_label),
+            _summary_row("Harness", S.harness_label),
+            _summary_row("Reasoning", S.reasoning_label),
+            _summary_row(
+                "Attempts", rx.cond(S.attempts != "", S.attempts, "attempts not declared")
+            ),
+            _summary_row("Title", rx.cond(S.title != "", S.title, "—")),
+            _summary_row("Files", S.files.length().to_string()),
+            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
+        ),
+        declared_label(),
+        _error("form"),
+        _error("files"),
+        rx.button("Submit Test", size="3", on_click=S.submit, id="wizard-submit"),
+        spacing="4",
+        width="100%",
+    )
+
+
+def _stepper() -> rx.Component:
+    return rx.flex(
+        *[
+            rx.button(
+                f"{index}. {title}",
+                variant=rx.cond(S.step == index, "solid", "soft"),
+                size="1",
+                on_click=S.go_to(index),
+                aria_current=rx.cond(S.step == index, "step", "false"),
+                id=f"step-{index}",
+            )
+            for index, title in enumerate(STEP_TITLES, start=1)
+        ],
+        spacing="2",
+        wrap="wrap",
+        as_="nav",
+        aria_label="Wizard steps",
+    )
+
+
+def _editor() -> rx.Component:
+    return rx.vstack(
+        _stepper(),
+        rx.heading(S.step_title, size="6", id="wizard-step-title"),
+        rx.match(
+            S.step,
+            (1, _step_one()),
+            (2, _step_two()),
+            (3, _step_three()),
+            (4, _step_four()),
+            _step_five(),
+        ),
+        rx.hstack(
+            rx.cond(
+                S.step > 1,
+                rx.button("Back", variant="soft", on_click=S.previous_step, id="wizard-back"),
+            ),
+            rx.spacer(),
+            rx.text(S.saved_at, size="1", color_scheme="gray", id="wizard-saved"),
+            rx.cond(S.step < 5, rx.button("Next", on_click=S.next_step, id="wizard-next")),
+            width="100%",
+            align="center",
+        ),
+        spacing="4",
+        width="100%",
+    )
+
+
+def _processing() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.cond(
+                    S.phase == "processing",
+                    rx.spinner(size="3"),
+                    rx.icon(rx.cond(S.public_url != "", "circle-check", "circle-alert"), size=24),
+                ),
+                rx.heading(S.status_label, size="5", id="processing-status"),
+                align="center",
+                spacing="3",
+            ),
+            rx.cond(S.status_reason != "", rx.text(S.status_reason, id="processing-reason")),
+            rx.vstack(rx.foreach(S.files, _file_row), width="100%", spacing="2"),
+            rx.cond(
+                S.public_url != "",
+                rx.link(
+                    rx.button("View your public Test", size="3"),
+                    href=S.public_url,
+                    id="processing-public-link",
+                ),
+            ),
+            rx.cond(
+                (S.phase == "done") & (S.public_url == ""),
+                rx.hstack(
+                    rx.link(rx.button("Fix it now"), href="/submit?draft=" + S.draft_id),
+                    rx.link(rx.button("My Tests", variant="soft"), href="/me"),
+                ),
+            ),
+            rx.cond(
+                S.phase == "processing",
+                rx.text(
+                    "Scanning files. This page updates by itself.", size="2", color_scheme="gray"
+                ),
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+        id="processing-panel",
+    )
+
+
+def _signed_out() -> rx.Component:
+    return rx.callout.root(
+        rx.callout.icon(rx.icon("log-in")),
+        rx.callout.text(
+            "Sign in to submit a Test. ",
+            rx.link("Sign in", href="/sign-in?next=/submit", id="submit-sign-in"),
+        ),
+        width="100%",
+    )
+
+
+def submit_page() -> rx.Component:
+    return page_shell(
+        rx.vstack(
+            rx.heading("Submit a Test", size="7"),
+            rx.cond(
+                S.loaded,
+                rx.cond(
+                    S.signed_in,
+                    rx.cond(
+                        S.viewer_can_write,
+                        rx.cond(S.phase == "edit", _editor(), _processing()),
+                        rx.callout(
+                            "Your account is suspended, so you cannot submit. You can "
+                            "still browse.",
+                            icon="ban",
+                            color_scheme="red",
+                        ),
+                    ),
+                    _signed_out(),
+                ),
+                rx.center(rx.spinner(size="3"), padding="4rem"),
+            ),
+            rx.cond(S.notice != "", rx.callout(S.notice, icon="info", color_scheme="amber")),
+            spacing="4",
+            width="100%",
+            max_width="820px",
+        )
+    )

@@ -1,0 +1,86 @@
+"""``restore``: rebuild BenchMax from a backup into *fresh* resources, then verify it.
+
+Refuses a target database that has any table or a target storage that has any object, so a
+restore can never overwrite a running system. The snapshot is checked against the manifest
+before anything is written; objects are copied key for key from the source storage (keys under
+``private/`` stay under ``private/``, so nothing private becomes servable); then the result is
+verified against the manifest at the manifest's schema revision, and only after a clean
+verify is the database migrated to this code's head revision if that is newer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import BinaryIO
+
+from benchmax.adapters.storage import ObjectStorage
+from benchmax.db import make_engine
+from benchmax.services.backup.manifest import sha256_chunks
+from benchmax.services.backup.migrate import head_revision, upgrade
+from benchmax.services.backup.snapshot import database_is_empty, load_snapshot
+from benchmax.services.backup.verify import Difference, check_snapshot, load_manifest, verify
+
+
+class RestoreRefusedError(RuntimeError):
+    """The target is not fresh, or the backup is damaged; nothing was written."""
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    manifest_key: str
+    objects_copied: int
+    differences: tuple[Difference, ...]
+    migrated_to: str | None
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+
+def _written(handle: BinaryIO, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """Write each chunk to ``handle`` and pass it on, so the download is hashed as it lands."""
+    for chunk in chunks:
+        handle.write(chunk)
+        yield chunk
+
+
+def restore(
+    manifest_ref: str | None,
+    source: ObjectStorage,
+    target_url: str,
+    target: ObjectStorage,
+) -> RestoreResult:
+    loaded = load_manifest(source, manifest_ref)
+    manifest = loaded.manifest
+    if not database_is_empty(target_url):
+        raise RestoreRefusedError("the target database is not empty; restore into a new one")
+    if next(iter(target.list()), None) is not None:
+        raise RestoreRefusedError("the target storage is not empty; restore into a new one")
+    if damaged := check_snapshot(source, manifest):
+        raise RestoreRefusedError(f"the backup is damaged: {damaged[0]}")
+
+    with TemporaryDirectory(prefix="benchmax-restore-") as scratch:
+        path = Path(scratch) / Path(manifest.snapshot_key).name
+        with path.open("wb") as handle:
+            digest, _size = sha256_chunks(_written(handle, source.get(manifest.snapshot_key)))
+        if digest != manifest.snapshot_sha256:
+            raise RestoreRefusedError("the snapshot changed while it was downloaded")
+        load_snapshot(target_url, path, manifest.snapshot_format)
+
+    for entry in manifest.objects:
+        target.put(entry.key, source.get(entry.key))
+
+    engine = make_engine(target_url)
+    try:
+        differences = tuple(verify(engine, target, manifest))
+    finally:
+        engine.dispose()
+    migrated_to = None
+    head = head_revision()
+    if not differences and manifest.schema_revision != head:
+        upgrade(target_url, head)
+        migrated_to = head
+    return RestoreResult(loaded.key, len(manifest.objects), differences, migrated_to)

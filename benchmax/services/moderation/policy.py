@@ -1,0 +1,62 @@
+"""Who may act, and what a written reason must look like. Checked on the server, every time."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from benchmax.models import Role, User
+from benchmax.services.moderation.errors import ModerationError
+
+REASON_MIN, REASON_MAX = 10, 2000
+ADMIN_ROLES = frozenset({Role.MODERATOR, Role.OWNER})
+
+
+def is_admin(user: User | None) -> bool:
+    """Moderators and owners; a suspended one keeps the role but may not use it."""
+    return user is not None and user.role in ADMIN_ROLES
+
+
+def require_active(actor: User | None, doing: str) -> User:
+    """The actor, signed in and not suspended; ``doing`` completes "you cannot …"."""
+    if actor is None:
+        raise ModerationError("sign_in_required", f"Sign in to {doing}.", 401)
+    if not actor.can_write:
+        raise ModerationError(
+            "account_suspended", f"Your account is suspended, so you cannot {doing}.", 403
+        )
+    return actor
+
+
+def require_admin(actor: User | None, doing: str) -> User:
+    user = require_active(actor, doing)
+    if not is_admin(user):
+        raise ModerationError("not_allowed", f"Only moderators and owners can {doing}.", 403)
+    return user
+
+
+def clean_text(raw: object, *, field: str, noun: str, minimum: int, maximum: int) -> str:
+    """Trimmed NFC text between ``minimum`` and ``maximum`` characters, or a clear refusal.
+
+    Control characters other than line breaks and tabs are dropped: the text is shown to
+    other people, who should see what was written and nothing hidden.
+    """
+    text = unicodedata.normalize("NFC", raw if isinstance(raw, str) else "")
+    text = "".join(
+        ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf")
+    ).strip()
+    if len(text) < minimum:
+        raise ModerationError(
+            f"{field}_too_short", f"{noun} must be at least {minimum} characters.", 400, field
+        )
+    if len(text) > maximum:
+        raise ModerationError(
+            f"{field}_too_long", f"{noun} must be at most {maximum} characters.", 400, field
+        )
+    return text
+
+
+def clean_reason(raw: object) -> str:
+    """A moderator's written reason: every decision needs one, and the contributor reads it."""
+    return clean_text(
+        raw, field="reason", noun="The reason", minimum=REASON_MIN, maximum=REASON_MAX
+    )

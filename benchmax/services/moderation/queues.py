@@ -1,0 +1,272 @@
+"""What moderators work through: open reports, open disputes, injection flags and holds,
+and declared labels that match no catalog entry.
+
+Items carry ids and the text moderators need to decide; each list is bounded by ``limit``
+and oldest first, so nothing waits forever behind newer work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import String, cast
+from sqlmodel import Session, col, select
+
+from benchmax.models import (
+    CaseState,
+    Dispute,
+    EvidenceFile,
+    ModerationDecision,
+    ModerationHold,
+    Report,
+    ReportReason,
+    Review,
+    Test,
+    TestState,
+    User,
+)
+from benchmax.models._base import as_utc
+from benchmax.services import catalog
+from benchmax.services.moderation.policy import require_admin
+from benchmax.services.moderation.reports import REASON_LABELS
+
+HOLD_ACTIONS = ("hold.keep", "hold.clear")
+LEAVE_LABEL_ACTION = "label.leave"
+
+
+def injection_codes(scan_report: object) -> list[str]:
+    """Signal codes of the injection findings a scan recorded (``scan_report["findings"]``)."""
+    findings = scan_report.get("findings") if isinstance(scan_report, dict) else None
+    if not isinstance(findings, list):
+        return []
+    return [
+        str(item.get("code", "injection"))
+        for item in findings
+        if isinstance(item, dict) and item.get("type") == "injection"
+    ]
+
+
+def label_target_id(kind: str, key: str) -> str:
+    """A decision's target id for a declared label: keys can outgrow the 64-character column."""
+    return f"{kind}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
+
+
+@dataclass(frozen=True)
+class ReportItem:
+    id: str
+    test_id: str
+    test_title: str
+    test_state: str
+    evidence_id: str | None
+    evidence_name: str | None
+    reason: str
+    reason_label: str
+    details: str
+    reporter_handle: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class DisputeItem:
+    id: str
+    review_id: str
+    test_id: str
+    test_title: str
+    contributor_handle: str
+    reason: str
+    review_score: int
+    review_reasoning: str
+    reviewer_kind: str
+    reviewer_id: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class FlagItem:
+    """A Test with injection findings or an open hold. ``kept``: a moderator kept its hold."""
+
+    test_id: str
+    test_title: str
+    test_state: str
+    hold_codes: list[str]
+    finding_codes: list[str]
+    kept: bool
+
+
+@dataclass(frozen=True)
+class LabelItem:
+    kind: str
+    label: str
+    key: str
+    test_count: int
+
+
+@dataclass(frozen=True)
+class Queues:
+    reports: list[ReportItem] = field(default_factory=list)
+    disputes: list[DisputeItem] = field(default_factory=list)
+    flags: list[FlagItem] = field(default_factory=list)
+    labels: list[LabelItem] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _iso(row: Report | Dispute) -> str:
+    return as_utc(row.created_at).isoformat()
+
+
+def open_reports(session: Session, limit: int) -> list[ReportItem]:
+    rows = session.exec(
+        select(Report, Test, User.handle, EvidenceFile.safe_name)
+        .join(Test, col(Test.id) == Report.test_id)
+        .join(User, col(User.id) == Report.reporter_id)
+        .outerjoin(EvidenceFile, col(EvidenceFile.id) == Report.evidence_id)
+        .where(Report.state == CaseState.OPEN)
+        .order_by(col(Report.created_at), col(Report.id))
+        .limit(limit)
+    ).all()
+    return [
+        ReportItem(
+            id=report.id,
+            test_id=test.id,
+            test_title=test.display_title,
+            test_state=str(test.state),
+            evidence_id=report.evidence_id,
+            evidence_name=name,
+            reason=str(report.reason),
+            reason_label=REASON_LABELS.get(ReportReason(report.reason), str(report.reason)),
+            details=report.details,
+            reporter_handle=handle,
+            created_at=_iso(report),
+        )
+        for report, test, handle, name in rows
+    ]
+
+
+def open_disputes(session: Session, limit: int) -> list[DisputeItem]:
+    rows = session.exec(
+        select(Dispute, Test, Review, User.handle)
+        .join(Test, col(Test.id) == Dispute.test_id)
+        .join(Review, col(Review.id) == Dispute.review_id)
+        .join(User, col(User.id) == Dispute.contributor_id)
+        .where(Dispute.state == CaseState.OPEN)
+        .order_by(col(Dispute.created_at), col(Dispute.id))
+        .limit(limit)
+    ).all()
+    return [
+        DisputeItem(
+            id=dispute.id,
+            review_id=review.id,
+            test_id=test.id,
+            test_title=test.display_title,
+            contributor_handle=handle,
+            reason=dispute.reason,
+            review_score=review.score,
+            review_reasoning=review.reasoning,
+            reviewer_kind=str(review.reviewer_kind),
+            reviewer_id=review.reviewer_id,
+            created_at=_iso(dispute),
+        )
+        for dispute, test, review, handle in rows
+    ]
+
+
+def injection_codes_for_test(session: Session, test_id: str) -> list[str]:
+    files = session.exec(select(EvidenceFile).where(EvidenceFile.test_id == test_id)).all()
+    return [code for file in files for code in injection_codes(file.scan_report)]
+
+
+def _last_hold_actions(session: Session, test_ids: Iterable[str]) -> dict[str, str]:
+    """The latest hold decision per Test, for the ones that have any."""
+    rows = session.exec(
+        select(ModerationDecision.target_id, ModerationDecision.action)
+        .where(
+            col(ModerationDecision.target_type) == "test",
+            col(ModerationDecision.target_id).in_(list(test_ids)),
+            col(ModerationDecision.action).in_(HOLD_ACTIONS),
+        )
+        .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
+    ).all()
+    return dict(rows)  # later rows overwrite earlier ones
+
+
+def flagged_tests(session: Session, limit: int) -> list[FlagItem]:
+    """Tests with an open hold, then public Tests whose files carry injection findings and
+    that no moderator has decided on yet."""
+    holds: dict[str, list[str]] = {}
+    for hold in session.exec(
+        select(ModerationHold)
+        .where(ModerationHold.state == CaseState.OPEN)
+        .order_by(col(ModerationHold.created_at), col(ModerationHold.id))
+        .limit(limit)
+    ).all():
+        holds.setdefault(hold.test_id, []).append(hold.reason_code)
+    decided_tests = select(ModerationDecision.target_id).where(
+        col(ModerationDecision.target_type) == "test",
+        col(ModerationDecision.action).in_(HOLD_ACTIONS),
+    )
+    findings: dict[str, list[str]] = {}
+    # The text match narrows the rows on both engines; the JSON is then read properly.
+    for file in session.exec(
+        select(EvidenceFile)
+        .join(Test, col(Test.id) == EvidenceFile.test_id)
+        .where(col(Test.state) == TestState.PUBLIC, col(Test.id).not_in(decided_tests))
+        .where(cast(EvidenceFile.scan_report, String).contains("injection"))
+        .order_by(col(EvidenceFile.created_at), col(EvidenceFile.id))
+        .limit(limit * 20)
+    ).all():
+        codes = injection_codes(file.scan_report)
+        if codes:
+            findings.setdefault(file.test_id, []).extend(codes)
+    decided = _last_hold_actions(session, holds)
+    test_ids = [*holds, *(test_id for test_id in findings if test_id not in holds)]
+    tests = {
+        test.id: test
+        for test in session.exec(select(Test).where(col(Test.id).in_(test_ids[:limit]))).all()
+    }
+    return [
+        FlagItem(
+            test_id=test_id,
+            test_title=tests[test_id].display_title,
+            test_state=str(tests[test_id].state),
+            hold_codes=holds.get(test_id, []),
+            finding_codes=sorted(set(findings.get(test_id, []))),
+            kept=decided.get(test_id) == "hold.keep",
+        )
+        for test_id in test_ids[:limit]
+    ]
+
+
+def label_requests(session: Session, limit: int) -> list[LabelItem]:
+    """Declared labels matching nothing that no moderator chose to leave as declared."""
+    labels = catalog.declared_unmatched_labels(session, limit)
+    targets = {label_target_id(item.kind, item.key): item for item in labels}
+    left = set(
+        session.exec(
+            select(ModerationDecision.target_id).where(
+                col(ModerationDecision.action) == LEAVE_LABEL_ACTION,
+                col(ModerationDecision.target_id).in_(list(targets)),
+            )
+        ).all()
+    )
+    return [
+        LabelItem(item.kind, item.label, item.key, item.test_count)
+        for target, item in targets.items()
+        if target not in left
+    ]
+
+
+def moderation_queues(session: Session, actor: User | None, limit: int = 50) -> Queues:
+    """Every queue, for moderators and owners only."""
+    require_admin(actor, "see the moderation queues")
+    limit = max(1, min(limit, 200))
+    return Queues(
+        reports=open_reports(session, limit),
+        disputes=open_disputes(session, limit),
+        flags=flagged_tests(session, limit),
+        labels=label_requests(session, limit),
+    )

@@ -1,0 +1,36 @@
+"""Per-user hourly limits, counted from the rows themselves: no extra table, no cache.
+
+Reports and disputes carry their author and creation time, so "how many in the last hour"
+is one indexed count and is right across any number of web replicas.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from benchmax.models import Dispute, Report
+from benchmax.models._base import utcnow
+from benchmax.services.moderation.errors import ModerationError
+
+WINDOW = timedelta(hours=1)
+
+
+def check_hourly_limit(
+    session: Session, model: type[Report] | type[Dispute], user_id: str, per_hour: int, noun: str
+) -> None:
+    """Refuse with 429 when ``user_id`` already made ``per_hour`` rows of ``model`` this hour."""
+    author = Report.reporter_id if model is Report else Dispute.contributor_id
+    recent = session.exec(
+        select(func.count())
+        .select_from(model)
+        .where(col(author) == user_id, col(model.created_at) >= utcnow() - WINDOW)
+    ).one()
+    if recent >= per_hour:
+        raise ModerationError(
+            "rate_limited",
+            f"You can send at most {per_hour} {noun} an hour. Please try again later.",
+            429,
+        )

@@ -1,0 +1,116 @@
+"""The append-only record: one decision row and one audit event per moderation action.
+
+Decision rows keep the moderator's reason and the before/after state; audit events carry ids
+only. The database refuses UPDATE and DELETE on both, so history can only grow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import or_
+from sqlmodel import Session, col, select
+
+from benchmax.models import AuditEvent, Dispute, EvidenceFile, ModerationDecision, User
+from benchmax.models._base import as_utc
+
+# What a contributor reads on /me for each decision that touched their Test.
+OUTCOMES = {
+    "test.remove": "Removed by a moderator",
+    "test.restore": "Restored by a moderator",
+    "evidence.block": "A file was blocked by a moderator",
+    "hold.keep": "Kept out of rankings pending moderation",
+    "hold.clear": "Cleared for rankings by a moderator",
+    "dispute.uphold": "Your dispute was reviewed; the review stands",
+    "dispute.overturn": "Your dispute was upheld; the review was corrected",
+}
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    id: str
+    action: str
+    outcome: str
+    reason: str
+    previous_state: str
+    next_state: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def record_decision(
+    session: Session,
+    actor: User,
+    action: str,
+    target: tuple[str, str],
+    reason: str,
+    states: tuple[str, str],
+    *,
+    report_id: str | None = None,
+    dispute_id: str | None = None,
+) -> ModerationDecision:
+    """Append the decision ``action`` on ``target`` (type, id) moving it ``states`` (from, to)."""
+    target_type, target_id = target
+    decision = ModerationDecision(
+        moderator_id=actor.id,
+        action=action,
+        target_type=target_type,
+        target_id=target_id,
+        reason=reason,
+        previous_state=states[0],
+        next_state=states[1],
+        report_id=report_id,
+        dispute_id=dispute_id,
+    )
+    session.add(decision)
+    ids = {"decision_id": decision.id, "report_id": report_id, "dispute_id": dispute_id}
+    session.add(
+        AuditEvent(
+            actor_id=actor.id,
+            action=f"moderation.{action}",
+            subject_type=target_type,
+            subject_id=target_id,
+            detail={key: value for key, value in ids.items() if value},
+        )
+    )
+    session.flush()
+    return decision
+
+
+def decisions_for_test(session: Session, test_id: str) -> list[DecisionOutcome]:
+    """Decisions about a Test, its files and its disputes, oldest first, for its contributor.
+
+    Report decisions are left out on purpose: they concern the reporter's case, and any
+    change they caused to the Test is a decision of its own. The caller checks the viewer.
+    """
+    evidence_ids = select(EvidenceFile.id).where(EvidenceFile.test_id == test_id)
+    dispute_ids = select(Dispute.id).where(Dispute.test_id == test_id)
+    rows = session.exec(
+        select(ModerationDecision)
+        .where(col(ModerationDecision.action).in_(OUTCOMES))
+        .where(
+            or_(
+                (col(ModerationDecision.target_type) == "test")
+                & (col(ModerationDecision.target_id) == test_id),
+                (col(ModerationDecision.target_type) == "evidence")
+                & col(ModerationDecision.target_id).in_(evidence_ids),
+                col(ModerationDecision.dispute_id).in_(dispute_ids),
+            )
+        )
+        .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
+    ).all()
+    return [
+        DecisionOutcome(
+            id=row.id,
+            action=row.action,
+            outcome=OUTCOMES[row.action],
+            reason=row.reason,
+            previous_state=row.previous_state,
+            next_state=row.next_state,
+            created_at=as_utc(row.created_at).isoformat(),
+        )
+        for row in rows
+    ]

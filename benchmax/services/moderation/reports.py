@@ -1,0 +1,113 @@
+"""Reports: any active signed-in user flags a public Test, or one of its files, for moderators."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from benchmax.models import (
+    AuditEvent,
+    CaseState,
+    EvidenceFile,
+    EvidenceKind,
+    EvidenceState,
+    Report,
+    ReportReason,
+    SourceVisibility,
+    Test,
+    User,
+)
+from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.moderation.policy import clean_text, require_active
+from benchmax.services.moderation.rate_limits import check_hourly_limit
+from benchmax.services.moderation.reviews import public_test
+
+DETAILS_MAX = 2000
+# "Other" says nothing by itself, so it needs a few words of explanation.
+OTHER_DETAILS_MIN = 10
+REASON_LABELS = {
+    ReportReason.MALWARE: "Malware or a harmful file",
+    ReportReason.SECRET_OR_PERSONAL_DATA: "A secret or personal data",
+    ReportReason.COPYRIGHT: "Copyright infringement",
+    ReportReason.HARASSMENT: "Harassment or abuse",
+    ReportReason.SPAM: "Spam",
+    ReportReason.MISLEADING: "Misleading or fabricated",
+    ReportReason.OTHER: "Something else",
+}
+
+
+def _visible_evidence(session: Session, test: Test, evidence_id: object) -> EvidenceFile:
+    """A file of this Test that readers can see; others are reported as not found."""
+    evidence = session.get(EvidenceFile, evidence_id) if isinstance(evidence_id, str) else None
+    visible = (
+        evidence is not None
+        and evidence.test_id == test.id
+        and evidence.state == EvidenceState.APPROVED
+        and (
+            evidence.kind != EvidenceKind.SOURCE
+            or test.source_visibility == SourceVisibility.PUBLIC
+        )
+    )
+    if not visible or evidence is None:
+        raise ModerationError(
+            "evidence_not_found", "That file is not part of this Test.", 404, "evidence_id"
+        )
+    return evidence
+
+
+def create_report(
+    session: Session,
+    actor: User | None,
+    test_id: str,
+    reason: object,
+    details: object = "",
+    evidence_id: str | None = None,
+    *,
+    per_hour: int,
+) -> Report:
+    """File a report; at most ``per_hour`` per user an hour, one open report per target."""
+    user = require_active(actor, "report Tests")
+    test = public_test(session, test_id)
+    try:
+        clean_reason = ReportReason(reason if isinstance(reason, str) else "")
+    except ValueError:
+        choices = ", ".join(item.value for item in ReportReason)
+        raise ModerationError(
+            "invalid_reason", f"Choose a reason: {choices}.", 400, "reason"
+        ) from None
+    minimum = OTHER_DETAILS_MIN if clean_reason == ReportReason.OTHER else 0
+    clean_details = clean_text(
+        details, field="details", noun="The details", minimum=minimum, maximum=DETAILS_MAX
+    )
+    evidence = _visible_evidence(session, test, evidence_id) if evidence_id else None
+    duplicate = session.exec(
+        select(Report.id).where(
+            Report.reporter_id == user.id,
+            Report.test_id == test.id,
+            Report.evidence_id == (evidence.id if evidence else None),
+            Report.state == CaseState.OPEN,
+        )
+    ).first()
+    if duplicate is not None:
+        raise ModerationError(
+            "already_reported", "You already reported this; moderators will look at it.", 409
+        )
+    check_hourly_limit(session, Report, user.id, per_hour, "reports")
+    report = Report(
+        reporter_id=user.id,
+        test_id=test.id,
+        evidence_id=evidence.id if evidence else None,
+        reason=clean_reason,
+        details=clean_details,
+    )
+    session.add(report)
+    session.add(
+        AuditEvent(
+            actor_id=user.id,
+            action="report.created",
+            subject_type="report",
+            subject_id=report.id,
+            detail={"test_id": test.id},
+        )
+    )
+    session.flush()
+    return report

@@ -1,0 +1,29 @@
+"""Who may operate BenchMax: active owners only, checked on the server for every call."""
+
+from __future__ import annotations
+
+from benchmax.models import Role, User
+
+MIN_REASON_LENGTH = 10
+
+
+class NotAllowedError(PermissionError):
+    """The viewer is not an active owner."""
+
+
+class ReasonError(ValueError):
+    """An operator action needs a written reason."""
+
+
+def require_owner(user: User | None) -> User:
+    if user is None or user.role != Role.OWNER or not user.can_write:
+        raise NotAllowedError("only owners may use operations")
+    return user
+
+
+def require_reason(reason: str) -> str:
+    """The trimmed reason; at least ``MIN_REASON_LENGTH`` characters, like moderation's."""
+    reason = reason.strip()
+    if len(reason) < MIN_REASON_LENGTH:
+        raise ReasonError(f"give a reason of at least {MIN_REASON_LENGTH} characters")
+    return reason

@@ -1,0 +1,44 @@
+"""Submitting a Test: drafts, evidence uploads, submit and retry, and what the contributor sees.
+
+The wizard (Reflex states) and the submission API call exactly these functions, so both
+apply the same validation, limits and pipeline. Every function takes the caller's session
+and flushes without committing; a ``SubmissionError`` means "refused, change nothing".
+"""
+
+from benchmax.services.submissions.drafts import create_draft, latest_draft, save_draft
+from benchmax.services.submissions.errors import SubmissionError
+from benchmax.services.submissions.fields import DRAFT_FIELDS, REQUIRED_FIELDS
+from benchmax.services.submissions.files import add_file, remove_file, replace_file
+from benchmax.services.submissions.lifecycle import retry_processing, submit
+from benchmax.services.submissions.records import PUBLISH_TEST, SCAN_EVIDENCE, get_own_test
+from benchmax.services.submissions.status import (
+    FileStatus,
+    MyTestRow,
+    StatusView,
+    my_tests,
+    plain_status,
+    processing_status,
+)
+
+__all__ = [
+    "DRAFT_FIELDS",
+    "PUBLISH_TEST",
+    "REQUIRED_FIELDS",
+    "SCAN_EVIDENCE",
+    "FileStatus",
+    "MyTestRow",
+    "StatusView",
+    "SubmissionError",
+    "add_file",
+    "create_draft",
+    "get_own_test",
+    "latest_draft",
+    "my_tests",
+    "plain_status",
+    "processing_status",
+    "remove_file",
+    "replace_file",
+    "retry_processing",
+    "save_draft",
+    "submit",
+]

@@ -1,0 +1,79 @@
+"""Drafts: created, resumed and saved as the contributor goes through the wizard.
+
+Functions flush but never commit: the caller owns the transaction, so the API can create,
+fill and submit a Test in one transaction that a refusal rolls back entirely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlmodel import Session, col, select
+
+from benchmax.models import Test, TestState, User
+from benchmax.models._base import utcnow
+from benchmax.services.catalog import link_declared_setup
+from benchmax.services.submissions.errors import SubmissionError
+from benchmax.services.submissions.fields import clean_fields
+from benchmax.services.submissions.records import editable_test
+
+FIRST_STEP, LAST_STEP = 1, 5
+
+
+def create_draft(session: Session, user: User) -> Test:
+    """A new, empty, private draft owned by ``user``."""
+    if not user.can_write:
+        raise SubmissionError(
+            "account_suspended", "Suspended accounts cannot submit Tests.", status=403
+        )
+    test = Test(
+        contributor_id=user.id,
+        prompt="",
+        model_label="",
+        harness_label="",
+        reasoning_label="",
+        state=TestState.DRAFT,
+    )
+    session.add(test)
+    session.flush()
+    return test
+
+
+def latest_draft(session: Session, user: User) -> Test | None:
+    """The draft the user touched last, so /submit resumes where they were."""
+    return session.exec(
+        select(Test)
+        .where(Test.contributor_id == user.id, Test.state == TestState.DRAFT)
+        .order_by(col(Test.updated_at).desc(), col(Test.id))
+        .limit(1)
+    ).first()
+
+
+def save_draft(
+    session: Session,
+    user: User,
+    test_id: str,
+    fields: Mapping[str, str],
+    *,
+    step: int | None = None,
+) -> Test:
+    """Store ``fields`` (any subset of ``DRAFT_FIELDS``) on an editable Test.
+
+    Everything is validated and secret-checked before anything is assigned, so a refused
+    call leaves the Test exactly as it was.
+    """
+    test = editable_test(session, user, test_id)
+    if step is not None and not FIRST_STEP <= step <= LAST_STEP:
+        raise SubmissionError(
+            "invalid_step", f"The wizard step is {FIRST_STEP} to {LAST_STEP}.", field="step"
+        )
+    cleaned = clean_fields(fields)
+    for name, value in cleaned.items():
+        setattr(test, name, value)
+    if step is not None:
+        test.wizard_step = step
+    test.updated_at = utcnow()
+    link_declared_setup(session, test)
+    session.add(test)
+    session.flush()
+    return test

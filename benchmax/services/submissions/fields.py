@@ -1,0 +1,140 @@
+"""Validating what a contributor types: lengths, formats and the secret check.
+
+Every draft field is a string on the way in (a form, a multipart body); ``clean_fields``
+turns a mapping of them into column values or raises the first ``SubmissionError`` in field
+order. It never touches the database, so a refusal stores nothing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from benchmax.models import SourceVisibility
+from benchmax.services.safety import check_text_field
+from benchmax.services.submissions.errors import SubmissionError
+
+DRAFT_FIELDS = (
+    "prompt",
+    "model_label",
+    "model_version_label",
+    "harness_label",
+    "reasoning_label",
+    "settings_text",
+    "attempts",
+    "notes",
+    "output_text",
+    "title",
+    "source_visibility",
+)
+REQUIRED_FIELDS = ("prompt", "model_label", "harness_label", "reasoning_label")
+MAX_ATTEMPTS = 1_000_000
+
+
+@dataclass(frozen=True)
+class _Text:
+    label: str  # the everyday name used in messages ("the prompt", "the model name")
+    max_chars: int
+    single_line: bool
+
+
+_TEXT_FIELDS: dict[str, _Text] = {
+    "prompt": _Text("prompt", 100_000, single_line=False),
+    "model_label": _Text("model name", 200, single_line=True),
+    "model_version_label": _Text("model version", 200, single_line=True),
+    "harness_label": _Text("harness", 200, single_line=True),
+    "reasoning_label": _Text("reasoning setting", 100, single_line=True),
+    # Settings and notes are prose about the run; the output is what the model returned,
+    # which can be long, and bigger outputs belong in a text file.
+    "settings_text": _Text("settings", 20_000, single_line=False),
+    "notes": _Text("notes", 20_000, single_line=False),
+    "output_text": _Text("output", 500_000, single_line=False),
+    "title": _Text("title", 200, single_line=True),
+}
+# Tab, line feed and carriage return are ordinary in pasted text; other C0 controls are not
+# (and PostgreSQL refuses NUL outright).
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+
+def field_label(name: str) -> str:
+    return _TEXT_FIELDS[name].label if name in _TEXT_FIELDS else name.replace("_", " ")
+
+
+def clean_fields(fields: Mapping[str, str]) -> dict[str, Any]:
+    """Column values for ``fields``, validated and secret-checked; raises on the first fault."""
+    unknown = sorted(set(fields) - set(DRAFT_FIELDS))
+    if unknown:
+        raise SubmissionError("unknown_field", f"Unknown field: {unknown[0]}.", field=unknown[0])
+    cleaned: dict[str, Any] = {}
+    for name in DRAFT_FIELDS:
+        if name not in fields:
+            continue
+        value = fields[name]
+        if not isinstance(value, str):
+            raise SubmissionError("invalid_field", "Send this field as text.", field=name)
+        if name == "attempts":
+            cleaned[name] = _attempts(value)
+        elif name == "source_visibility":
+            cleaned[name] = _visibility(value)
+        else:
+            cleaned[name] = _text(name, value)
+    for name, value in cleaned.items():
+        if name in _TEXT_FIELDS and value:
+            problem = check_text_field(_TEXT_FIELDS[name].label, value)
+            if problem is not None:
+                raise SubmissionError("secret_detected", problem, field=name)
+    return cleaned
+
+
+def _text(name: str, value: str) -> str:
+    spec = _TEXT_FIELDS[name]
+    value = unicodedata.normalize("NFC", value)
+    if spec.single_line:
+        value = value.strip()
+    if len(value) > spec.max_chars:
+        raise SubmissionError(
+            "field_too_long",
+            f"The {spec.label} can be at most {spec.max_chars:,} characters; "
+            f"this one has {len(value):,}.",
+            field=name,
+        )
+    if spec.single_line and any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in value):
+        raise SubmissionError(
+            "field_single_line", f"The {spec.label} must be a single line of text.", field=name
+        )
+    if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in value):
+        raise SubmissionError(
+            "field_control_chars",
+            f"The {spec.label} contains control characters (such as NUL). Remove them and "
+            "try again.",
+            field=name,
+        )
+    return value
+
+
+def _attempts(value: str) -> int | None:
+    value = value.strip()
+    if not value:
+        return None
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_ATTEMPTS:
+        raise SubmissionError(
+            "invalid_attempts",
+            "Attempts is how many tries this result was picked from: a whole number of at "
+            "least 1, or leave it blank.",
+            field="attempts",
+        )
+    return int(value)
+
+
+def _visibility(value: str) -> SourceVisibility:
+    try:
+        return SourceVisibility(value.strip().lower())
+    except ValueError:
+        raise SubmissionError(
+            "invalid_source_visibility",
+            "Source visibility is either public (downloadable) or private (used only for the "
+            "automated preview).",
+            field="source_visibility",
+        ) from None

@@ -1,0 +1,233 @@
+"""Evidence uploads: streamed into quarantine with byte counting, never held in memory.
+
+A file goes to ``quarantine/{test_id}/{evidence_id}`` as it arrives. The per-file ceiling is
+the largest any kind may be (the scanner applies each kind's own limit once the bytes say
+what the file is) and never more than what is left of the Test's total, so an oversized
+upload is cut off at the cap rather than stored and refused later. The object is written
+before its row commits: if the transaction then fails, the periodic quarantine clean-up
+removes the orphan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from benchmax.adapters.storage import (
+    DEFAULT_CHUNK_SIZE,
+    QUARANTINE_PREFIX,
+    ObjectStorage,
+    iter_chunks,
+)
+from benchmax.models import EvidenceFile, EvidenceState, TestState, User
+from benchmax.models._base import new_id, utcnow
+from benchmax.services.safety import FilenameError, SafetyLimits, normalise_filename
+from benchmax.services.safety.limits import MIB
+from benchmax.services.submissions.errors import SubmissionError
+from benchmax.services.submissions.records import editable_test, live_files, lock_test
+
+FILES_FIELD = "files"
+
+
+class _OverCapError(Exception):
+    """Raised inside the upload stream to abort the storage write."""
+
+
+def quarantine_key(test_id: str, evidence_id: str) -> str:
+    return f"{QUARANTINE_PREFIX}{test_id}/{evidence_id}"
+
+
+def _largest_kind(limits: SafetyLimits) -> int:
+    return max(
+        limits.image_max_bytes, limits.video_max_bytes, limits.text_max_bytes, limits.zip_max_bytes
+    )
+
+
+def _counted(chunks: Iterator[bytes], cap: int) -> Iterator[bytes]:
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > cap:
+            raise _OverCapError
+        yield chunk
+
+
+def _too_large(cap: int, limits: SafetyLimits) -> SubmissionError:
+    if cap < _largest_kind(limits):
+        message = (
+            f"This file would take the Test past its {limits.test_max_bytes / MIB:,.0f} MiB "
+            "total. Remove or shrink other files first."
+        )
+    else:
+        message = (
+            f"Files can be at most {cap / MIB:,.0f} MiB (videos; images and text 20 MiB, ZIPs "
+            "20 MiB). Make it smaller and upload it again."
+        )
+    return SubmissionError("file_too_large", message, field=FILES_FIELD, status=413)
+
+
+def add_file(
+    session: Session,
+    storage: ObjectStorage,
+    user: User,
+    test_id: str,
+    filename: str,
+    data: BinaryIO | Iterable[bytes],
+    *,
+    declared_size: int | None = None,
+    limits: SafetyLimits | None = None,
+) -> EvidenceFile:
+    """Stream one file into quarantine and record it as ``quarantined``."""
+    limits = limits or SafetyLimits()
+    test = editable_test(session, user, test_id)
+    try:
+        safe_name = normalise_filename(filename, limits.filename_max_chars)
+    except FilenameError as error:
+        raise SubmissionError(error.code, error.message, field=FILES_FIELD) from None
+    files = live_files(session, test.id)
+    _check_count(len(files), limits)
+    used = sum(file.size_bytes for file in files)
+    cap = min(_largest_kind(limits), limits.test_max_bytes - used)
+    if declared_size is not None and declared_size > cap:
+        raise _too_large(cap, limits)
+    evidence_id = new_id()
+    key = quarantine_key(test.id, evidence_id)
+    try:
+        info = storage.put(key, _counted(iter_chunks(data, DEFAULT_CHUNK_SIZE), cap))
+    except _OverCapError:
+        storage.delete(key)
+        raise _too_large(cap, limits) from None
+    except BaseException:
+        storage.delete(key)
+        raise
+    try:
+        evidence = _record(session, test.id, evidence_id, key, filename, safe_name, info.size)
+        _recheck_totals(session, test.id, limits)
+    except BaseException:
+        storage.delete(key)
+        raise
+    return evidence
+
+
+def _check_count(existing: int, limits: SafetyLimits) -> None:
+    if existing + 1 > limits.test_max_files:
+        raise SubmissionError(
+            "test_too_many_files",
+            f"A Test can have at most {limits.test_max_files} files. Remove some, or combine "
+            "source files into one ZIP.",
+            field=FILES_FIELD,
+        )
+
+
+def _record(
+    session: Session,
+    test_id: str,
+    evidence_id: str,
+    key: str,
+    filename: str,
+    safe_name: str,
+    size: int,
+) -> EvidenceFile:
+    if size == 0:
+        raise SubmissionError(
+            "file_empty", f"“{safe_name}” is empty. Upload the file again.", field=FILES_FIELD
+        )
+    lock_test(session, test_id)
+    position = session.exec(
+        select(func.coalesce(func.max(EvidenceFile.position) + 1, 0)).where(
+            EvidenceFile.test_id == test_id
+        )
+    ).one()
+    evidence = EvidenceFile(
+        id=evidence_id,
+        test_id=test_id,
+        original_name=filename[:255],
+        safe_name=safe_name,
+        size_bytes=size,
+        quarantine_key=key,
+        state=EvidenceState.QUARANTINED,
+        position=position,
+    )
+    session.add(evidence)
+    session.flush()
+    return evidence
+
+
+def _recheck_totals(session: Session, test_id: str, limits: SafetyLimits) -> None:
+    """Uploads to one Test can run in parallel: counted again under the Test's lock."""
+    files = live_files(session, test_id)
+    if len(files) > limits.test_max_files:
+        _check_count(len(files) - 1, limits)
+    if sum(file.size_bytes for file in files) > limits.test_max_bytes:
+        raise _too_large(0, limits)
+
+
+def remove_file(
+    session: Session, storage: ObjectStorage, user: User, test_id: str, evidence_id: str
+) -> None:
+    """Take a file off an editable Test; the row stays as ``removed`` for the record."""
+    test = editable_test(session, user, test_id)
+    evidence = _own_file(session, test.id, evidence_id)
+    _mark_removed(session, evidence)
+    # Deleted now rather than after commit: if the caller then rolls back, the row is still
+    # there and its scan finds no bytes, which blocks the file with a reason to upload again.
+    for key in (evidence.quarantine_key, evidence.storage_key):
+        if key:
+            storage.delete(key)
+
+
+def replace_file(
+    session: Session,
+    storage: ObjectStorage,
+    user: User,
+    test_id: str,
+    evidence_id: str,
+    filename: str,
+    data: BinaryIO | Iterable[bytes],
+    *,
+    declared_size: int | None = None,
+    limits: SafetyLimits | None = None,
+) -> EvidenceFile:
+    """Swap a blocked file of a Test that needs attention for a new upload.
+
+    The blocked row is kept as ``removed`` (its reason stays in the history); the new file is
+    quarantined and scanned when the contributor submits again.
+    """
+    test = editable_test(session, user, test_id)
+    old = _own_file(session, test.id, evidence_id)
+    if test.state != TestState.NEEDS_ATTENTION or old.state != EvidenceState.BLOCKED:
+        raise SubmissionError(
+            "not_replaceable",
+            "Only a blocked file of a Test that needs attention can be replaced; remove this "
+            "one and add the new file instead.",
+            field=FILES_FIELD,
+            status=409,
+        )
+    _mark_removed(session, old)
+    return add_file(
+        session,
+        storage,
+        user,
+        test_id,
+        filename,
+        data,
+        declared_size=declared_size,
+        limits=limits,
+    )
+
+
+def _own_file(session: Session, test_id: str, evidence_id: str) -> EvidenceFile:
+    evidence = session.get(EvidenceFile, evidence_id)
+    if evidence is None or evidence.test_id != test_id or evidence.state == EvidenceState.REMOVED:
+        raise SubmissionError("file_not_found", "This Test has no such file.", status=404)
+    return evidence
+
+
+def _mark_removed(session: Session, evidence: EvidenceFile) -> None:
+    evidence.state = EvidenceState.REMOVED
+    evidence.updated_at = utcnow()
+    session.add(evidence)
+    session.flush()

@@ -1,0 +1,122 @@
+"""Submitting a draft and retrying one whose processing failed.
+
+Submitting moves the Test to ``processing`` and, in the same transaction, enqueues one
+``scan_evidence`` job per quarantined file (or a ``publish_test`` job when there is nothing
+to scan); the messages follow the commit. Nothing about reviews is on this path.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from benchmax.models import AuditEvent, EvidenceState, JobState, Test, TestState, User
+from benchmax.models._base import utcnow
+from benchmax.services import jobs
+from benchmax.services.submissions.errors import SubmissionError
+from benchmax.services.submissions.fields import DRAFT_FIELDS, REQUIRED_FIELDS, clean_fields
+from benchmax.services.submissions.files import FILES_FIELD
+from benchmax.services.submissions.records import (
+    PUBLISH_TEST,
+    SCAN_EVIDENCE,
+    editable_test,
+    get_own_test,
+    is_live,
+    latest_jobs,
+    live_files,
+    lock_test,
+)
+
+_REQUIRED_MESSAGES = {
+    "prompt": "Paste the prompt you gave the model.",
+    "model_label": "Say which model you tested (free text is fine).",
+    "harness_label": "Say which harness or app ran the model (free text is fine).",
+    "reasoning_label": "Say which reasoning setting was used, or “unknown”.",
+}
+
+
+def submit(session: Session, user: User, test_id: str) -> Test:
+    """Check the draft is complete and clean, then start safety processing."""
+    test = editable_test(session, user, test_id)
+    lock_test(session, test.id)
+    for name in REQUIRED_FIELDS:
+        if not str(getattr(test, name)).strip():
+            raise SubmissionError("required", _REQUIRED_MESSAGES[name], field=name)
+    files = live_files(session, test.id)
+    if any(file.state == EvidenceState.BLOCKED for file in files):
+        raise SubmissionError(
+            "blocked_files",
+            "Some files did not pass the safety checks. Replace or remove them, then submit.",
+            field=FILES_FIELD,
+        )
+    if not test.output_text.strip() and not files:
+        raise SubmissionError(
+            "evidence_required",
+            "Add the model's output: paste it, or upload at least one file.",
+            field="output_text",
+        )
+    # Checked again: the secret rules may have grown since the draft was saved.
+    clean_fields({name: _as_text(getattr(test, name)) for name in DRAFT_FIELDS})
+    now = utcnow()
+    test.state = TestState.PROCESSING
+    test.submitted_at = test.submitted_at or now
+    test.failure_code = test.failure_reason = ""
+    test.updated_at = now
+    session.add(test)
+    _start_processing(session, test)
+    session.flush()
+    return test
+
+
+def retry_processing(session: Session, user: User, test_id: str) -> Test:
+    """Run a Test whose processing failed again: dead jobs are requeued, missing ones added."""
+    if not user.can_write:
+        raise SubmissionError(
+            "account_suspended", "Suspended accounts cannot retry Tests.", status=403
+        )
+    test = get_own_test(session, user, test_id)
+    if test.state != TestState.FAILED:
+        raise SubmissionError(
+            "not_failed", "Only a Test whose processing failed can be retried.", status=409
+        )
+    lock_test(session, test.id)
+    failure_code = test.failure_code
+    test.state = TestState.PROCESSING
+    test.failure_code = test.failure_reason = ""
+    test.updated_at = utcnow()
+    session.add(test)
+    _start_processing(session, test, actor=user)
+    session.add(
+        AuditEvent(
+            actor_id=user.id,
+            action="test.retry_processing",
+            subject_type="test",
+            subject_id=test.id,
+            detail={"failure_code": failure_code},
+        )
+    )
+    session.flush()
+    return test
+
+
+def _start_processing(session: Session, test: Test, actor: User | None = None) -> None:
+    """Make sure every quarantined file has a live scan job, or the Test a publish job.
+
+    A dead job is requeued (it keeps its history and the operators' audit trail), a file
+    with no live job gets a new one, and a job already pending or running is left alone.
+    """
+    pending = [f.id for f in live_files(session, test.id) if f.state == EvidenceState.QUARANTINED]
+    kind, subjects = (SCAN_EVIDENCE, pending) if pending else (PUBLISH_TEST, [test.id])
+    latest = latest_jobs(session, kind, subjects)
+    for subject_id in subjects:
+        job = latest.get(subject_id)
+        if is_live(job):
+            continue
+        if job is not None and job.state == JobState.DEAD and actor is not None:
+            assert job.id is not None
+            jobs.requeue(session, job.id, actor_id=actor.id, reason="contributor retry")
+        else:
+            jobs.enqueue(session, kind, subject_id)
+
+
+def _as_text(value: object) -> str:
+    return "" if value is None else str(value)

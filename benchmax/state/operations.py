@@ -1,0 +1,319 @@
+"""``/operations``: the owner's live dashboard, refreshed by a background loop while open.
+
+``on_load`` re-verifies the viewer; anyone but an active owner gets ``allowed = False`` and no
+data at all. For an owner it starts ``poll``, a background event that reloads the dashboard
+every ``POLL_SECONDS`` and stops as soon as the page unmounts (``stop_polling``), the tab's
+websocket is gone (Reflex's token manager no longer knows the client), or the viewer stops
+being an owner. Loading runs in a worker thread outside the state lock, so the page stays
+responsive while it refreshes. Every action re-verifies the session on the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.services import backup as backups
+from benchmax.services.jobs import JobStateError
+from benchmax.services.operations import (
+    Dashboard,
+    NotAllowedError,
+    ReasonError,
+    discard_job,
+    owner_dashboard,
+    requeue_job,
+    require_owner,
+)
+from benchmax.state.session import SessionState
+
+POLL_SECONDS = 3.0
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else "—"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _size(count: int) -> str:
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def view(data: Dashboard) -> dict[str, Any]:
+    """The dashboard as plain strings and numbers for the page's vars."""
+    inventory = data.inventory
+    backup = data.last_backup
+    if backup is None:
+        backup_view = {"present": "", "time": "", "manifest": "", "objects": "", "verified": ""}
+    else:
+        verified = (
+            "not verified"
+            if backup.verify_ok is None
+            else ("verified" if backup.verify_ok else f"{backup.verify_differences} differences")
+        )
+        backup_view = {
+            "present": "yes",
+            "time": _when(backup.created_at),
+            "manifest": backup.manifest_key,
+            "objects": f"{backup.object_count} objects, {_size(backup.object_bytes)}",
+            "verified": f"{verified} ({_when(backup.verified_at)})",
+        }
+    return {
+        "generated_at": _when(data.generated_at),
+        "job_rows": [
+            {"kind": count.kind, "state": count.state.value, "count": str(count.count)}
+            for count in data.job_counts
+        ],
+        "finished_counts_at": _when(data.finished_counts_at),
+        "oldest_waiting": _duration(data.oldest_waiting_seconds),
+        "dead_jobs": [
+            {
+                "id": str(job.id),
+                "kind": job.kind,
+                "subject_id": job.subject_id,
+                "attempts": str(job.attempts),
+                "error": job.last_error_code or "—",
+                "updated": _when(job.updated_at),
+            }
+            for job in data.dead_jobs
+        ],
+        "ttp_p50": _duration(data.time_to_public.p50_seconds),
+        "ttp_p95": _duration(data.time_to_public.p95_seconds),
+        "ttp_count": data.time_to_public.published,
+        "ttp_series": [
+            {
+                "time": point.taken_at.strftime("%H:%M"),
+                "p50": round(point.p50_seconds or 0.0, 2),
+                "p95": round(point.p95_seconds or 0.0, 2),
+            }
+            for point in data.ttp_series
+        ],
+        "open_reports": data.open_reports,
+        "open_disputes": data.open_disputes,
+        "open_holds": data.open_holds,
+        "ai_review": data.ai_review,
+        "storage_rows": [
+            {"prefix": usage.prefix, "objects": str(usage.objects), "bytes": _size(usage.bytes)}
+            for usage in inventory.prefixes
+        ],
+        "storage_taken_at": _when(inventory.taken_at),
+        "orphan_count": inventory.orphan_object_count,
+        "orphan_objects": list(inventory.orphan_objects),
+        "missing_count": inventory.missing_object_count,
+        "missing_objects": list(inventory.missing_objects),
+        "backup": backup_view,
+        "audit_rows": [
+            {
+                "id": str(event.id),
+                "action": event.action,
+                "actor": event.actor_id or "—",
+                "subject": f"{event.subject_type} {event.subject_id}",
+                "time": _when(event.created_at),
+            }
+            for event in data.recent_audit
+        ],
+    }
+
+
+EMPTY_VIEW: dict[str, Any] = {
+    "generated_at": "",
+    "job_rows": [],
+    "finished_counts_at": "",
+    "oldest_waiting": "",
+    "dead_jobs": [],
+    "ttp_p50": "",
+    "ttp_p95": "",
+    "ttp_count": 0,
+    "ttp_series": [],
+    "open_reports": 0,
+    "open_disputes": 0,
+    "open_holds": 0,
+    "ai_review": "",
+    "storage_rows": [],
+    "storage_taken_at": "",
+    "orphan_count": 0,
+    "orphan_objects": [],
+    "missing_count": 0,
+    "missing_objects": [],
+    "backup": {"present": "", "time": "", "manifest": "", "objects": "", "verified": ""},
+    "audit_rows": [],
+}
+
+
+def _load_view(user: Any) -> dict[str, Any]:
+    with runtime.db_session() as session:
+        return view(owner_dashboard(session, runtime.storage(), user))
+
+
+async def _client_connected(token: str) -> bool:
+    """Whether the browser tab behind ``token`` still has a websocket (any web worker)."""
+    from benchmax.benchmax import app
+
+    namespace = app.event_namespace
+    if namespace is None:
+        return False
+    manager = getattr(namespace, "_token_manager", None)
+    if manager is not None and hasattr(manager, "is_token_connected"):
+        return bool(await manager.is_token_connected(token))
+    return token in namespace.token_to_sid
+
+
+class OperationsState(SessionState):
+    allowed: rx.Field[bool] = rx.field(False)
+    loaded: rx.Field[bool] = rx.field(False)
+    generated_at: rx.Field[str] = rx.field("")
+    job_rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    finished_counts_at: rx.Field[str] = rx.field("")
+    oldest_waiting: rx.Field[str] = rx.field("")
+    dead_jobs: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    ttp_p50: rx.Field[str] = rx.field("")
+    ttp_p95: rx.Field[str] = rx.field("")
+    ttp_count: rx.Field[int] = rx.field(0)
+    ttp_series: rx.Field[list[dict[str, Any]]] = rx.field(default_factory=list)
+    open_reports: rx.Field[int] = rx.field(0)
+    open_disputes: rx.Field[int] = rx.field(0)
+    open_holds: rx.Field[int] = rx.field(0)
+    ai_review: rx.Field[str] = rx.field("")
+    storage_rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    storage_taken_at: rx.Field[str] = rx.field("")
+    orphan_count: rx.Field[int] = rx.field(0)
+    orphan_objects: rx.Field[list[str]] = rx.field(default_factory=list)
+    missing_count: rx.Field[int] = rx.field(0)
+    missing_objects: rx.Field[list[str]] = rx.field(default_factory=list)
+    backup: rx.Field[dict[str, str]] = rx.field(default_factory=lambda: dict(EMPTY_VIEW["backup"]))
+    audit_rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    reasons: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    notice: rx.Field[str] = rx.field("")
+    notice_ok: rx.Field[bool] = rx.field(True)
+    backup_running: rx.Field[bool] = rx.field(False)
+    _polling: bool = False
+    _poll_running: bool = False
+
+    def _show(self, fresh: dict[str, Any]) -> None:
+        for name, value in fresh.items():
+            setattr(self, name, value)
+
+    def _owner(self) -> Any:
+        """The re-verified viewer if an active owner; otherwise drop every datum and refuse."""
+        user = self._require_user()
+        try:
+            return require_owner(user)
+        except NotAllowedError:
+            self.allowed, self._polling = False, False
+            self._show(EMPTY_VIEW)
+            return None
+
+    def _say(self, text: str, ok: bool = True) -> None:
+        self.notice, self.notice_ok = text, ok
+
+    @rx.event
+    def on_load(self) -> Any:
+        self.loaded = True
+        user = self._owner()
+        if user is None:
+            return None
+        self.allowed = True
+        self._show(_load_view(user))
+        self._polling = True
+        return OperationsState.poll
+
+    @rx.event
+    def stop_polling(self) -> None:
+        self._polling = False
+
+    @rx.event(background=True)
+    async def poll(self) -> None:
+        async with self:
+            if self._poll_running:
+                return
+            self._poll_running = True
+            token = self.router.session.client_token
+        try:
+            while True:
+                await asyncio.sleep(POLL_SECONDS)
+                if not await _client_connected(token):
+                    break
+                async with self:
+                    user = self._owner() if self._polling else None
+                if user is None:
+                    break
+                fresh = await asyncio.to_thread(_load_view, user)
+                async with self:
+                    if self._polling and self.allowed:
+                        self._show(fresh)
+        finally:
+            async with self:
+                self._poll_running = False
+
+    @rx.event
+    def set_reason(self, job_id: str, value: str) -> None:
+        self.reasons = {**self.reasons, job_id: value[:500]}
+
+    def _act(self, job_id: str, requeue: bool) -> None:
+        user = self._owner()
+        if user is None:
+            self._say("Only owners may do that.", ok=False)
+            return
+        action = requeue_job if requeue else discard_job
+        try:
+            with runtime.db_session() as session:
+                job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
+        except (ReasonError, JobStateError, NotAllowedError, ValueError) as exc:
+            self._say(str(exc), ok=False)
+            return
+        self.reasons = {key: value for key, value in self.reasons.items() if key != job_id}
+        verb = "requeued" if requeue else "discarded"
+        self._say(f"Job {job.id} ({job.kind}) {verb}.")
+        self._show(_load_view(user))
+
+    @rx.event
+    def requeue(self, job_id: str) -> None:
+        self._act(job_id, requeue=True)
+
+    @rx.event
+    def discard(self, job_id: str) -> None:
+        self._act(job_id, requeue=False)
+
+    @rx.event(background=True)
+    async def create_backup(self) -> None:
+        async with self:
+            user = self._owner()
+            if user is None or self.backup_running:
+                return
+            self.backup_running = True
+            self._say("Backup running…")
+        try:
+            result = await asyncio.to_thread(
+                backups.create_backup, runtime.engine(), runtime.storage(), created_by=user.id
+            )
+        except backups.BackupBusyError:
+            message, ok = "A backup is already running.", False
+        except Exception as exc:
+            message, ok = f"Backup failed ({type(exc).__name__}).", False
+        else:
+            ok = not result.problems
+            message = f"Backup written: {result.manifest_key}" + (
+                "" if ok else " — but it did not read back intact"
+            )
+        fresh = await asyncio.to_thread(_load_view, user)
+        async with self:
+            self.backup_running = False
+            self._say(message, ok)
+            self._show(fresh)

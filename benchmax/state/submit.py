@@ -1,0 +1,335 @@
+"""``/submit``: the guided wizard. Every step is saved to a private server-side draft.
+
+The draft row is the only copy of what the contributor typed: each Next/Back and each field
+blur saves it, so a reload, a closed tab or a lost connection resumes where they were. A
+secret in a text field is refused by the service before anything from that save is stored,
+and the typed text stays in the browser so nothing is lost while they fix it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.models import User
+from benchmax.services import submissions
+from benchmax.services.catalog import suggest_harnesses, suggest_models
+from benchmax.state.session import SessionState
+
+TEXT_FIELDS = (
+    "prompt",
+    "model_label",
+    "model_version_label",
+    "harness_label",
+    "reasoning_label",
+    "settings_text",
+    "attempts",
+    "output_text",
+    "title",
+    "notes",
+    "source_visibility",
+)
+STEP_FIELDS = {
+    1: ("prompt",),
+    2: (
+        "model_label",
+        "model_version_label",
+        "harness_label",
+        "reasoning_label",
+        "settings_text",
+        "attempts",
+    ),
+    3: ("output_text", "source_visibility"),
+    4: ("title", "notes"),
+}
+STEP_TITLES = ["Prompt", "Declared setup", "Output & evidence", "Details", "Review & submit"]
+FIELD_STEP = {field: step for step, fields in STEP_FIELDS.items() for field in fields}
+FINAL_STATES = ("public", "needs_attention", "failed", "removed")
+POLL_SECONDS = 1.0
+
+
+def _size_text(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return ""
+
+
+def _file_dict(item: Any) -> dict[str, str]:
+    return {
+        "id": item.id,
+        "name": item.name,
+        "kind": item.kind or "",
+        "state": item.state,
+        "reason": item.reason or "",
+        "size": _size_text(item.size_bytes),
+    }
+
+
+class SubmitState(SessionState):
+    draft_id: rx.Field[str] = rx.field("")
+    step: rx.Field[int] = rx.field(1)
+    prompt: rx.Field[str] = rx.field("")
+    model_label: rx.Field[str] = rx.field("")
+    model_version_label: rx.Field[str] = rx.field("")
+    harness_label: rx.Field[str] = rx.field("")
+    reasoning_label: rx.Field[str] = rx.field("")
+    settings_text: rx.Field[str] = rx.field("")
+    attempts: rx.Field[str] = rx.field("")
+    output_text: rx.Field[str] = rx.field("")
+    title: rx.Field[str] = rx.field("")
+    notes: rx.Field[str] = rx.field("")
+    source_visibility: rx.Field[str] = rx.field("private")
+    errors: rx.Field[dict[str, str]] = rx.field({})
+    notice: rx.Field[str] = rx.field("")
+    files: rx.Field[list[dict[str, str]]] = rx.field([])
+    upload_progress: rx.Field[int] = rx.field(0)
+    uploading: rx.Field[bool] = rx.field(False)
+    model_suggestions: rx.Field[list[str]] = rx.field([])
+    harness_suggestions: rx.Field[list[str]] = rx.field([])
+    loaded: rx.Field[bool] = rx.field(False)
+    saved_at: rx.Field[str] = rx.field("")
+    # After submit: the live processing view.
+    phase: rx.Field[str] = rx.field("edit")
+    status_label: rx.Field[str] = rx.field("")
+    status_reason: rx.Field[str] = rx.field("")
+    public_url: rx.Field[str] = rx.field("")
+
+    @rx.var
+    def step_title(self) -> str:
+        return STEP_TITLES[self.step - 1]
+
+    @rx.var
+    def has_zip(self) -> bool:
+        return any(f["kind"] == "source" or f["name"].lower().endswith(".zip") for f in self.files)
+
+    # --- loading ---------------------------------------------------------------------
+
+    def _fill_from(self, test: Any) -> None:
+        self.draft_id = test.id
+        for field in TEXT_FIELDS:
+            value = getattr(test, field, "")
+            setattr(self, field, "" if value is None else str(value))
+        self.step = max(1, min(5, int(test.wizard_step or 1)))
+
+    def _refresh_files(self, session: Any, user: User) -> None:
+        if not self.draft_id:
+            self.files = []
+            return
+        view = submissions.processing_status(session, user, self.draft_id)
+        self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
+
+    @rx.event
+    def on_load(self) -> None:
+        self.load_viewer()
+        self.errors, self.notice, self.phase, self.loaded = {}, "", "edit", False
+        user = self._require_user()
+        if user is None:
+            self.loaded = True
+            return
+        wanted = self.router.url.query_parameters.get("draft", "")
+        with runtime.db_session() as session:
+            test = None
+            if wanted:
+                try:
+                    test = submissions.get_own_test(session, user, wanted)
+                except submissions.SubmissionError:
+                    test = None
+            if test is None:
+                test = submissions.latest_draft(session, user)
+            if test is not None and str(test.state) in ("draft", "needs_attention"):
+                self._fill_from(test)
+                self._refresh_files(session, user)
+            else:
+                self._reset_form()
+        self.loaded = True
+
+    def _reset_form(self) -> None:
+        self.draft_id = ""
+        self.step = 1
+        for field in TEXT_FIELDS:
+            setattr(self, field, "")
+        self.source_visibility = "private"
+        self.files = []
+
+    @rx.event
+    def start_new(self) -> None:
+        self._reset_form()
+        self.errors, self.notice, self.phase = {}, "", "edit"
+
+    # --- field edits -------------------------------------------------------------------
+
+    @rx.event
+    def set_field(self, field: str, value: str) -> None:
+        if field in TEXT_FIELDS:
+            setattr(self, field, value)
+            if field in self.errors:
+                self.errors = {k: v for k, v in self.errors.items() if k != field}
+
+    @rx.event
+    def suggest(self, field: str, value: str) -> None:
+        self.set_field(field, value)
+        with runtime.db_session() as session:
+            if field == "model_label":
+                self.model_suggestions = [s.label for s in suggest_models(session, value, 8)]
+            elif field == "harness_label":
+                self.harness_suggestions = [s.label for s in suggest_harnesses(session, value, 8)]
+
+    # --- saving ------------------------------------------------------------------------
+
+    def _save(self, fields: tuple[str, ...], step: int) -> bool:
+        """Save ``fields``; on refusal keep the typed text and show the reason by the field."""
+        user = self._require_user()
+        if user is None:
+            self.notice = "Your session ended. Sign in again — your draft is saved."
+            return False
+        values = {field: str(getattr(self, field)) for field in fields}
+        try:
+            with runtime.db_session() as session:
+                if not self.draft_id:
+                    self.draft_id = submissions.create_draft(session, user).id
+                submissions.save_draft(session, user, self.draft_id, values, step=step)
+        except submissions.SubmissionError as exc:
+            self.errors = {**self.errors, (exc.field or "form"): exc.message}
+            if exc.field in FIELD_STEP:
+                self.step = FIELD_STEP[exc.field]
+            return False
+        self.errors = {k: v for k, v in self.errors.items() if k not in fields}
+        self.saved_at = "Draft saved"
+        return True
+
+    @rx.event
+    def autosave(self, field: str) -> None:
+        if field in TEXT_FIELDS and (self.draft_id or str(getattr(self, field)).strip()):
+            self._save((field,), self.step)
+
+    @rx.event
+    def next_step(self) -> None:
+        if self._save(STEP_FIELDS.get(self.step, ()), min(self.step + 1, 5)):
+            self.step = min(self.step + 1, 5)
+
+    @rx.event
+    def previous_step(self) -> None:
+        if self._save(STEP_FIELDS.get(self.step, ()), max(self.step - 1, 1)):
+            self.step = max(self.step - 1, 1)
+
+    @rx.event
+    def go_to(self, step: int) -> None:
+        if self._save(STEP_FIELDS.get(self.step, ()), step):
+            self.step = step
+
+    # --- files -------------------------------------------------------------------------
+
+    @rx.event
+    def upload_started(self) -> None:
+        self.uploading, self.upload_progress = True, 0
+
+    @rx.event
+    def upload_progress_changed(self, progress: dict[str, Any]) -> None:
+        self.uploading = True
+        self.upload_progress = round(float(progress.get("progress", 0)) * 100)
+
+    @rx.event
+    async def handle_upload(self, files: list[rx.UploadFile]) -> None:
+        user = self._require_user()
+        self.uploading = False
+        if user is None:
+            self.notice = "Your session ended. Sign in again — your draft is saved."
+            return
+        problems: list[str] = []
+        with runtime.db_session() as session:
+            if not self.draft_id:
+                self.draft_id = submissions.create_draft(session, user).id
+        for upload in files:
+            name = upload.name or "file"
+            try:
+                with runtime.db_session() as session:
+                    submissions.add_file(
+                        session,
+                        runtime.storage(),
+                        user,
+                        self.draft_id,
+                        name,
+                        upload.file,
+                        declared_size=upload.size,
+                    )
+            except submissions.SubmissionError as exc:
+                problems.append(f"{name}: {exc.message}")
+        with runtime.db_session() as session:
+            self._refresh_files(session, user)
+        self.errors = (
+            {**self.errors, "files": " ".join(problems)}
+            if problems
+            else {k: v for k, v in self.errors.items() if k != "files"}
+        )
+
+    @rx.event
+    def files_rejected(self, rejected: list[dict[str, Any]]) -> None:
+        names = ", ".join(str(item.get("file", {}).get("path", "file")) for item in rejected)
+        self.errors = {
+            **self.errors,
+            "files": f"Not accepted here: {names}. Use PNG, JPEG, "
+            "WebP, GIF, MP4, WebM, text, Markdown, JSON, logs or a ZIP, within the "
+            "size limits.",
+        }
+
+    @rx.event
+    def remove_file(self, evidence_id: str) -> None:
+        user = self._require_user()
+        if user is None or not self.draft_id:
+            return
+        try:
+            with runtime.db_session() as session:
+                submissions.remove_file(
+                    session, runtime.storage(), user, self.draft_id, evidence_id
+                )
+        except submissions.SubmissionError as exc:
+            self.errors = {**self.errors, "files": exc.message}
+        with runtime.db_session() as session:
+            self._refresh_files(session, user)
+
+    # --- submit and follow -------------------------------------------------------------
+
+    @rx.event
+    def submit(self) -> Any:
+        if not self._save(tuple(f for fs in STEP_FIELDS.values() for f in fs), 5):
+            return None
+        user = self._require_user()
+        if user is None:
+            return None
+        try:
+            with runtime.db_session() as session:
+                submissions.submit(session, user, self.draft_id)
+        except submissions.SubmissionError as exc:
+            self.errors = {**self.errors, (exc.field or "form"): exc.message}
+            if exc.field in FIELD_STEP:
+                self.step = FIELD_STEP[exc.field]
+            elif exc.field == "files":
+                self.step = 3
+            return None
+        self.phase = "processing"
+        self.status_label, self.status_reason, self.public_url = "Processing", "", ""
+        return SubmitState.follow_processing
+
+    @rx.event(background=True)
+    async def follow_processing(self) -> None:
+        """Poll the pipeline until the Test is public or needs the contributor."""
+        for _ in range(600):
+            async with self:
+                user = self._current_user()
+                if user is None or not self.draft_id or self.phase != "processing":
+                    return
+                with runtime.db_session() as session:
+                    view = submissions.processing_status(session, user, self.draft_id)
+                self.status_label, self.status_reason = view.plain_status, view.reason
+                self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
+                if view.state in FINAL_STATES:
+                    self.phase = "done"
+                    self.public_url = view.public_url or ""
+                    return
+            await asyncio.sleep(POLL_SECONDS)

@@ -1,0 +1,163 @@
+"""The submission wizard end to end: a contributor's evidence goes in, a public Test comes out."""
+
+from __future__ import annotations
+
+import io
+import secrets
+import zipfile
+
+from PIL import Image
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, col, select
+
+from benchmax.models import Test, User
+from tests.e2e.conftest import LiveApp, sign_in, wait_ready
+
+PROCESSING_TIMEOUT = 60_000
+
+
+def _png(color: tuple[int, int, int] = (20, 120, 220)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (320, 200), color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("index.html", "<!doctype html><title>demo</title><p>hello</p>")
+        archive.writestr("app.js", "console.log('hello');\n")
+    return buffer.getvalue()
+
+
+def _handle() -> str:
+    return f"wiz{secrets.token_hex(4)}"
+
+
+def _files(*items: tuple[str, str, bytes]) -> list[dict[str, object]]:
+    return [{"name": n, "mimeType": m, "buffer": b} for n, m, b in items]
+
+
+def _fill_steps_one_and_two(page: Page, prompt: str) -> None:
+    page.fill("#field-prompt", prompt)
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+    page.fill("#field-model_label", "claude sonnet 4.5")
+    page.fill("#field-harness_label", "Claude Code")
+    page.fill("#field-reasoning_label", "high")
+    page.fill("#field-attempts", "2")
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+
+
+def _upload(page: Page, *items: tuple[str, str, bytes], expected_rows: int) -> None:
+    page.set_input_files("#evidence input[type=file]", files=_files(*items))  # type: ignore[arg-type]
+    expect(page.locator(".file-row")).to_have_count(expected_rows, timeout=30_000)
+
+
+def _finish(page: Page) -> None:
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Details")
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Review & submit")
+    page.click("#wizard-submit")
+    expect(page.locator("#processing-panel")).to_be_visible()
+
+
+def test_wizard_publishes_text_image_and_zip(live_app: LiveApp, page: Page) -> None:
+    sign_in(page, live_app, _handle())
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    _fill_steps_one_and_two(page, "Draw a blue rectangle and ship the page as a ZIP.")
+    page.fill("#field-output_text", "Here is **the page** and a screenshot.")
+    _upload(
+        page,
+        ("shot.png", "image/png", _png()),
+        ("site.zip", "application/zip", _zip()),
+        expected_rows=2,
+    )
+    _finish(page)
+    link = page.locator("#processing-public-link")
+    expect(link).to_be_visible(timeout=PROCESSING_TIMEOUT)
+    link.click()
+    page.wait_for_url("**/tests/*")
+    wait_ready(page)
+    expect(page.locator("#test-prompt")).to_contain_text("Draw a blue rectangle")
+    expect(page.locator("#setup-attempts")).to_have_text("best of 2 attempts")
+    expect(page.locator("img.evidence-image")).to_be_visible()
+    page.wait_for_function("() => document.querySelector('img.evidence-image').naturalWidth > 0")
+    expect(page.locator("#preview-unavailable")).to_be_visible()
+
+
+def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> None:
+    sign_in(page, live_app, _handle())
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    _fill_steps_one_and_two(page, "Reload me halfway through.")
+    _upload(
+        page,
+        ("first.png", "image/png", _png()),
+        ("notes.txt", "text/plain", b"log line\n"),
+        expected_rows=2,
+    )
+    page.reload()
+    wait_ready(page)
+    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+    expect(page.locator(".file-name")).to_have_text(["first.png", "notes.txt"])
+    page.click("#step-1")
+    expect(page.locator("#field-prompt")).to_have_value("Reload me halfway through.")
+
+
+def test_a_prompt_with_a_key_is_refused_and_nothing_is_stored(
+    live_app: LiveApp, page: Page
+) -> None:
+    handle = _handle()
+    sign_in(page, live_app, handle)
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    key = "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+    prompt = f"Summarise this.\nMy key:\n{key}\n"
+    page.fill("#field-prompt", prompt)
+    page.click("#wizard-next")
+    error = page.locator("#error-prompt")
+    expect(error).to_contain_text("Anthropic API key")
+    expect(error).to_contain_text("Line 3")
+    expect(page.locator("#field-prompt")).to_have_value(prompt)  # nothing typed is lost
+    with Session(live_app.engine) as session:
+        user = session.exec(select(User).where(User.handle == handle)).one()
+        rows = session.exec(select(Test).where(Test.contributor_id == user.id)).all()
+        assert all(key not in row.prompt for row in rows)
+        assert not session.exec(select(Test).where(col(Test.prompt).contains("sk-ant-"))).first()
+
+
+def test_a_blocked_file_is_explained_on_me_replaced_and_published(
+    live_app: LiveApp, page: Page
+) -> None:
+    sign_in(page, live_app, _handle())
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    _fill_steps_one_and_two(page, "A screenshot that is not really a PNG.")
+    _upload(
+        page, ("screen.png", "image/png", b"this is plain text, not an image\n"), expected_rows=1
+    )
+    _finish(page)
+    expect(page.locator("#processing-status")).to_have_text(
+        "Needs attention", timeout=PROCESSING_TIMEOUT
+    )
+
+    page.goto(f"{live_app.url}/me")
+    wait_ready(page)
+    row = page.locator(".my-test").first
+    expect(row.locator(".my-status")).to_have_text("Needs attention")
+    expect(row.locator(".my-reason")).not_to_be_empty()
+    row.locator(".fix-link").click()
+    page.wait_for_url("**/submit?draft=*")
+    wait_ready(page)
+    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+    blocked = page.locator(".file-row")
+    expect(blocked.locator(".file-reason")).to_contain_text("PNG")
+    blocked.get_by_role("button", name="Remove screen.png").click()
+    expect(page.locator(".file-row")).to_have_count(0)
+    _upload(page, ("screen.png", "image/png", _png((240, 90, 10))), expected_rows=1)
+    _finish(page)
+    expect(page.locator("#processing-public-link")).to_be_visible(timeout=PROCESSING_TIMEOUT)

@@ -1,0 +1,74 @@
+"""Percentiles and the page's view of a dashboard."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from benchmax.models import JobState
+from benchmax.services.jobs import JobCount
+from benchmax.services.operations import (
+    AuditSummary,
+    Dashboard,
+    DeadJob,
+    Inventory,
+    PrefixUsage,
+    TimeToPublic,
+    percentile,
+)
+from benchmax.state.operations import view
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("values", "fraction", "expected"),
+    [([5.0], 0.95, 5.0), ([1.0, 2.0, 3.0, 4.0], 0.5, 2.5), ([0.0, 10.0], 0.95, 9.5)],
+)
+def test_percentile_interpolates_between_ranks(
+    values: list[float], fraction: float, expected: float
+) -> None:
+    assert percentile(values, fraction) == pytest.approx(expected)
+
+
+def test_percentile_of_nothing_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no values"):
+        percentile([], 0.5)
+
+
+def test_view_turns_the_dashboard_into_page_strings() -> None:
+    data = Dashboard(
+        generated_at=NOW,
+        job_counts=(JobCount("safety_scan", JobState.DEAD, 2),),
+        finished_counts_at=None,
+        oldest_waiting_seconds=150.0,
+        dead_jobs=(DeadJob(7, "safety_scan", "ev1", 5, "", NOW),),
+        time_to_public=TimeToPublic(12.0, None, 3),
+        ttp_series=(),
+        open_reports=1,
+        open_disputes=0,
+        open_holds=2,
+        ai_review="off",
+        inventory=Inventory(
+            NOW, (PrefixUsage("evidence/", 3, 3 * 1024 * 1024),), 0, (), 1, ("evidence/x",)
+        ),
+        last_backup=None,
+        recent_audit=(AuditSummary(9, "job.requeue", None, "job", "7", NOW),),
+    )
+    page = view(data)
+    assert page["dead_jobs"] == [
+        {
+            "id": "7",
+            "kind": "safety_scan",
+            "subject_id": "ev1",
+            "attempts": "5",
+            "error": "—",
+            "updated": "2026-11-30 12:00:00 UTC",
+        }
+    ]
+    assert (page["oldest_waiting"], page["ttp_p50"], page["ttp_p95"]) == ("2.5 min", "12.0 s", "—")
+    assert page["storage_rows"] == [{"prefix": "evidence/", "objects": "3", "bytes": "3.0 MiB"}]
+    assert page["missing_objects"] == ["evidence/x"]
+    assert page["backup"]["present"] == ""
+    assert page["audit_rows"][0]["actor"] == "—"
