@@ -7,25 +7,31 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.api import build_api
 from benchmax.api.security_headers import SecurityHeadersMiddleware
+from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.lifespan import job_runtime
 from benchmax.pages.feed import feed_page
 from benchmax.pages.leaderboard import leaderboard_page
+from benchmax.pages.me import me_page
 from benchmax.pages.models import model_detail_page, models_page
 from benchmax.pages.moderation import moderation_page
 from benchmax.pages.operations import operations_page
 from benchmax.pages.profile import profile_page
 from benchmax.pages.sign_in import sign_in_page
 from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
+from benchmax.pages.submit import submit_page
 from benchmax.pages.test_detail import test_detail_page
 from benchmax.state.feed import FeedState
+from benchmax.state.me import MeState
 from benchmax.state.models import ModelDetailState, ModelsState
 from benchmax.state.moderation import ModerationState
 from benchmax.state.operations import OperationsState
 from benchmax.state.profile import ProfileState
 from benchmax.state.session import SessionState
 from benchmax.state.sign_in import SignInState
+from benchmax.state.submit import SubmitState
+from benchmax.state.test_actions import TestActionsState
 from benchmax.state.test_detail import TestDetailState
 
 STYLE = {
@@ -54,6 +60,7 @@ app = rx.App(
     style=STYLE,
     api_transformer=[
         build_api(),
+        lambda asgi: UploadSizeLimit(asgi, runtime.settings().upload_max_request_bytes),
         lambda asgi: SecurityHeadersMiddleware(asgi, runtime.settings()),
     ],
 )
@@ -65,7 +72,7 @@ app.add_page(
     test_detail_page,
     route="/tests/[test_id]",
     title="Test · BenchMax",
-    on_load=TestDetailState.on_load,
+    on_load=[TestDetailState.on_load, TestActionsState.on_load],
 )
 app.add_page(
     profile_page, route="/u/[handle]", title="Contributor · BenchMax", on_load=ProfileState.on_load
@@ -89,6 +96,10 @@ app.add_page(
     title="Moderation · BenchMax",
     on_load=ModerationState.on_load,
 )
+app.add_page(
+    submit_page, route="/submit", title="Submit a Test · BenchMax", on_load=SubmitState.on_load
+)
+app.add_page(me_page, route="/me", title="My Tests · BenchMax", on_load=MeState.on_load)
 app.add_page(
     sign_in_page, route="/sign-in", title="Sign in · BenchMax", on_load=SignInState.on_load
 )

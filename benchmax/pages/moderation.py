@@ -40,13 +40,15 @@ def _reason_box(
 
 
 def _button(label: str, key: rx.Var[str], action: str, target: rx.Var[str] | str,
-            related: rx.Var[str] | str = "", color: str = "iris") -> rx.Component:  # fmt: skip
+            related: rx.Var[str] | str = "", color: str = "iris",
+            disabled: rx.Var[bool] | bool = False) -> rx.Component:  # fmt: skip
     return rx.button(
         label,
         on_click=S.decide(key, action, target, related),
         color_scheme=color,
         variant="soft",
         size="2",
+        disabled=disabled,
         id=action + "-" + key,
     )
 
@@ -186,6 +188,63 @@ def _label(item: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
+def _removed(item: rx.Var[dict[str, str]]) -> rx.Component:
+    key = item["key"]
+    return _item(
+        # No link: a removed Test's page is a 404 for everyone but its contributor.
+        rx.hstack(
+            rx.text(item["title"], weight="medium"),
+            rx.badge("removed", variant="outline", color_scheme="gray"),
+            spacing="2",
+            wrap="wrap",
+            align="center",
+        ),
+        rx.text(
+            "by @",
+            item["contributor"],
+            rx.cond(item["removed"] != "", rx.fragment(" · removed ", item["removed"])),
+            size="2",
+        ),
+        rx.cond(
+            item["reason"] != "",
+            rx.text(
+                "Removal reason: ",
+                item["reason"],
+                size="2",
+                white_space="pre-wrap",
+                id="removal-reason-" + key,
+            ),
+        ),
+        _reason_box(key),
+        rx.hstack(
+            _button(
+                "Restore Test",
+                key,
+                "restore",
+                item["test_id"],
+                "",
+                "green",
+                disabled=item["restorable"] == "",
+            ),
+            rx.cond(
+                item["restorable"] == "",
+                rx.text(
+                    "Cannot be restored: ",
+                    item["problem"],
+                    ".",
+                    size="2",
+                    color_scheme="amber",
+                    id="restore-blocked-" + key,
+                ),
+            ),
+            wrap="wrap",
+            spacing="2",
+            align="center",
+        ),
+        key=key,
+    )
+
+
 def _accounts() -> rx.Component:
     key = "account"
     return _item(
@@ -250,6 +309,7 @@ def _console() -> rx.Component:
                 _tab("disputes", "Disputes", S.disputes.length()),
                 _tab("flags", "Injection flags", S.flags.length()),
                 _tab("labels", "Label requests", S.labels.length()),
+                _tab("removed", "Removed", S.removed.length()),
                 rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
                 wrap="wrap",
             ),
@@ -269,6 +329,11 @@ def _console() -> rx.Component:
             rx.tabs.content(
                 _queue(S.labels, _label, "Every declared label is decided."),
                 value="labels",
+                padding_top="1rem",
+            ),
+            rx.tabs.content(
+                _queue(S.removed, _removed, "No removed Tests."),
+                value="removed",
                 padding_top="1rem",
             ),
             rx.tabs.content(_accounts(), value="accounts", padding_top="1rem"),

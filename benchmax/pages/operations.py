@@ -13,12 +13,16 @@ from benchmax.state.operations import OperationsState as S
 
 
 def _table(headers: list[str], rows: rx.Var, cells, table_id: str) -> rx.Component:  # type: ignore[no-untyped-def]
-    return rx.table.root(
-        rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in headers])),
-        rx.table.body(rx.foreach(rows, cells)),
-        id=table_id,
+    return rx.box(
+        rx.table.root(
+            rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in headers])),
+            rx.table.body(rx.foreach(rows, cells)),
+            id=table_id,
+            width="100%",
+            size="1",
+        ),
         width="100%",
-        size="1",
+        overflow_x="auto",
     )
 
 
@@ -91,6 +95,7 @@ def _dashboard() -> rx.Component:
             ),
             width="100%",
             align="center",
+            wrap="wrap",
         ),
         rx.cond(
             S.notice != "",

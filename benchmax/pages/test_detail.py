@@ -136,9 +136,11 @@ def _reviews() -> rx.Component:
                         ),
                         rx.text(r["reasoning"], size="2", white_space="pre-wrap"),
                         width="100%",
+                        class_name="review-card",
                     ),
                 ),
                 width="100%",
+                id="reviews",
             ),
             rx.text(
                 "No reviews yet. This Test is public and awaiting review; reviews are "
@@ -208,6 +210,7 @@ def _detail() -> rx.Component:
                 rx.grid(
                     rx.foreach(S.evidence, _evidence_item),
                     columns=rx.breakpoints(initial="1", md="2"),
+                    align="start",
                     spacing="3",
                     width="100%",
                 ),

@@ -24,8 +24,8 @@ STATUS_COLORS = {
 
 class MeState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
-    tests: rx.Field[list[dict[str, str]]] = rx.field([])
-    token_list: rx.Field[list[dict[str, str]]] = rx.field([])
+    tests: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    token_list: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     token_name: rx.Field[str] = rx.field("")
     new_token: rx.Field[str] = rx.field("")
     token_error: rx.Field[str] = rx.field("")

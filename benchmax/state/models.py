@@ -11,8 +11,8 @@ from benchmax.state.views import card_dict
 
 
 class ModelsState(SessionState):
-    families: rx.Field[list[dict[str, str]]] = rx.field([])
-    declared: rx.Field[list[dict[str, str]]] = rx.field([])
+    families: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    declared: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
 
     @rx.event
     def on_load(self) -> None:
@@ -47,8 +47,8 @@ class ModelDetailState(SessionState):
     slug: rx.Field[str] = rx.field("")
     name: rx.Field[str] = rx.field("")
     subtitle: rx.Field[str] = rx.field("")
-    models: rx.Field[list[dict[str, str]]] = rx.field([])
-    items: rx.Field[list[dict[str, str]]] = rx.field([])
+    models: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    items: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
 
     def _page(self, cursor: str | None) -> feed.FeedPage | None:

@@ -92,6 +92,19 @@ def _label(item: queues.LabelItem) -> dict[str, str]:
     }
 
 
+def _removed(item: queues.RemovedItem) -> dict[str, str]:
+    return {
+        "key": f"removed-{item.test_id}",
+        "test_id": item.test_id,
+        "title": item.test_title,
+        "contributor": item.contributor_handle,
+        "removed": human_date(item.removed_at),
+        "reason": item.reason,
+        "restorable": "yes" if item.can_restore else "",
+        "problem": item.restore_problem,
+    }
+
+
 class ModerationState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     allowed: rx.Field[bool] = rx.field(False)
@@ -99,6 +112,7 @@ class ModerationState(SessionState):
     disputes: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     flags: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     labels: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    removed: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     reasons: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     extras: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
@@ -109,6 +123,7 @@ class ModerationState(SessionState):
         self.allowed = bool(user and is_admin(user) and user.can_write)
         if not self.allowed:
             self.reports, self.disputes, self.flags, self.labels = [], [], [], []
+            self.removed = []
             return
         with runtime.db_session() as session:
             found = queues.moderation_queues(session, user)
@@ -116,6 +131,7 @@ class ModerationState(SessionState):
         self.disputes = [_dispute(item) for item in found.disputes]
         self.flags = [_flag(item) for item in found.flags]
         self.labels = [_label(item) for item in found.labels]
+        self.removed = [_removed(item) for item in found.removed]
 
     @rx.event
     def on_load(self) -> None:

@@ -16,7 +16,7 @@ class ProfileState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     handle: rx.Field[str] = rx.field("")
     display_name: rx.Field[str] = rx.field("")
-    items: rx.Field[list[dict[str, str]]] = rx.field([])
+    items: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
 
     def _load(self, cursor: str | None) -> None:

@@ -85,13 +85,13 @@ class SubmitState(SessionState):
     title: rx.Field[str] = rx.field("")
     notes: rx.Field[str] = rx.field("")
     source_visibility: rx.Field[str] = rx.field("private")
-    errors: rx.Field[dict[str, str]] = rx.field({})
+    errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
-    files: rx.Field[list[dict[str, str]]] = rx.field([])
+    files: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     upload_progress: rx.Field[int] = rx.field(0)
     uploading: rx.Field[bool] = rx.field(False)
-    model_suggestions: rx.Field[list[str]] = rx.field([])
-    harness_suggestions: rx.Field[list[str]] = rx.field([])
+    model_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
+    harness_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     loaded: rx.Field[bool] = rx.field(False)
     saved_at: rx.Field[str] = rx.field("")
     # After submit: the live processing view.
@@ -116,6 +116,8 @@ class SubmitState(SessionState):
             value = getattr(test, field, "")
             setattr(self, field, "" if value is None else str(value))
         self.step = max(1, min(5, int(test.wizard_step or 1)))
+        if str(test.state) == "needs_attention":
+            self.step = 3  # the files that need fixing are on step 3
 
     def _refresh_files(self, session: Any, user: User) -> None:
         if not self.draft_id:

@@ -57,10 +57,10 @@ def _review_dict(review: Any, superseded: set[str]) -> dict[str, str]:
 class TestDetailState(SessionState):
     found: rx.Field[bool] = rx.field(False)
     loaded: rx.Field[bool] = rx.field(False)
-    test: rx.Field[dict[str, str]] = rx.field({})
+    test: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     output_html: rx.Field[str] = rx.field("")
-    evidence: rx.Field[list[dict[str, str]]] = rx.field([])
-    reviews: rx.Field[list[dict[str, str]]] = rx.field([])
+    evidence: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    reviews: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     is_owner_view: rx.Field[bool] = rx.field(False)
     has_source: rx.Field[bool] = rx.field(False)
 

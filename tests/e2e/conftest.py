@@ -39,6 +39,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PHONE = {"width": 390, "height": 844}
+OWNER_HANDLE = "e2e-owner"
 DESKTOP = {"width": 1280, "height": 900}
 
 
@@ -80,7 +81,13 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
     env = dict(os.environ)
     for key in [k for k in env if k.startswith("BENCHMAX_")]:
         env.pop(key)
-    env.update({"BENCHMAX_ENV": "test", "PYTHONUNBUFFERED": "1"})
+    env.update(
+        {
+            "BENCHMAX_ENV": "test",
+            "PYTHONUNBUFFERED": "1",
+            "BENCHMAX_OWNER_SUBJECTS": f"local|{OWNER_HANDLE}",
+        }
+    )
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [
@@ -153,6 +160,15 @@ def wait_ready(page: Page) -> None:
     """Reflex pages render after the websocket hydrates; wait until the main column exists."""
     page.wait_for_selector("#main", state="attached")
     page.wait_for_function("() => !document.querySelector('.rt-Spinner')")
+
+
+def signed_in_page(browser: Browser, app: LiveApp, handle: str) -> Page:
+    """A page in a fresh browser context (its own cookies) signed in as ``handle``."""
+    context = browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    sign_in(page, app, handle)
+    return page
 
 
 def sign_in(page: Page, app: LiveApp, handle: str, display_name: str = "") -> None:

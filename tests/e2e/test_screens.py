@@ -10,7 +10,7 @@ from playwright.sync_api import Browser
 from sqlmodel import Session, select
 
 from benchmax.models import Test
-from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, wait_ready
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, OWNER_HANDLE, PHONE, LiveApp, sign_in, wait_ready
 
 SCREENS = [
     ("feed", "/"),
@@ -55,3 +55,36 @@ def test_screen_fits_the_viewport(
         page.screenshot(path=str(out), full_page=True)
         context.close()
         assert overflow <= 0, f"{path} scrolls sideways by {overflow}px at {viewport_name}"
+
+
+SIGNED_IN_SCREENS = [
+    ("submit", "/submit"),
+    ("me", "/me"),
+    ("moderation", "/moderation"),
+    ("operations", "/operations"),
+    ("test-signed-in", "/tests/{sample}"),
+]
+
+
+@pytest.mark.parametrize(("viewport_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_signed_in_screens_fit_the_viewport(
+    live_app: LiveApp, browser: Browser, viewport_name: str, viewport: dict[str, int]
+) -> None:
+    with Session(live_app.engine) as session:
+        sample = session.exec(select(Test).where(Test.is_sample)).first()
+    assert sample is not None
+    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    page = context.new_page()
+    sign_in(page, live_app, OWNER_HANDLE)
+    problems = []
+    for name, path in SIGNED_IN_SCREENS:
+        page.goto(live_app.url + path.format(sample=sample.id))
+        wait_ready(page)
+        page.wait_for_timeout(500)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        out = ARTIFACTS / "screens" / f"{name}-{viewport_name}-owner.png"
+        page.screenshot(path=str(out), full_page=True)
+        if overflow > 0:
+            problems.append(f"{path} scrolls sideways by {overflow}px")
+    context.close()
+    assert not problems, problems

@@ -139,7 +139,7 @@ def remove_test(
     )
 
 
-def _restore_problem(test: Test, files: list[EvidenceFile]) -> str | None:
+def restore_problem(test: Test, files: list[EvidenceFile]) -> str | None:
     """Why a removed Test may not be public again, or None when it passed safety."""
     if test.published_at is None:
         return "it was never published, so it never passed safety processing"
@@ -163,7 +163,7 @@ def restore_test(
     test = _test(session, admin, test_id)
     if test.state != TestState.REMOVED:
         raise ModerationError("not_removed", "Only removed Tests can be restored.", 409)
-    problem = _restore_problem(test, _evidence(session, test))
+    problem = restore_problem(test, _evidence(session, test))
     if problem is not None:
         raise ModerationError("unsafe_to_restore", f"This Test cannot be restored: {problem}.", 409)
     test.state = TestState.PUBLIC

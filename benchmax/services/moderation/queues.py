@@ -1,8 +1,9 @@
 """What moderators work through: open reports, open disputes, injection flags and holds,
-and declared labels that match no catalog entry.
+declared labels that match no catalog entry, and removed Tests that may be restored.
 
 Items carry ids and the text moderators need to decide; each list is bounded by ``limit``
-and oldest first, so nothing waits forever behind newer work.
+and oldest first, so nothing waits forever behind newer work. Removed Tests are the
+exception: they are not waiting on anyone, so the most recently removed come first.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from benchmax.services.moderation.reports import REASON_LABELS
 
 HOLD_ACTIONS = ("hold.keep", "hold.clear")
 LEAVE_LABEL_ACTION = "label.leave"
+REMOVE_TEST_ACTION = "test.remove"
 
 
 def injection_codes(scan_report: object) -> list[str]:
@@ -105,11 +107,27 @@ class LabelItem:
 
 
 @dataclass(frozen=True)
+class RemovedItem:
+    """A removed Test. ``reason``: the moderator's words on its latest removal ("" when no
+    decision records one). ``can_restore``: whether ``decisions.restore_test`` would pass its
+    safety checks now; when not, ``restore_problem`` says why, in words a moderator can read."""
+
+    test_id: str
+    test_title: str
+    contributor_handle: str
+    removed_at: str
+    reason: str
+    can_restore: bool
+    restore_problem: str
+
+
+@dataclass(frozen=True)
 class Queues:
     reports: list[ReportItem] = field(default_factory=list)
     disputes: list[DisputeItem] = field(default_factory=list)
     flags: list[FlagItem] = field(default_factory=list)
     labels: list[LabelItem] = field(default_factory=list)
+    removed: list[RemovedItem] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -260,6 +278,60 @@ def label_requests(session: Session, limit: int) -> list[LabelItem]:
     ]
 
 
+def _latest_removals(session: Session, test_ids: list[str]) -> dict[str, ModerationDecision]:
+    """The latest remove decision per Test, for the ones that have any."""
+    rows = session.exec(
+        select(ModerationDecision)
+        .where(
+            col(ModerationDecision.target_type) == "test",
+            col(ModerationDecision.target_id).in_(test_ids),
+            col(ModerationDecision.action) == REMOVE_TEST_ACTION,
+        )
+        .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
+    ).all()
+    return {row.target_id: row for row in rows}  # later rows overwrite earlier ones
+
+
+def removed_tests(session: Session, limit: int) -> list[RemovedItem]:
+    """Removed Tests, most recently removed first, each with why it was removed and whether
+    it could be made public again now."""
+    # The very check restore_test makes, so the queue and the decision never disagree.
+    # decisions imports this module for its queue helpers, hence the import here.
+    from benchmax.services.moderation.decisions import restore_problem
+
+    rows = session.exec(
+        select(Test, User.handle)
+        .join(User, col(User.id) == Test.contributor_id)
+        .where(col(Test.state) == TestState.REMOVED)
+        .order_by(col(Test.removed_at).desc().nulls_last(), col(Test.id).desc())
+        .limit(limit)
+    ).all()
+    test_ids = [test.id for test, _ in rows]
+    files: dict[str, list[EvidenceFile]] = {test_id: [] for test_id in test_ids}
+    for file in session.exec(
+        select(EvidenceFile).where(col(EvidenceFile.test_id).in_(test_ids))
+    ).all():
+        files[file.test_id].append(file)
+    removals = _latest_removals(session, test_ids)
+    items: list[RemovedItem] = []
+    for test, handle in rows:
+        removal = removals.get(test.id)
+        removed_at = test.removed_at or (removal.created_at if removal else None)
+        problem = restore_problem(test, files[test.id])
+        items.append(
+            RemovedItem(
+                test_id=test.id,
+                test_title=test.display_title,
+                contributor_handle=handle,
+                removed_at=as_utc(removed_at).isoformat() if removed_at else "",
+                reason=removal.reason if removal else "",
+                can_restore=problem is None,
+                restore_problem=problem or "",
+            )
+        )
+    return items
+
+
 def moderation_queues(session: Session, actor: User | None, limit: int = 50) -> Queues:
     """Every queue, for moderators and owners only."""
     require_admin(actor, "see the moderation queues")
@@ -269,4 +341,5 @@ def moderation_queues(session: Session, actor: User | None, limit: int = 50) -> 
         disputes=open_disputes(session, limit),
         flags=flagged_tests(session, limit),
         labels=label_requests(session, limit),
+        removed=removed_tests(session, limit),
     )

@@ -1,0 +1,175 @@
+"""Trust and safety in the browser: report → remove → restore, and review → dispute → overturn."""
+
+from __future__ import annotations
+
+import io
+import secrets
+
+from PIL import Image
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session, select
+
+from benchmax.adapters.storage import build_storage
+from benchmax.models import Dispute, EvidenceKind, Report, Review, Role
+from benchmax.services.accounts import grant_role
+from tests.e2e.conftest import LiveApp, signed_in_page, wait_ready
+from tests.factories import make_stored_evidence, make_test, make_user
+
+
+def _png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (10, 160, 90)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _people(app: LiveApp) -> dict[str, str]:
+    suffix = secrets.token_hex(3)
+    handles = {
+        role: f"{role[:4]}{suffix}" for role in ("contributor", "reporter", "moderator", "reviewer")
+    }
+    with Session(app.engine) as session:
+        for handle in handles.values():
+            make_user(session, handle=handle, auth_subject=f"local|{handle}")
+        session.commit()
+        grant_role(session, handles["moderator"], Role.MODERATOR)
+        grant_role(session, handles["reviewer"], Role.REVIEWER)
+        session.commit()
+    return handles
+
+
+def _published(app: LiveApp, contributor: str, title: str) -> tuple[str, str]:
+    with Session(app.engine) as session:
+        from benchmax.services.accounts import find_user_by_handle
+
+        user = find_user_by_handle(session, contributor)
+        test = make_test(session, user, title=title)
+        image = make_stored_evidence(
+            session,
+            build_storage(app.settings),
+            test,
+            _png(),
+            kind=EvidenceKind.IMAGE,
+            content_type="image/png",
+            original_name="shot.png",
+            safe_name="shot.png",
+        )
+        test.thumbnail_evidence_id = image.id
+        test.evidence_kinds = "image"
+        session.commit()
+        return test.id, image.id
+
+
+def _image_loads(page: Page, url: str) -> bool:
+    width = page.evaluate(
+        """src => new Promise(resolve => {
+            const img = new Image();
+            img.onload = () => resolve(img.naturalWidth);
+            img.onerror = () => resolve(-1);
+            img.src = src + '?t=' + Date.now();
+        })""",
+        url,
+    )
+    return bool(width > 0)
+
+
+def _in_feed(page: Page, app: LiveApp, title: str) -> bool:
+    page.goto(f"{app.url}/?q={title}")
+    wait_ready(page)
+    return page.get_by_text(title).count() > 0
+
+
+def test_report_remove_explain_restore(live_app: LiveApp, browser: Browser) -> None:
+    people = _people(live_app)
+    title = f"Moderated {secrets.token_hex(3)}"
+    test_id, image_id = _published(live_app, people["contributor"], title)
+    image_url = f"{live_app.usercontent_url}/e/{image_id}/shot.png"
+
+    reporter = signed_in_page(browser, live_app, people["reporter"])
+    reporter.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(reporter)
+    reporter.click("#report-open")
+    reporter.select_option("#report-reason", "spam")
+    reporter.fill("#report-details", "This is an advert, not a Test result.")
+    reporter.click("#report-submit")
+    expect(reporter.locator("#report-notice")).to_be_visible()
+
+    with Session(live_app.engine) as session:
+        report = session.exec(select(Report).where(Report.test_id == test_id)).one()
+    moderator = signed_in_page(browser, live_app, people["moderator"])
+    moderator.goto(f"{live_app.url}/moderation")
+    wait_ready(moderator)
+    moderator.click("#tab-reports")
+    key = f"report-{report.id}"
+    moderator.fill(f"#reason-{key}", "short")
+    moderator.click(f"#remove-{key}")
+    expect(moderator.locator(f"#error-{key}")).to_be_visible()
+    expect(moderator.locator(f"#reason-{key}")).to_have_value("short")
+    moderator.fill(f"#reason-{key}", "Advertising spam, not a real Test.")
+    moderator.click(f"#remove-{key}")
+    expect(moderator.locator("#moderation-notice")).to_be_visible()
+
+    assert not _in_feed(reporter, live_app, title)
+    assert not _image_loads(reporter, image_url)
+
+    contributor = signed_in_page(browser, live_app, people["contributor"])
+    contributor.goto(f"{live_app.url}/me")
+    wait_ready(contributor)
+    mine = contributor.locator(".my-test").filter(has_text=title)
+    expect(mine.locator(".my-status")).to_have_text("Removed")
+    expect(mine).to_contain_text("Advertising spam, not a real Test.")
+
+    moderator.goto(f"{live_app.url}/moderation")
+    wait_ready(moderator)
+    moderator.click("#tab-removed")
+    removed_key = f"removed-{test_id}"
+    moderator.fill(f"#reason-{removed_key}", "Contributor explained; restoring it.")
+    moderator.click(f"#restore-{removed_key}")
+    expect(moderator.locator("#moderation-notice")).to_be_visible()
+    assert _in_feed(reporter, live_app, title)
+    assert _image_loads(reporter, image_url)
+
+
+def test_review_dispute_overturn_shows_the_correction(live_app: LiveApp, browser: Browser) -> None:
+    people = _people(live_app)
+    title = f"Reviewed {secrets.token_hex(3)}"
+    test_id, _image = _published(live_app, people["contributor"], title)
+
+    reviewer = signed_in_page(browser, live_app, people["reviewer"])
+    reviewer.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(reviewer)
+    reviewer.fill("#review-score", "35")
+    reviewer.fill("#review-reasoning", "The output misses two of the three requirements.")
+    reviewer.click("#review-submit")
+    expect(reviewer.locator("#review-notice")).to_be_visible()
+
+    with Session(live_app.engine) as session:
+        review = session.exec(select(Review).where(Review.test_id == test_id)).one()
+    contributor = signed_in_page(browser, live_app, people["contributor"])
+    contributor.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(contributor)
+    contributor.click(f"#dispute-open-{review.id}")
+    contributor.fill("#dispute-reason", "All three requirements are in the screenshot.")
+    contributor.click("#dispute-submit")
+    expect(contributor.locator("#dispute-notice")).to_be_visible()
+
+    with Session(live_app.engine) as session:
+        dispute = session.exec(select(Dispute).where(Dispute.review_id == review.id)).one()
+    moderator = signed_in_page(browser, live_app, people["moderator"])
+    moderator.goto(f"{live_app.url}/moderation")
+    wait_ready(moderator)
+    moderator.click("#tab-disputes")
+    key = f"dispute-{dispute.id}"
+    moderator.fill(f"#reason-{key}", "The screenshot does show all three requirements met.")
+    moderator.fill(f"#score-{key}", "80")
+    moderator.click(f"#overturn-{key}")
+    expect(moderator.locator("#moderation-notice")).to_be_visible()
+
+    page = signed_in_page(browser, live_app, people["reporter"])
+    page.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(page)
+    reviews = page.locator("#reviews .review-card")
+    expect(reviews).to_have_count(2)
+    expect(reviews.nth(0)).to_contain_text("Superseded")
+    expect(reviews.nth(0)).to_contain_text("35")
+    expect(reviews.nth(1)).to_contain_text("Correction")
+    expect(reviews.nth(1)).to_contain_text("80")

@@ -1,0 +1,79 @@
+"""The owner's operations dashboard: a dead job appears live and is requeued to success."""
+
+from __future__ import annotations
+
+import secrets
+
+from playwright.sync_api import Browser, expect
+from sqlmodel import Session
+
+from benchmax.models import Job, JobState, Role, Test, TestState
+from benchmax.services.accounts import grant_role
+from tests.e2e.conftest import OWNER_HANDLE, LiveApp, signed_in_page, wait_ready
+from tests.factories import make_test, make_user
+
+
+def _dead_publish_job(app: LiveApp) -> tuple[int, str]:
+    """A publish job that ran out of attempts while its Test was otherwise ready."""
+    with Session(app.engine) as session:
+        test = make_test(
+            session,
+            title=f"Stuck {secrets.token_hex(3)}",
+            state=TestState.PROCESSING,
+            published_at=None,
+        )
+        job = Job(
+            kind="publish_test",
+            subject_id=test.id,
+            state=JobState.DEAD,
+            attempts=5,
+            max_attempts=5,
+            last_error_code="OperationalError",
+        )
+        session.add(job)
+        session.commit()
+        assert job.id is not None
+        return job.id, test.id
+
+
+def test_owner_requeues_a_dead_job_without_reloading(live_app: LiveApp, browser: Browser) -> None:
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)
+    owner.goto(f"{live_app.url}/operations")
+    wait_ready(owner)
+    expect(owner.locator("#ops-jobs-table")).to_be_visible()
+
+    job_id, test_id = _dead_publish_job(live_app)
+    row = owner.locator(f"#ops-dead-{job_id}")
+    expect(row).to_be_visible(timeout=20_000)  # arrives by polling, no reload
+    expect(row).to_contain_text("OperationalError")
+    owner.fill(f"#ops-reason-{job_id}", "Database was restarted; safe to retry now.")
+    owner.click(f"#ops-requeue-{job_id}")
+    expect(row).to_have_count(0, timeout=30_000)
+    with Session(live_app.engine) as session:
+        for _ in range(60):
+            job = session.get(Job, job_id)
+            test = session.get(Test, test_id)
+            assert job is not None
+            assert test is not None
+            if job.state == JobState.DONE:
+                break
+            session.expire_all()
+            owner.wait_for_timeout(500)
+        assert job.state == JobState.DONE
+        assert test.state == TestState.PUBLIC
+
+
+def test_contributors_and_moderators_are_refused(live_app: LiveApp, browser: Browser) -> None:
+    suffix = secrets.token_hex(3)
+    with Session(live_app.engine) as session:
+        for handle in (f"cont{suffix}", f"mode{suffix}"):
+            make_user(session, handle=handle, auth_subject=f"local|{handle}")
+        session.commit()
+        grant_role(session, f"mode{suffix}", Role.MODERATOR)
+        session.commit()
+    for handle in (f"cont{suffix}", f"mode{suffix}"):
+        page = signed_in_page(browser, live_app, handle)
+        page.goto(f"{live_app.url}/operations")
+        wait_ready(page)
+        expect(page.locator("#ops-not-allowed")).to_be_visible()
+        expect(page.locator("#ops-jobs-table")).to_have_count(0)
