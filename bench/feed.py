@@ -26,12 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from anywhere
 
 import httpx  # noqa: E402
-from alembic import command  # noqa: E402
-from alembic.config import Config  # noqa: E402
 from sqlalchemy import Engine, event, insert  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 from benchmax.db import make_engine  # noqa: E402
+from benchmax.migrations import upgrade  # noqa: E402
 from benchmax.models import ReviewState, Test, TestState, User  # noqa: E402
 from benchmax.models._base import new_id, utcnow  # noqa: E402
 from benchmax.services.feed import FeedFilters, list_feed  # noqa: E402
@@ -48,13 +47,6 @@ SETUPS = [
     ("Kimi K2", "Cline", "none"),
     ("GLM-4.6", "Aider", "high"),
 ]
-
-
-def _migrate(database_url: str) -> None:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "alembic"))
-    config.attributes["database_url"] = database_url
-    command.upgrade(config, "head")
 
 
 def _test_row(n: int, contributor_id: str, published: Any) -> dict[str, Any]:
@@ -189,7 +181,7 @@ def main() -> int:
         os.environ.update(
             BENCHMAX_ENV="development", BENCHMAX_DATA_DIR=tmp, BENCHMAX_DATABASE_URL=database_url
         )
-        _migrate(database_url)
+        upgrade(database_url)
         engine = make_engine(database_url)
         started = time.perf_counter()
         seed(engine)

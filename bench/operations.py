@@ -32,10 +32,10 @@ from sqlmodel import Session  # noqa: E402
 
 from benchmax.adapters.storage.local import LocalStorage  # noqa: E402
 from benchmax.db import make_engine  # noqa: E402
+from benchmax.migrations import upgrade  # noqa: E402
 from benchmax.models import EvidenceFile, Job, Test, TestState, User  # noqa: E402
 from benchmax.models._base import new_id, utcnow  # noqa: E402
 from benchmax.services.backup import create_backup  # noqa: E402
-from benchmax.services.backup.migrate import upgrade  # noqa: E402
 from benchmax.services.operations import dashboard, record_sample  # noqa: E402
 
 TESTS = 100_000

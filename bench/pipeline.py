@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -33,7 +32,12 @@ import psycopg
 from sqlmodel import Session, col, select
 
 from bench.scan import TARGET_RATIO, build_typical_test, measure_scan_ratio
-from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
+from benchmax.adapters.queue import (
+    TaskiqDispatcher,
+    build_broker,
+    configure_dispatcher,
+    worker_argv,
+)
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli import db_upgrade
 from benchmax.db import make_engine
@@ -190,16 +194,7 @@ def production_shape(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> 
             "BENCHMAX_QUEUE_NAME": queue,
         }
         worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "taskiq",
-                "worker",
-                "tasks.broker:broker",
-                "tasks.run",
-                "--workers",
-                "1",
-            ],
+            worker_argv(1),
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,

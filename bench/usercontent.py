@@ -35,12 +35,11 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from anywhere
 
-from alembic import command  # noqa: E402
-from alembic.config import Config  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 from benchmax.adapters.storage.local import LocalStorage  # noqa: E402
 from benchmax.db import make_engine  # noqa: E402
+from benchmax.migrations import upgrade  # noqa: E402
 from benchmax.models import EvidenceFile, EvidenceKind, EvidenceState, Test, TestState, User  # noqa: E402
 
 BIG_SIZE = 1024**3
@@ -57,13 +56,6 @@ class Fixture:
     small: list[tuple[str, str, str]] = field(default_factory=list)  # + expected sha256
 
 
-def _migrate(database_url: str) -> None:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "alembic"))
-    config.attributes["database_url"] = database_url
-    command.upgrade(config, "head")
-
-
 def _big_chunks() -> Iterator[bytes]:
     block = os.urandom(1024 * 1024)
     for _ in range(BIG_SIZE // len(block)):
@@ -72,7 +64,7 @@ def _big_chunks() -> Iterator[bytes]:
 
 def _prepare(workdir: Path) -> tuple[str, Fixture]:
     database_url = f"sqlite:///{workdir / 'bench.db'}"
-    _migrate(database_url)
+    upgrade(database_url)
     storage = LocalStorage(workdir / "objects")
     engine = make_engine(database_url)
 

@@ -53,6 +53,36 @@ STYLE = {
     ".card-title": {"overflow_wrap": "anywhere"},
     ".markdown-body ul": {"list_style": "disc", "padding_left": "1.5rem"},
     ".markdown-body ol": {"list_style": "decimal", "padding_left": "1.5rem"},
+    ".visually-hidden": {
+        "position": "absolute",
+        "width": "1px",
+        "height": "1px",
+        "overflow": "hidden",
+        "clip": "rect(0 0 0 0)",
+        "white_space": "nowrap",
+    },
+    ".dropzone": {
+        "display": "block",
+        "width": "100%",
+        "padding": "1.5rem",
+        "border": "2px dashed var(--gray-a7)",
+        "border_radius": "var(--radius-4)",
+        "cursor": "pointer",
+    },
+    ".dropzone:focus-within, .dropzone.dragging": {
+        "outline": "2px solid var(--accent-8)",
+        "background": "var(--accent-a2)",
+    },
+    ".upload-item": {
+        "display": "grid",
+        "grid_template_columns": "minmax(0, 1fr) 10rem auto",
+        "gap": "0.75rem",
+        "align_items": "center",
+        "padding": "0.5rem",
+        "font_size": "14px",
+    },
+    ".upload-item progress": {"width": "100%"},
+    ".upload-failed": {"color": "var(--red-11)", "grid_template_columns": "minmax(0, 1fr) auto"},
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
 }
 

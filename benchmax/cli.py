@@ -26,13 +26,9 @@ def _settings():  # type: ignore[no-untyped-def]
 
 
 def db_upgrade(database_url: str | None = None) -> None:
-    from alembic import command
-    from alembic.config import Config
+    from benchmax.migrations import upgrade
 
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "alembic"))
-    config.attributes["database_url"] = database_url or _settings().resolved_database_url
-    command.upgrade(config, "head")
+    upgrade(database_url or _settings().resolved_database_url)
 
 
 def _cmd_db_upgrade(_args: argparse.Namespace) -> int:
@@ -106,17 +102,9 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    command = [
-        sys.executable,
-        "-m",
-        "taskiq",
-        "worker",
-        "tasks.broker:broker",
-        "tasks.run",
-        "--workers",
-        str(args.workers),
-    ]
-    return subprocess.call(command, cwd=ROOT)
+    from benchmax.adapters.queue import worker_argv
+
+    return subprocess.call(worker_argv(args.workers), cwd=ROOT)
 
 
 def _cmd_scheduler(_args: argparse.Namespace) -> int:

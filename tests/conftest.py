@@ -15,8 +15,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.testclient import TestClient
@@ -25,6 +23,7 @@ from benchmax import runtime
 from benchmax.adapters.auth import LocalIssuer, build_verifier
 from benchmax.api import build_api
 from benchmax.db import make_engine
+from benchmax.migrations import upgrade
 from benchmax.models import User
 from benchmax.settings import Settings
 
@@ -38,10 +37,7 @@ REDIS_URL = os.environ.get("BENCHMAX_TEST_REDIS_URL", "redis://127.0.0.1:6379/15
 
 
 def run_migrations(url: str) -> None:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "alembic"))
-    config.attributes["database_url"] = url
-    command.upgrade(config, "head")
+    upgrade(url)
 
 
 def _pg_url(database: str) -> str:

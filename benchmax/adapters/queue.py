@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -156,3 +157,17 @@ def configure_dispatcher(dispatcher: JobDispatcher | None) -> JobDispatcher | No
 def current_dispatcher() -> JobDispatcher | None:
     """The dispatcher configured for this process, if any."""
     return _dispatcher
+
+
+def worker_argv(workers: int = 1) -> list[str]:
+    """The command that starts Taskiq workers on this project's broker and job task."""
+    return [
+        sys.executable,
+        "-m",
+        "taskiq",
+        "worker",
+        "tasks.broker:broker",
+        "tasks.run",
+        "--workers",
+        str(workers),
+    ]

@@ -6,6 +6,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
+from benchmax.api.draft_files import draft_file_routes
 from benchmax.api.health import healthz
 from benchmax.api.moderation import moderation_routes
 from benchmax.api.reviews import review_routes
@@ -20,6 +21,7 @@ def build_api() -> Starlette:
             Route("/api/v1/tests", list_tests, methods=["GET"]),
             Route("/api/v1/tests/{test_id}", get_test, methods=["GET"]),
             *submission_routes(),
+            *draft_file_routes(),
             *review_routes(),
             *moderation_routes(),
             *compat_routes(),

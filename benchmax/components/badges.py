@@ -33,3 +33,13 @@ def status_badge(label: rx.Var[str], color: rx.Var[str]) -> rx.Component:
 
 def kind_chip(kind: rx.Var[str]) -> rx.Component:
     return rx.badge(kind, variant="outline", color_scheme="gray", size="1")
+
+
+def kind_icon(kind: rx.Var[str], size: int) -> rx.Component:
+    """The icon for an evidence kind, so a file looks the same in the wizard and on the Test."""
+    return rx.icon(
+        rx.match(
+            kind, ("image", "image"), ("video", "film"), ("source", "file-archive"), "file-text"
+        ),
+        size=size,
+    )

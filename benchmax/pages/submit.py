@@ -4,26 +4,12 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.badges import declared_label
+from benchmax.components.badges import declared_label, kind_icon
 from benchmax.components.layout import page_shell
 from benchmax.state.submit import STEP_TITLES
 from benchmax.state.submit import SubmitState as S
 
-UPLOAD_ID = "evidence"
-ACCEPT = {
-    "image/png": [".png"],
-    "image/jpeg": [".jpg", ".jpeg"],
-    "image/webp": [".webp"],
-    "image/gif": [".gif"],
-    "video/mp4": [".mp4"],
-    "video/webm": [".webm"],
-    "text/plain": [".txt", ".log"],
-    "text/markdown": [".md"],
-    "application/json": [".json"],
-    "application/x-ndjson": [".ndjson", ".jsonl"],
-    "application/zip": [".zip"],
-}
-MAX_FILE_BYTES = 500 * 1024 * 1024
+ACCEPT_ATTRIBUTE = ".png,.jpg,.jpeg,.webp,.gif,.mp4,.webm,.txt,.log,.md,.json,.ndjson,.jsonl,.zip"
 REASONING_CHOICES = ["none", "low", "medium", "high", "max", "unknown"]
 
 
@@ -182,18 +168,9 @@ def _step_two() -> rx.Component:
     )
 
 
-def _file_row(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Component:
     return rx.hstack(
-        rx.icon(
-            rx.match(
-                item["kind"],
-                ("image", "image"),
-                ("video", "film"),
-                ("source", "file-archive"),
-                "file-text",
-            ),
-            size=18,
-        ),
+        kind_icon(item["kind"], 18),
         rx.vstack(
             rx.text(item["name"], weight="medium", size="2", class_name="file-name"),
             rx.text(
@@ -217,14 +194,20 @@ def _file_row(item: rx.Var[dict[str, str]]) -> rx.Component:
             min_width="0",
             flex="1",
         ),
-        rx.button(
-            rx.icon("trash-2", size=14),
-            "Remove",
-            variant="ghost",
-            color_scheme="red",
-            size="1",
-            on_click=S.remove_file(item["id"]),
-            aria_label="Remove " + item["name"],
+        *(
+            [
+                rx.button(
+                    rx.icon("trash-2", size=14),
+                    "Remove",
+                    variant="ghost",
+                    color_scheme="red",
+                    size="1",
+                    on_click=S.remove_file(item["id"]),
+                    aria_label="Remove " + item["name"],
+                )
+            ]
+            if removable
+            else []
         ),
         width="100%",
         align="center",
@@ -245,7 +228,7 @@ def _step_three() -> rx.Component:
             "text, at least one file, or both.",
         ),
         _label("Evidence files", "files"),
-        rx.upload.root(
+        rx.el.label(
             rx.vstack(
                 rx.icon("upload", size=28),
                 rx.text("Drag and drop files here, or click to choose", weight="medium"),
@@ -259,37 +242,28 @@ def _step_three() -> rx.Component:
                 align="center",
                 spacing="2",
             ),
-            id=UPLOAD_ID,
-            multiple=True,
-            accept=ACCEPT,
-            max_size=MAX_FILE_BYTES,
-            max_files=20,
-            on_drop=[
-                S.upload_started,
-                S.handle_upload(
-                    rx.upload_files(
-                        upload_id=UPLOAD_ID, on_upload_progress=S.upload_progress_changed
-                    )
-                ),
-            ],
-            on_drop_rejected=S.files_rejected,
-            border="2px dashed var(--gray-a7)",
-            border_radius="var(--radius-4)",
-            padding="1.5rem",
-            width="100%",
-            cursor="pointer",
+            rx.el.input(
+                type="file",
+                multiple=True,
+                id="evidence-input",
+                accept=ACCEPT_ATTRIBUTE,
+                class_name="visually-hidden",
+            ),
+            html_for="evidence-input",
+            id="dropzone",
+            custom_attrs={"data-draft": S.draft_id},
             class_name="dropzone",
         ),
-        rx.cond(
-            S.uploading,
-            rx.vstack(
-                rx.text("Uploading… ", S.upload_progress, "%", size="2"),
-                rx.progress(value=S.upload_progress, max=100, width="100%", id="upload-progress"),
-                width="100%",
-            ),
-        ),
+        rx.box(id="upload-queue", width="100%"),
+        rx.button("Refresh files", id="files-refresh", on_click=S.refresh_files, display="none"),
+        rx.script(src="/uploads.js"),
         _error("files"),
-        rx.vstack(rx.foreach(S.files, _file_row), width="100%", spacing="2", id="file-list"),
+        rx.vstack(
+            rx.foreach(S.files, lambda item: _file_row(item)),
+            width="100%",
+            spacing="2",
+            id="file-list",
+        ),
         rx.cond(
             S.has_zip,
             rx.vstack(
@@ -429,13 +403,21 @@ def _processing() -> rx.Component:
                 spacing="3",
             ),
             rx.cond(S.status_reason != "", rx.text(S.status_reason, id="processing-reason")),
-            rx.vstack(rx.foreach(S.files, _file_row), width="100%", spacing="2"),
+            rx.vstack(
+                rx.foreach(S.files, lambda item: _file_row(item, removable=False)),
+                width="100%",
+                spacing="2",
+            ),
             rx.cond(
                 S.public_url != "",
-                rx.link(
-                    rx.button("View your public Test", size="3"),
-                    href=S.public_url,
-                    id="processing-public-link",
+                rx.hstack(
+                    rx.link(
+                        rx.button("View your public Test", size="3"),
+                        href=S.public_url,
+                        id="processing-public-link",
+                    ),
+                    rx.button("Submit another", size="3", variant="soft", on_click=S.start_new),
+                    wrap="wrap",
                 ),
             ),
             rx.cond(

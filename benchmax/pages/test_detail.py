@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.badges import declared_label, status_badge
+from benchmax.components.badges import declared_label, kind_icon, status_badge
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.test_actions import test_actions_panel
@@ -83,16 +83,7 @@ def _evidence_item(item: rx.Var[dict[str, str]]) -> rx.Component:
                 rx.fragment(),
             ),
             rx.hstack(
-                rx.icon(
-                    rx.match(
-                        item["kind"],
-                        ("image", "image"),
-                        ("video", "film"),
-                        ("source", "file-archive"),
-                        "file-text",
-                    ),
-                    size=16,
-                ),
+                kind_icon(item["kind"], 16),
                 rx.link(
                     item["name"],
                     href=item["url"],

@@ -95,6 +95,11 @@ def _validate_display_name(raw: str, fallback: str) -> str:
     return name or fallback
 
 
+def get_user(session: Session, user_id: str) -> User | None:
+    """The account with this id, for callers that carry an id across a thread or request."""
+    return session.get(User, user_id)
+
+
 def find_user_by_handle(session: Session, handle: str) -> User | None:
     """The account with this handle; handles are stored lower-case, so lookups are too."""
     return session.exec(select(User).where(User.handle == handle.strip().lower())).first()

@@ -24,13 +24,13 @@ from benchmax.models import (
     Harness,
     ModelFamily,
     ModelVersion,
-    Review,
     SourceVisibility,
     Test,
     TestState,
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
 
 # Markdown with raw HTML off, and images off so ![x](url) renders as a plain link: an inline
 # image from an arbitrary host would let any contributor track every reader's IP address.
@@ -74,17 +74,6 @@ class EvidenceItem:
 
 
 @dataclass(frozen=True)
-class ReviewItem:
-    id: str
-    reviewer_kind: str
-    reviewer_handle: str | None
-    score: int
-    reasoning: str
-    corrects_review_id: str | None
-    created_at: str
-
-
-@dataclass(frozen=True)
 class TestView:
     """Everything the detail screen shows. ``attempts`` None reads "attempts not declared"."""
 
@@ -116,7 +105,7 @@ class TestView:
     contributor_handle: str
     contributor_display_name: str
     evidence: list[EvidenceItem]
-    reviews: list[ReviewItem]
+    reviews: list[ReviewEntry]
     created_at: str
     updated_at: str
     submitted_at: str | None
@@ -155,27 +144,6 @@ def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem
             file.state == EvidenceState.APPROVED
             and (file.kind != EvidenceKind.SOURCE or source_public)
         )
-    ]
-
-
-def _reviews(session: Session, test_id: str) -> list[ReviewItem]:
-    rows = session.exec(
-        select(Review, User.handle)
-        .outerjoin(User, col(User.id) == Review.reviewer_id)
-        .where(Review.test_id == test_id)
-        .order_by(col(Review.created_at), col(Review.id))
-    ).all()
-    return [
-        ReviewItem(
-            id=review.id,
-            reviewer_kind=str(review.reviewer_kind),
-            reviewer_handle=handle,
-            score=review.score,
-            reasoning=review.reasoning,
-            corrects_review_id=review.corrects_review_id,
-            created_at=_iso(review.created_at) or "",
-        )
-        for review, handle in rows
     ]
 
 
@@ -231,7 +199,7 @@ def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> Test
         contributor_handle=contributor.handle if contributor else "",
         contributor_display_name=contributor.display_name if contributor else "",
         evidence=_evidence(session, test, is_owner),
-        reviews=_reviews(session, test.id),
+        reviews=reviews_of(session, test.id),
         created_at=_iso(test.created_at) or "",
         updated_at=_iso(test.updated_at) or "",
         submitted_at=_iso(test.submitted_at),

@@ -17,21 +17,10 @@ from benchmax import runtime
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
+from benchmax.services.submissions import DRAFT_FIELDS
 from benchmax.state.session import SessionState
 
-TEXT_FIELDS = (
-    "prompt",
-    "model_label",
-    "model_version_label",
-    "harness_label",
-    "reasoning_label",
-    "settings_text",
-    "attempts",
-    "output_text",
-    "title",
-    "notes",
-    "source_visibility",
-)
+TEXT_FIELDS = DRAFT_FIELDS
 STEP_FIELDS = {
     1: ("prompt",),
     2: (
@@ -88,8 +77,6 @@ class SubmitState(SessionState):
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
     files: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    upload_progress: rx.Field[int] = rx.field(0)
-    uploading: rx.Field[bool] = rx.field(False)
     model_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     harness_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     loaded: rx.Field[bool] = rx.field(False)
@@ -228,57 +215,15 @@ class SubmitState(SessionState):
     # --- files -------------------------------------------------------------------------
 
     @rx.event
-    def upload_started(self) -> None:
-        self.uploading, self.upload_progress = True, 0
-
-    @rx.event
-    def upload_progress_changed(self, progress: dict[str, Any]) -> None:
-        self.uploading = True
-        self.upload_progress = round(float(progress.get("progress", 0)) * 100)
-
-    @rx.event
-    async def handle_upload(self, files: list[rx.UploadFile]) -> None:
+    def refresh_files(self) -> None:
+        """Called by the page's upload script after each file is stored or refused."""
         user = self._require_user()
-        self.uploading = False
         if user is None:
             self.notice = "Your session ended. Sign in again — your draft is saved."
             return
-        problems: list[str] = []
-        with runtime.db_session() as session:
-            if not self.draft_id:
-                self.draft_id = submissions.create_draft(session, user).id
-        for upload in files:
-            name = upload.name or "file"
-            try:
-                with runtime.db_session() as session:
-                    submissions.add_file(
-                        session,
-                        runtime.storage(),
-                        user,
-                        self.draft_id,
-                        name,
-                        upload.file,
-                        declared_size=upload.size,
-                    )
-            except submissions.SubmissionError as exc:
-                problems.append(f"{name}: {exc.message}")
         with runtime.db_session() as session:
             self._refresh_files(session, user)
-        self.errors = (
-            {**self.errors, "files": " ".join(problems)}
-            if problems
-            else {k: v for k, v in self.errors.items() if k != "files"}
-        )
-
-    @rx.event
-    def files_rejected(self, rejected: list[dict[str, Any]]) -> None:
-        names = ", ".join(str(item.get("file", {}).get("path", "file")) for item in rejected)
-        self.errors = {
-            **self.errors,
-            "files": f"Not accepted here: {names}. Use PNG, JPEG, "
-            "WebP, GIF, MP4, WebM, text, Markdown, JSON, logs or a ZIP, within the "
-            "size limits.",
-        }
+        self.errors = {k: v for k, v in self.errors.items() if k != "files"}
 
     @rx.event
     def remove_file(self, evidence_id: str) -> None:

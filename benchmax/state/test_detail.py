@@ -41,7 +41,7 @@ def _evidence_dict(item: Any, origin: str) -> dict[str, str]:
     }
 
 
-def _review_dict(review: Any, superseded: set[str]) -> dict[str, str]:
+def _review_dict(review: Any) -> dict[str, str]:
     kind = str(review.reviewer_kind)
     return {
         "id": review.id,
@@ -49,7 +49,7 @@ def _review_dict(review: Any, superseded: set[str]) -> dict[str, str]:
         "reasoning": review.reasoning,
         "kind": {"ai": "AI judge", "admin": "Admin", "human": "Approved reviewer"}.get(kind, kind),
         "corrects": review.corrects_review_id or "",
-        "superseded": "yes" if review.id in superseded else "",
+        "superseded": "yes" if review.superseded else "",
         "created": human_date(review.created_at),
     }
 
@@ -99,7 +99,6 @@ class TestDetailState(SessionState):
         }
         self.output_html = view.output_html
         self.evidence = [_evidence_dict(item, origin) for item in view.evidence]
-        superseded = {r.corrects_review_id for r in view.reviews if r.corrects_review_id}
-        self.reviews = [_review_dict(r, superseded) for r in view.reviews]
+        self.reviews = [_review_dict(r) for r in view.reviews]
         self.is_owner_view = state != "public"
         self.has_source = any(item.kind == "source" for item in view.evidence)

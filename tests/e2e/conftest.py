@@ -7,6 +7,7 @@ through the services against the same SQLite file, then look at it through the b
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -128,7 +129,8 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
         )
         engine.dispose()
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:

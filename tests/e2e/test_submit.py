@@ -51,7 +51,7 @@ def _fill_steps_one_and_two(page: Page, prompt: str) -> None:
 
 
 def _upload(page: Page, *items: tuple[str, str, bytes], expected_rows: int) -> None:
-    page.set_input_files("#evidence input[type=file]", files=_files(*items))  # type: ignore[arg-type]
+    page.set_input_files("#evidence-input", files=_files(*items))  # type: ignore[arg-type]
     expect(page.locator(".file-row")).to_have_count(expected_rows, timeout=30_000)
 
 
@@ -94,6 +94,10 @@ def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> 
     page.goto(f"{live_app.url}/submit")
     wait_ready(page)
     _fill_steps_one_and_two(page, "Reload me halfway through.")
+    page.set_input_files(
+        "#evidence-input", files=_files(("tool.exe", "application/x-msdownload", b"MZ\x90\x00"))
+    )  # type: ignore[arg-type]
+    expect(page.locator(".upload-failed")).to_contain_text("Not accepted")
     _upload(
         page,
         ("first.png", "image/png", _png()),
@@ -103,7 +107,8 @@ def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> 
     page.reload()
     wait_ready(page)
     expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
-    expect(page.locator(".file-name")).to_have_text(["first.png", "notes.txt"])
+    expect(page.locator(".file-name")).to_have_count(2)
+    assert sorted(page.locator(".file-name").all_inner_texts()) == ["first.png", "notes.txt"]
     page.click("#step-1")
     expect(page.locator("#field-prompt")).to_have_value("Reload me halfway through.")
 

@@ -4,38 +4,30 @@ from __future__ import annotations
 
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session, select
 
+from benchmax.migrations import alembic_config
 from benchmax.models import APPEND_ONLY_TABLES, AuditEvent, ModerationDecision, Review, ReviewerKind
-from tests.conftest import ROOT
 from tests.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 
 
-def _config(url: str) -> Config:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "alembic"))
-    config.attributes["database_url"] = url
-    return config
-
-
 @BOTH
 def test_models_match_migrations(database_url: str) -> None:
     # `alembic check` raises when the models hold anything the migrations do not.
-    command.check(_config(database_url))
+    command.check(alembic_config(database_url))
 
 
 @BOTH
 def test_downgrade_and_upgrade_again(database_url: str, engine: Engine) -> None:
-    command.downgrade(_config(database_url), "base")
+    command.downgrade(alembic_config(database_url), "base")
     with engine.connect() as conn:
         names = set(conn.dialect.get_table_names(conn))
     assert "test" not in names
-    command.upgrade(_config(database_url), "head")
+    command.upgrade(alembic_config(database_url), "head")
     with engine.connect() as conn:
         assert "review" in set(conn.dialect.get_table_names(conn))
 

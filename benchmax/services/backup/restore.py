@@ -18,8 +18,8 @@ from typing import BinaryIO
 
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.db import make_engine
+from benchmax.migrations import head_revision, upgrade
 from benchmax.services.backup.manifest import sha256_chunks
-from benchmax.services.backup.migrate import head_revision, upgrade
 from benchmax.services.backup.snapshot import database_is_empty, load_snapshot
 from benchmax.services.backup.verify import Difference, check_snapshot, load_manifest, verify
 

@@ -31,6 +31,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import SQLModel
 
 from benchmax.db import normalise_url
+from benchmax.migrations import upgrade
 from benchmax.services.backup.manifest import (
     TableFingerprint,
     canonical_json,
@@ -38,7 +39,6 @@ from benchmax.services.backup.manifest import (
     iter_rows,
     schema_revision,
 )
-from benchmax.services.backup.migrate import upgrade
 
 SnapshotFormat = Literal["sqlite", "pg_dump", "logical"]
 SNAPSHOT_FILES: dict[str, str] = {

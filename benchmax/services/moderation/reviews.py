@@ -70,12 +70,16 @@ def _corrected_ids(session: Session, test_id: str) -> set[str]:
 
 def review_history(session: Session, test_id: str) -> list[ReviewEntry]:
     """Every review of a public Test, oldest first, with the superseded ones marked."""
-    test = public_test(session, test_id)
-    superseded = _corrected_ids(session, test.id)
+    return reviews_of(session, public_test(session, test_id).id)
+
+
+def reviews_of(session: Session, test_id: str) -> list[ReviewEntry]:
+    """The append-only review history of any Test; callers decide who may see it."""
+    superseded = _corrected_ids(session, test_id)
     rows = session.exec(
         select(Review, User.handle)
         .outerjoin(User, col(User.id) == Review.reviewer_id)
-        .where(Review.test_id == test.id)
+        .where(Review.test_id == test_id)
         .order_by(col(Review.created_at), col(Review.id))
     ).all()
     return [

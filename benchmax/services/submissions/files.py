@@ -40,7 +40,8 @@ def quarantine_key(test_id: str, evidence_id: str) -> str:
     return f"{QUARANTINE_PREFIX}{test_id}/{evidence_id}"
 
 
-def _largest_kind(limits: SafetyLimits) -> int:
+def largest_file_bytes(limits: SafetyLimits) -> int:
+    """The biggest single file any kind allows: the cap while bytes stream in, before sniffing."""
     return max(
         limits.image_max_bytes, limits.video_max_bytes, limits.text_max_bytes, limits.zip_max_bytes
     )
@@ -56,7 +57,7 @@ def _counted(chunks: Iterator[bytes], cap: int) -> Iterator[bytes]:
 
 
 def _too_large(cap: int, limits: SafetyLimits) -> SubmissionError:
-    if cap < _largest_kind(limits):
+    if cap < largest_file_bytes(limits):
         message = (
             f"This file would take the Test past its {limits.test_max_bytes / MIB:,.0f} MiB "
             "total. Remove or shrink other files first."
@@ -90,7 +91,7 @@ def add_file(
     files = live_files(session, test.id)
     _check_count(len(files), limits)
     used = sum(file.size_bytes for file in files)
-    cap = min(_largest_kind(limits), limits.test_max_bytes - used)
+    cap = min(largest_file_bytes(limits), limits.test_max_bytes - used)
     if declared_size is not None and declared_size > cap:
         raise _too_large(cap, limits)
     evidence_id = new_id()

@@ -1,4 +1,5 @@
-"""Run Alembic against any database URL: a restore target is not the configured database."""
+"""Run Alembic against any database URL: the CLI, restores, tests and benchmarks all migrate
+through here, because a restore target or a test database is not the configured one."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def _config(url: str) -> Config:
+def alembic_config(url: str) -> Config:
     config = Config(str(ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(ROOT / "alembic"))
     config.attributes["database_url"] = url
@@ -19,8 +20,8 @@ def _config(url: str) -> Config:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    command.upgrade(_config(url), revision)
+    command.upgrade(alembic_config(url), revision)
 
 
 def head_revision() -> str:
-    return str(ScriptDirectory.from_config(_config("")).get_current_head())
+    return str(ScriptDirectory.from_config(alembic_config("")).get_current_head())
