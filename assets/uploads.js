@@ -49,8 +49,16 @@
 
   function fail(view, message) {
     view.item.classList.add("upload-failed");
+    view.item.setAttribute("role", "alert");
     view.bar.remove();
     view.note.textContent = message;
+    var dismiss = document.createElement("button");
+    dismiss.type = "button";
+    dismiss.className = "upload-dismiss";
+    dismiss.textContent = "\u00d7";
+    dismiss.setAttribute("aria-label", "Dismiss this message");
+    dismiss.addEventListener("click", function () { view.item.remove(); });
+    view.item.insertBefore(dismiss, view.note);
   }
 
   function refresh() {

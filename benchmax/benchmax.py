@@ -83,6 +83,14 @@ STYLE = {
     },
     ".upload-item progress": {"width": "100%"},
     ".upload-failed": {"color": "var(--red-11)", "grid_template_columns": "minmax(0, 1fr) auto"},
+    ".upload-failed .upload-note": {"grid_column": "1 / -1"},
+    ".upload-dismiss": {
+        "background": "none",
+        "border": "none",
+        "cursor": "pointer",
+        "color": "inherit",
+        "font_size": "16px",
+    },
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
 }
 
