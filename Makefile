@@ -42,7 +42,7 @@ format: install ## Apply ruff formatting and safe fixes
 	$(VENV)/bin/ruff check --fix .
 
 bench: install services ## Run every benchmark under bench/ and print its figures
-	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+	@for script in bench/*.py; do name=$$(basename $$script .py); echo "== bench/$$name"; $(PY) -m bench.$$name || exit 1; done
 
 services: ## Start PostgreSQL and Redis when they are not already running
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql | head -n1) main start

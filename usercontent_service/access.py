@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlalchemy import Engine, select
+from sqlmodel import col
 
 from benchmax.adapters.storage import EVIDENCE_PREFIX, ObjectStorage
 from benchmax.models import (
@@ -26,6 +27,17 @@ from benchmax.models import (
 # anything long: a malformed id is refused before the database is asked.
 _ID_PATTERN = re.compile(r"[0-9A-Za-z_-]{1,64}")
 _SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
+_EVIDENCE_COLUMNS = (
+    "id",
+    "test_id",
+    "kind",
+    "state",
+    "storage_key",
+    "size_bytes",
+    "sha256",
+    "content_type",
+    "safe_name",
+)
 
 
 @dataclass(frozen=True)
@@ -41,47 +53,73 @@ class ServableFile:
     safe_name: str
 
 
-def may_serve(test: Test, evidence: EvidenceFile) -> bool:
+class _Row(Protocol):
+    """The columns one lookup reads: never the prompt, output or scan report."""
+
+    id: str
+    kind: str | None
+    state: str
+    storage_key: str
+    size_bytes: int
+    sha256: str
+    content_type: str
+    safe_name: str
+    test_state: str
+    source_visibility: str
+
+
+def _lookup(evidence_id: str):  # type: ignore[no-untyped-def]  # a 10-column Select
+    return (
+        select(
+            col(EvidenceFile.id),
+            col(EvidenceFile.kind),
+            col(EvidenceFile.state),
+            col(EvidenceFile.storage_key),
+            col(EvidenceFile.size_bytes),
+            col(EvidenceFile.sha256),
+            col(EvidenceFile.content_type),
+            col(EvidenceFile.safe_name),
+            col(Test.state).label("test_state"),
+            col(Test.source_visibility),
+        )
+        .join(Test, col(Test.id) == col(EvidenceFile.test_id))
+        .where(col(EvidenceFile.id) == evidence_id)
+    )
+
+
+def may_serve(row: _Row) -> bool:
     """The row-level rules; storage is checked separately by ``find_servable``."""
-    if test.state != TestState.PUBLIC or evidence.state != EvidenceState.APPROVED:
+    if row.test_state != TestState.PUBLIC or row.state != EvidenceState.APPROVED:
         return False
-    if evidence.kind not in set(EvidenceKind):
+    if row.kind not in set(EvidenceKind):
         return False  # not yet classified by the safety scan, or a kind this build does not know
-    if evidence.kind == EvidenceKind.SOURCE and test.source_visibility != SourceVisibility.PUBLIC:
+    if row.kind == EvidenceKind.SOURCE and row.source_visibility != SourceVisibility.PUBLIC:
         return False
     # Approved bytes live under the evidence prefix; a key elsewhere (quarantine, private) is
     # a bug upstream and must not become a way to serve unscanned or operator data.
-    if not evidence.storage_key.startswith(EVIDENCE_PREFIX):
+    if not row.storage_key.startswith(EVIDENCE_PREFIX):
         return False
-    return bool(_SHA256_PATTERN.fullmatch(evidence.sha256))
+    return bool(_SHA256_PATTERN.fullmatch(row.sha256))
 
 
 def find_servable(engine: Engine, storage: ObjectStorage, evidence_id: str) -> ServableFile | None:
     """The file to serve for ``evidence_id``, or None for every reason not to."""
     if not _ID_PATTERN.fullmatch(evidence_id):
         return None
-    with Session(engine) as session:
-        statement = (
-            select(EvidenceFile, Test)
-            .join(Test, Test.id == EvidenceFile.test_id)  # type: ignore[arg-type]
-            .where(EvidenceFile.id == evidence_id)
-        )
-        row = session.exec(statement).first()
-    if row is None:
+    with engine.connect() as connection:
+        row = connection.execute(_lookup(evidence_id)).first()
+    if row is None or not may_serve(row):  # type: ignore[arg-type]
         return None
-    evidence, test = row
-    if not may_serve(test, evidence):
-        return None
-    stored = storage.head(evidence.storage_key)
+    stored = storage.head(row.storage_key)
     # A size that differs from the scanned row means the object is not what was approved.
-    if stored is None or stored.size != evidence.size_bytes:
+    if stored is None or stored.size != row.size_bytes:
         return None
     return ServableFile(
-        evidence_id=evidence.id,
-        storage_key=evidence.storage_key,
-        size=evidence.size_bytes,
-        sha256=evidence.sha256,
-        kind=EvidenceKind(str(evidence.kind)),
-        content_type=evidence.content_type,
-        safe_name=evidence.safe_name,
+        evidence_id=row.id,
+        storage_key=row.storage_key,
+        size=row.size_bytes,
+        sha256=row.sha256,
+        kind=EvidenceKind(str(row.kind)),
+        content_type=row.content_type,
+        safe_name=row.safe_name,
     )
