@@ -197,10 +197,21 @@ class SubmitState(SessionState):
         if field in TEXT_FIELDS and (self.draft_id or str(getattr(self, field)).strip()):
             self._save((field,), self.step)
 
+    def _missing_required(self) -> bool:
+        """Flag this step's blank required fields; what was typed is already saved."""
+        missing = {
+            field: message
+            for field, message in submissions.REQUIRED_MESSAGES.items()
+            if FIELD_STEP.get(field) == self.step and not str(getattr(self, field)).strip()
+        }
+        self.errors = {**self.errors, **missing}
+        return bool(missing)
+
     @rx.event
     def next_step(self) -> None:
-        if self._save(STEP_FIELDS.get(self.step, ()), min(self.step + 1, 5)):
+        if self._save(STEP_FIELDS.get(self.step, ()), self.step) and not self._missing_required():
             self.step = min(self.step + 1, 5)
+            self._save((), self.step)
 
     @rx.event
     def previous_step(self) -> None:

@@ -42,6 +42,9 @@ def _fill_steps_one_and_two(page: Page, prompt: str) -> None:
     page.fill("#field-prompt", prompt)
     page.click("#wizard-next")
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+    page.click("#wizard-next")  # required fields are flagged, and the step stays
+    expect(page.locator("#error-harness_label")).to_contain_text("harness")
+    expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
     page.fill("#field-model_label", "claude sonnet 4.5")
     page.fill("#field-harness_label", "Claude Code")
     page.fill("#field-reasoning_label", "high")

@@ -9,7 +9,7 @@ from benchmax.services.submissions.drafts import create_draft, latest_draft, sav
 from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.fields import DRAFT_FIELDS, REQUIRED_FIELDS
 from benchmax.services.submissions.files import add_file, remove_file, replace_file
-from benchmax.services.submissions.lifecycle import retry_processing, submit
+from benchmax.services.submissions.lifecycle import REQUIRED_MESSAGES, retry_processing, submit
 from benchmax.services.submissions.records import PUBLISH_TEST, SCAN_EVIDENCE, get_own_test
 from benchmax.services.submissions.status import (
     FileStatus,
@@ -24,6 +24,7 @@ __all__ = [
     "DRAFT_FIELDS",
     "PUBLISH_TEST",
     "REQUIRED_FIELDS",
+    "REQUIRED_MESSAGES",
     "SCAN_EVIDENCE",
     "FileStatus",
     "MyTestRow",

@@ -26,7 +26,7 @@ from benchmax.services.submissions.records import (
     lock_test,
 )
 
-_REQUIRED_MESSAGES = {
+REQUIRED_MESSAGES = {
     "prompt": "Paste the prompt you gave the model.",
     "model_label": "Say which model you tested (free text is fine).",
     "harness_label": "Say which harness or app ran the model (free text is fine).",
@@ -40,7 +40,7 @@ def submit(session: Session, user: User, test_id: str) -> Test:
     lock_test(session, test.id)
     for name in REQUIRED_FIELDS:
         if not str(getattr(test, name)).strip():
-            raise SubmissionError("required", _REQUIRED_MESSAGES[name], field=name)
+            raise SubmissionError("required", REQUIRED_MESSAGES[name], field=name)
     files = live_files(session, test.id)
     if any(file.state == EvidenceState.BLOCKED for file in files):
         raise SubmissionError(
