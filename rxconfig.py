@@ -1,14 +1,23 @@
 """Reflex configuration, derived from BenchMax settings so there is one source of truth."""
 
+import os
 from urllib.parse import urlparse
 
 import reflex as rx
+from reflex.constants import StateManagerMode
 from reflex.plugins.sitemap import SitemapPlugin
 
 from benchmax.settings import get_settings
 
 _settings = get_settings()
 _port = urlparse(_settings.app_origin).port or 3000
+
+# Reflex's default "disk" mode pickles every session's state under .states/, which would put
+# whatever a page holds on disk. One process keeps state in memory; several web replicas
+# share it through Redis (REFLEX_REDIS_URL), as production does.
+_state_mode = (
+    {} if os.environ.get("REFLEX_REDIS_URL") else {"state_manager_mode": StateManagerMode.MEMORY}
+)
 
 config = rx.Config(
     app_name="benchmax",
@@ -26,4 +35,5 @@ config = rx.Config(
         )
     ],
     disable_plugins=[SitemapPlugin],
+    **_state_mode,
 )

@@ -38,9 +38,10 @@ def _text_area(
         _label(label, field, required),
         rx.text_area(
             id=f"field-{field}",
-            value=getattr(S, field),
-            on_change=lambda value: S.set_field(field, value),
-            on_blur=S.autosave(field),
+            name=field,
+            key=f"{field}-" + S.form_key.to_string(),
+            default_value=getattr(S, field),
+            on_blur=lambda value: S.autosave(field, value),
             rows=rows,
             placeholder=placeholder,
             width="100%",
@@ -65,18 +66,16 @@ def _text_input(
     input_type: str = "text",
     hint: str = "",
 ) -> rx.Component:
-    on_change = (
-        (lambda value: S.suggest(field, value))
-        if suggest
-        else (lambda value: S.set_field(field, value))
-    )
+    suggestions = {"on_change": (lambda value: S.suggest(field, value))} if suggest else {}
     return rx.vstack(
         _label(label, field, required),
         rx.input(
             id=f"field-{field}",
-            value=getattr(S, field),
-            on_change=on_change,
-            on_blur=S.autosave(field),
+            name=field,
+            key=f"{field}-" + S.form_key.to_string(),
+            default_value=getattr(S, field),
+            on_blur=lambda value: S.autosave(field, value),
+            **suggestions,
             placeholder=placeholder,
             list=list_id or None,
             type=input_type,
@@ -202,6 +201,7 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
                     variant="ghost",
                     color_scheme="red",
                     size="1",
+                    type="button",
                     on_click=S.remove_file(item["id"]),
                     aria_label="Remove " + item["name"],
                 )
@@ -255,7 +255,13 @@ def _step_three() -> rx.Component:
             class_name="dropzone",
         ),
         rx.box(id="upload-queue", width="100%"),
-        rx.button("Refresh files", id="files-refresh", on_click=S.refresh_files, display="none"),
+        rx.button(
+            "Refresh files",
+            type="button",
+            id="files-refresh",
+            on_click=S.refresh_files,
+            display="none",
+        ),
         rx.script(src="/uploads.js"),
         _error("files"),
         rx.vstack(
@@ -281,7 +287,7 @@ def _step_three() -> rx.Component:
                         wrap="wrap",
                     ),
                     value=S.source_visibility,
-                    on_change=lambda v: S.set_field("source_visibility", v),
+                    on_change=lambda v: S.autosave("source_visibility", v),
                 ),
                 width="100%",
             ),
@@ -335,7 +341,7 @@ def _step_five() -> rx.Component:
         declared_label(),
         _error("form"),
         _error("files"),
-        rx.button("Submit Test", size="3", on_click=S.submit, id="wizard-submit"),
+        rx.button("Submit Test", type="button", size="3", on_click=S.submit, id="wizard-submit"),
         spacing="4",
         width="100%",
     )
@@ -365,24 +371,38 @@ def _editor() -> rx.Component:
     return rx.vstack(
         _stepper(),
         rx.heading(S.step_title, size="6", id="wizard-step-title"),
-        rx.match(
-            S.step,
-            (1, _step_one()),
-            (2, _step_two()),
-            (3, _step_three()),
-            (4, _step_four()),
-            _step_five(),
-        ),
-        rx.hstack(
-            rx.cond(
-                S.step > 1,
-                rx.button("Back", variant="soft", on_click=S.previous_step, id="wizard-back"),
+        rx.form(
+            rx.vstack(
+                rx.match(
+                    S.step,
+                    (1, _step_one()),
+                    (2, _step_two()),
+                    (3, _step_three()),
+                    (4, _step_four()),
+                    _step_five(),
+                ),
+                rx.hstack(
+                    rx.cond(
+                        S.step > 1,
+                        rx.button(
+                            "Back",
+                            type="button",
+                            variant="soft",
+                            on_click=S.previous_step,
+                            id="wizard-back",
+                        ),
+                    ),
+                    rx.spacer(),
+                    rx.text(S.saved_at, size="1", color_scheme="gray", id="wizard-saved"),
+                    rx.cond(S.step < 5, rx.button("Next", type="submit", id="wizard-next")),
+                    width="100%",
+                    align="center",
+                ),
+                spacing="4",
+                width="100%",
             ),
-            rx.spacer(),
-            rx.text(S.saved_at, size="1", color_scheme="gray", id="wizard-saved"),
-            rx.cond(S.step < 5, rx.button("Next", on_click=S.next_step, id="wizard-next")),
+            on_submit=S.next_step,
             width="100%",
-            align="center",
         ),
         spacing="4",
         width="100%",

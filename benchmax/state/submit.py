@@ -62,6 +62,9 @@ def _file_dict(item: Any) -> dict[str, str]:
 
 class SubmitState(SessionState):
     draft_id: rx.Field[str] = rx.field("")
+    # Changes whenever the form is refilled from the server, so uncontrolled inputs remount
+    # with the loaded values instead of keeping what the browser last showed.
+    form_key: rx.Field[int] = rx.field(0)
     step: rx.Field[int] = rx.field(1)
     prompt: rx.Field[str] = rx.field("")
     model_label: rx.Field[str] = rx.field("")
@@ -102,6 +105,7 @@ class SubmitState(SessionState):
         for field in TEXT_FIELDS:
             value = getattr(test, field, "")
             setattr(self, field, "" if value is None else str(value))
+        self.form_key += 1
         self.step = max(1, min(5, int(test.wizard_step or 1)))
         if str(test.state) == "needs_attention":
             self.step = 3  # the files that need fixing are on step 3
@@ -139,6 +143,7 @@ class SubmitState(SessionState):
         self.loaded = True
 
     def _reset_form(self) -> None:
+        self.form_key += 1
         self.draft_id = ""
         self.step = 1
         for field in TEXT_FIELDS:
@@ -152,32 +157,26 @@ class SubmitState(SessionState):
         self.errors, self.notice, self.phase = {}, "", "edit"
 
     # --- field edits -------------------------------------------------------------------
+    # Inputs are uncontrolled: the text lives in the browser, and reaches this state only
+    # after the service accepted and stored it. A refused value (a pasted key, say) is never
+    # kept here, so it cannot reach the state manager's memory, disk or Redis.
 
     @rx.event
-    def set_field(self, field: str, value: str) -> None:
-        if field in TEXT_FIELDS:
-            setattr(self, field, value)
-            if field in self.errors:
-                self.errors = {k: v for k, v in self.errors.items() if k != field}
-
-    @rx.event
-    def suggest(self, field: str, value: str) -> None:
-        self.set_field(field, value)
+    def suggest(self, field: str, prefix: str) -> None:
         with runtime.db_session() as session:
             if field == "model_label":
-                self.model_suggestions = [s.label for s in suggest_models(session, value, 8)]
+                self.model_suggestions = [s.label for s in suggest_models(session, prefix, 8)]
             elif field == "harness_label":
-                self.harness_suggestions = [s.label for s in suggest_harnesses(session, value, 8)]
+                self.harness_suggestions = [s.label for s in suggest_harnesses(session, prefix, 8)]
 
     # --- saving ------------------------------------------------------------------------
 
-    def _save(self, fields: tuple[str, ...], step: int) -> bool:
-        """Save ``fields``; on refusal keep the typed text and show the reason by the field."""
+    def _save(self, values: dict[str, str], step: int) -> bool:
+        """Store ``values``; on refusal show the reason by the field and remember nothing."""
         user = self._require_user()
         if user is None:
             self.notice = "Your session ended. Sign in again — your draft is saved."
             return False
-        values = {field: str(getattr(self, field)) for field in fields}
         try:
             with runtime.db_session() as session:
                 if not self.draft_id:
@@ -185,43 +184,47 @@ class SubmitState(SessionState):
                 submissions.save_draft(session, user, self.draft_id, values, step=step)
         except submissions.SubmissionError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
-            if exc.field in FIELD_STEP:
-                self.step = FIELD_STEP[exc.field]
             return False
-        self.errors = {k: v for k, v in self.errors.items() if k not in fields}
+        for field, value in values.items():
+            setattr(self, field, value)
+        self.errors = {k: v for k, v in self.errors.items() if k not in values}
         self.saved_at = "Draft saved"
         return True
 
     @rx.event
-    def autosave(self, field: str) -> None:
-        if field in TEXT_FIELDS and (self.draft_id or str(getattr(self, field)).strip()):
-            self._save((field,), self.step)
+    def autosave(self, field: str, value: str) -> None:
+        value = str(value)
+        if field in TEXT_FIELDS and value != getattr(self, field):
+            self._save({field: value}, self.step)
 
-    def _missing_required(self) -> bool:
+    def _missing_required(self, values: dict[str, str]) -> bool:
         """Flag this step's blank required fields; what was typed is already saved."""
         missing = {
             field: message
             for field, message in submissions.REQUIRED_MESSAGES.items()
-            if FIELD_STEP.get(field) == self.step and not str(getattr(self, field)).strip()
+            if FIELD_STEP.get(field) == self.step and not values.get(field, "").strip()
         }
         self.errors = {**self.errors, **missing}
         return bool(missing)
 
     @rx.event
-    def next_step(self) -> None:
-        if self._save(STEP_FIELDS.get(self.step, ()), self.step) and not self._missing_required():
-            self.step = min(self.step + 1, 5)
-            self._save((), self.step)
+    def next_step(self, form: dict[str, Any]) -> None:
+        values = {f: str(form.get(f, "")) for f in STEP_FIELDS.get(self.step, ()) if f in form}
+        if self._save(values, self.step) and not self._missing_required(
+            {f: str(getattr(self, f)) for f in STEP_FIELDS.get(self.step, ())}
+        ):
+            self.go_to(min(self.step + 1, 5))
 
     @rx.event
     def previous_step(self) -> None:
-        if self._save(STEP_FIELDS.get(self.step, ()), max(self.step - 1, 1)):
-            self.step = max(self.step - 1, 1)
+        self.go_to(max(self.step - 1, 1))
 
     @rx.event
     def go_to(self, step: int) -> None:
-        if self._save(STEP_FIELDS.get(self.step, ()), step):
-            self.step = step
+        """Fields save themselves when they lose focus, so moving only records the step."""
+        self.step = step
+        if self.draft_id:
+            self._save({}, step)
 
     # --- files -------------------------------------------------------------------------
 
@@ -255,10 +258,9 @@ class SubmitState(SessionState):
 
     @rx.event
     def submit(self) -> Any:
-        if not self._save(tuple(f for fs in STEP_FIELDS.values() for f in fs), 5):
-            return None
         user = self._require_user()
-        if user is None:
+        if user is None or not self.draft_id:
+            self.errors = {**self.errors, "form": "Fill in the prompt on step 1 first."}
             return None
         try:
             with runtime.db_session() as session:

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, User
-from tests.e2e.conftest import LiveApp, sign_in, wait_ready
+from tests.e2e.conftest import ROOT, LiveApp, sign_in, wait_ready
 
 PROCESSING_TIMEOUT = 60_000
 
@@ -136,6 +136,11 @@ def test_a_prompt_with_a_key_is_refused_and_nothing_is_stored(
         rows = session.exec(select(Test).where(Test.contributor_id == user.id)).all()
         assert all(key not in row.prompt for row in rows)
         assert not session.exec(select(Test).where(col(Test.prompt).contains("sk-ant-"))).first()
+    # Nor anywhere on disk: not in the data directory, and not in Reflex's state files.
+    for folder in (live_app.data_dir, ROOT / ".states"):
+        for path in folder.rglob("*") if folder.exists() else []:
+            if path.is_file():
+                assert key.encode() not in path.read_bytes(), path
 
 
 def test_a_blocked_file_is_explained_on_me_replaced_and_published(
