@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from benchmax.adapters.storage import build_storage
 from benchmax.models import Dispute, EvidenceKind, Report, Review, Role
 from benchmax.services.accounts import grant_role
-from tests.e2e.conftest import LiveApp, signed_in_page, wait_ready
+from tests.e2e.conftest import ARTIFACTS, LiveApp, signed_in_page, wait_ready
 from tests.factories import make_stored_evidence, make_test, make_user
 
 
@@ -100,6 +100,8 @@ def test_report_remove_explain_restore(live_app: LiveApp, browser: Browser) -> N
     wait_ready(moderator)
     moderator.click("#tab-reports")
     key = f"report-{report.id}"
+    expect(moderator.locator(f"#reason-{key}")).to_be_visible()
+    moderator.screenshot(path=str(ARTIFACTS / "screens" / "moderation-report-desktop.png"))
     moderator.fill(f"#reason-{key}", "short")
     moderator.click(f"#remove-{key}")
     expect(moderator.locator(f"#error-{key}")).to_be_visible()
@@ -159,6 +161,8 @@ def test_review_dispute_overturn_shows_the_correction(live_app: LiveApp, browser
     wait_ready(moderator)
     moderator.click("#tab-disputes")
     key = f"dispute-{dispute.id}"
+    expect(moderator.locator(f"#reason-{key}")).to_be_visible()
+    moderator.screenshot(path=str(ARTIFACTS / "screens" / "moderation-dispute-desktop.png"))
     moderator.fill(f"#reason-{key}", "The screenshot does show all three requirements met.")
     moderator.fill(f"#score-{key}", "80")
     moderator.click(f"#overturn-{key}")
@@ -173,3 +177,4 @@ def test_review_dispute_overturn_shows_the_correction(live_app: LiveApp, browser
     expect(reviews.nth(0)).to_contain_text("35")
     expect(reviews.nth(1)).to_contain_text("Correction")
     expect(reviews.nth(1)).to_contain_text("80")
+    page.screenshot(path=str(ARTIFACTS / "screens" / "test-reviews-desktop.png"), full_page=True)
