@@ -105,64 +105,31 @@ app = rx.App(
 
 app.register_lifespan_task(job_runtime)
 
-app.add_page(feed_page, route="/", title="BenchMax — community AI Tests", on_load=FeedState.on_load)
-app.add_page(
-    test_detail_page,
-    route="/tests/[test_id]",
-    title="Test · BenchMax",
-    on_load=[TestDetailState.on_load, TestActionsState.on_load],
-)
-app.add_page(
-    profile_page, route="/u/[handle]", title="Contributor · BenchMax", on_load=ProfileState.on_load
-)
-app.add_page(models_page, route="/models", title="Models · BenchMax", on_load=ModelsState.on_load)
-app.add_page(
-    model_detail_page,
-    route="/models/[slug]",
-    title="Model · BenchMax",
-    on_load=ModelDetailState.on_load,
-)
-app.add_page(
-    leaderboard_page,
-    route="/leaderboard",
-    title="Leaderboard · BenchMax",
-    on_load=SessionState.load_viewer,
-)
-app.add_page(
-    moderation_page,
-    route="/moderation",
-    title="Moderation · BenchMax",
-    on_load=ModerationState.on_load,
-)
-app.add_page(
-    submit_page, route="/submit", title="Submit a Test · BenchMax", on_load=SubmitState.on_load
-)
-app.add_page(me_page, route="/me", title="My Tests · BenchMax", on_load=MeState.on_load)
-app.add_page(
-    sign_in_page, route="/sign-in", title="Sign in · BenchMax", on_load=SignInState.on_load
-)
-app.add_page(
-    methodology_page,
-    route="/methodology",
-    title="Methodology · BenchMax",
-    on_load=SessionState.load_viewer,
-)
-app.add_page(
-    privacy_page, route="/privacy", title="Privacy · BenchMax", on_load=SessionState.load_viewer
-)
-app.add_page(terms_page, route="/terms", title="Terms · BenchMax", on_load=SessionState.load_viewer)
-app.add_page(
-    security_page, route="/security", title="Security · BenchMax", on_load=SessionState.load_viewer
-)
-app.add_page(
-    operations_page,
-    route="/operations",
-    title="Operations · BenchMax",
-    on_load=OperationsState.on_load,
-)
-app.add_page(
-    lambda: page_shell(not_found_panel()),
-    route="404",
-    title="Not found · BenchMax",
-    on_load=SessionState.load_viewer,
-)
+# route, page, title (before " · BenchMax"), on_load
+PAGES = [
+    ("/", feed_page, "", FeedState.on_load),
+    ("/tests/[test_id]", test_detail_page, "Test",
+     [TestDetailState.on_load, TestActionsState.on_load]),
+    ("/u/[handle]", profile_page, "Contributor", ProfileState.on_load),
+    ("/models", models_page, "Models", ModelsState.on_load),
+    ("/models/[slug]", model_detail_page, "Model", ModelDetailState.on_load),
+    ("/leaderboard", leaderboard_page, "Leaderboard", SessionState.load_viewer),
+    ("/moderation", moderation_page, "Moderation", ModerationState.on_load),
+    ("/submit", submit_page, "Submit a Test", SubmitState.on_load),
+    ("/me", me_page, "My Tests", MeState.on_load),
+    ("/sign-in", sign_in_page, "Sign in", SignInState.on_load),
+    ("/methodology", methodology_page, "Methodology", SessionState.load_viewer),
+    ("/privacy", privacy_page, "Privacy", SessionState.load_viewer),
+    ("/terms", terms_page, "Terms", SessionState.load_viewer),
+    ("/security", security_page, "Security", SessionState.load_viewer),
+    ("/operations", operations_page, "Operations", OperationsState.on_load),
+    ("404", lambda: page_shell(not_found_panel()), "Not found", SessionState.load_viewer),
+]  # fmt: skip
+
+for route, page, title, on_load in PAGES:
+    app.add_page(
+        page,
+        route=route,
+        title=f"{title} · BenchMax" if title else "BenchMax — community AI Tests",
+        on_load=on_load,
+    )

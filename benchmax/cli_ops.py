@@ -67,7 +67,8 @@ def _target_storage(args: argparse.Namespace) -> Any:
         update["s3_endpoint_url"] = args.s3_endpoint_url
     if args.s3_region:
         update["s3_region"] = args.s3_region
-    # Credentials come from the environment (BENCHMAX_S3_*), never from the command line.
+    # Credentials come from BENCHMAX_S3_ACCESS_KEY_ID and BENCHMAX_S3_SECRET_ACCESS_KEY in the
+    # environment, never from the command line.
     return build_storage(runtime.settings().model_copy(update=update))
 
 
@@ -178,7 +179,11 @@ def register(sub: Any) -> None:
     rebuild.add_argument("--database-url", required=True, help="an empty database")
     target = rebuild.add_mutually_exclusive_group(required=True)
     target.add_argument("--storage-dir", help="an empty local directory")
-    target.add_argument("--s3-bucket", help="an empty bucket (credentials from BENCHMAX_S3_*)")
+    target.add_argument(
+        "--s3-bucket",
+        help="an empty bucket (credentials from BENCHMAX_S3_ACCESS_KEY_ID and "
+        "BENCHMAX_S3_SECRET_ACCESS_KEY)",
+    )
     rebuild.add_argument("--s3-endpoint-url", default="")
     rebuild.add_argument("--s3-region", default="")
     rebuild.set_defaults(func=_cmd_backup_restore)

@@ -6,7 +6,6 @@ import reflex as rx
 
 DECLARED_LABEL = "Declared by contributor — not independently verified"
 
-REVIEW_LABELS = {"awaiting": "Awaiting review", "reviewed": "Reviewed", "ranked": "Ranked"}
 REVIEW_COLORS = {"awaiting": "amber", "reviewed": "green", "ranked": "iris"}
 
 

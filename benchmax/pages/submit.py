@@ -25,6 +25,36 @@ def _label(text: str, field: str, required: bool = False) -> rx.Component:
     return rx.text(text, *marker, as_="label", html_for=f"field-{field}", weight="medium", size="2")
 
 
+def _bound(field: str) -> dict[str, object]:
+    """Props that make a control an uncontrolled, self-saving wizard field.
+
+    The text stays in the browser; ``autosave`` receives it on blur, and the key remounts
+    the control whenever the form is refilled from the server.
+    """
+    return {
+        "id": f"field-{field}",
+        "name": field,
+        "key": f"{field}-" + S.form_key.to_string(),
+        "default_value": getattr(S, field),
+        "on_blur": lambda value: S.autosave(field, value),
+        "aria_invalid": S.errors.contains(field),
+        "width": "100%",
+    }
+
+
+def _field(
+    field: str, label: str, control: rx.Component, *, required: bool, hint: str
+) -> rx.Component:
+    return rx.vstack(
+        _label(label, field, required),
+        control,
+        *([rx.text(hint, size="1", color_scheme="gray")] if hint else []),
+        _error(field),
+        spacing="1",
+        width="100%",
+    )
+
+
 def _text_area(
     field: str,
     label: str,
@@ -34,25 +64,13 @@ def _text_area(
     hint: str = "",
     placeholder: str = "",
 ) -> rx.Component:
-    return rx.vstack(
-        _label(label, field, required),
-        rx.text_area(
-            id=f"field-{field}",
-            name=field,
-            key=f"{field}-" + S.form_key.to_string(),
-            default_value=getattr(S, field),
-            on_blur=lambda value: S.autosave(field, value),
-            rows=rows,
-            placeholder=placeholder,
-            width="100%",
-            aria_invalid=S.errors.contains(field),
-            font_family="var(--code-font-family)" if field == "prompt" else None,
-        ),
-        *([rx.text(hint, size="1", color_scheme="gray")] if hint else []),
-        _error(field),
-        spacing="1",
-        width="100%",
+    control = rx.text_area(
+        **_bound(field),
+        rows=rows,
+        placeholder=placeholder,
+        font_family="var(--code-font-family)" if field == "prompt" else None,
     )
+    return _field(field, label, control, required=required, hint=hint)
 
 
 def _text_input(
@@ -67,27 +85,15 @@ def _text_input(
     hint: str = "",
 ) -> rx.Component:
     suggestions = {"on_change": (lambda value: S.suggest(field, value))} if suggest else {}
-    return rx.vstack(
-        _label(label, field, required),
-        rx.input(
-            id=f"field-{field}",
-            name=field,
-            key=f"{field}-" + S.form_key.to_string(),
-            default_value=getattr(S, field),
-            on_blur=lambda value: S.autosave(field, value),
-            **suggestions,
-            placeholder=placeholder,
-            list=list_id or None,
-            type=input_type,
-            width="100%",
-            max_length=200,
-            aria_invalid=S.errors.contains(field),
-        ),
-        *([rx.text(hint, size="1", color_scheme="gray")] if hint else []),
-        _error(field),
-        spacing="1",
-        width="100%",
+    control = rx.input(
+        **_bound(field),
+        **suggestions,
+        placeholder=placeholder,
+        list=list_id or None,
+        type=input_type,
+        max_length=200,
     )
+    return _field(field, label, control, required=required, hint=hint)
 
 
 def _datalist(list_id: str, options: rx.Var[list[str]]) -> rx.Component:

@@ -167,6 +167,16 @@ def _family_summary(family: ModelFamily, model_count: int, test_count: int) -> F
     return FamilySummary(family.slug, family.name, family.vendor, model_count, test_count)
 
 
+def family_options(session: Session) -> list[tuple[str, str]]:
+    """(slug, name) of every family in catalog order: the feed's filter needs no counts."""
+    rows = session.exec(
+        select(ModelFamily.slug, ModelFamily.name).order_by(
+            col(ModelFamily.position), col(ModelFamily.name)
+        )
+    ).all()
+    return [(slug, name) for slug, name in rows]
+
+
 def list_families(session: Session) -> list[FamilySummary]:
     """Every family in catalog order with how many models and public Tests it has."""
     model_counts = dict(

@@ -15,13 +15,13 @@ import hmac
 import re
 import secrets
 import unicodedata
-from datetime import UTC, timedelta
+from datetime import timedelta
 
 from sqlmodel import Session, col, select
 
 from benchmax.adapters.auth import API_TOKEN_PREFIX
 from benchmax.models import ApiToken, AuditEvent, User
-from benchmax.models._base import utcnow
+from benchmax.models._base import as_utc, utcnow
 from benchmax.services.accounts import has_hidden_characters
 
 TOKEN_NAME_MAX = 80
@@ -107,10 +107,7 @@ def find_api_token(session: Session, plaintext: str) -> ApiToken | None:
     if token.revoked_at is not None:
         return None
     now = utcnow()
-    last_used = token.last_used_at
-    # SQLite hands timestamps back without their zone; every stored time is UTC.
-    if last_used is not None and last_used.tzinfo is None:
-        last_used = last_used.replace(tzinfo=UTC)
+    last_used = as_utc(token.last_used_at) if token.last_used_at else None
     if last_used is None or now - last_used >= _LAST_USED_RESOLUTION:
         token.last_used_at = now
         session.add(token)

@@ -57,7 +57,7 @@ class FeedState(SessionState):
             default = ANY if key in ("family", "status") else ""
             setattr(self, key, (params.get(key) or default)[:200])
         with runtime.db_session() as session:
-            self.families = [[f.slug, f.name] for f in catalog.list_families(session)]
+            self.families = [[slug, name] for slug, name in catalog.family_options(session)]
         self.has_filters = any(self._filter_values().values())
         self._load(None)
         self.loaded = True

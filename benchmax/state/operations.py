@@ -29,6 +29,7 @@ from benchmax.services.operations import (
     require_owner,
 )
 from benchmax.state.session import SessionState
+from benchmax.state.views import size_text
 
 POLL_SECONDS = 3.0
 
@@ -47,15 +48,6 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _size(count: int) -> str:
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} TiB"
-
-
 def view(data: Dashboard) -> dict[str, Any]:
     """The dashboard as plain strings and numbers for the page's vars."""
     inventory = data.inventory
@@ -72,7 +64,7 @@ def view(data: Dashboard) -> dict[str, Any]:
             "present": "yes",
             "time": _when(backup.created_at),
             "manifest": backup.manifest_key,
-            "objects": f"{backup.object_count} objects, {_size(backup.object_bytes)}",
+            "objects": f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
             "verified": f"{verified} ({_when(backup.verified_at)})",
         }
     return {
@@ -110,7 +102,7 @@ def view(data: Dashboard) -> dict[str, Any]:
         "open_holds": data.open_holds,
         "ai_review": data.ai_review,
         "storage_rows": [
-            {"prefix": usage.prefix, "objects": str(usage.objects), "bytes": _size(usage.bytes)}
+            {"prefix": usage.prefix, "objects": str(usage.objects), "bytes": size_text(usage.bytes)}
             for usage in inventory.prefixes
         ],
         "storage_taken_at": _when(inventory.taken_at),

@@ -19,6 +19,7 @@ from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
 from benchmax.services.submissions import DRAFT_FIELDS
 from benchmax.state.session import SessionState
+from benchmax.state.views import size_text
 
 TEXT_FIELDS = DRAFT_FIELDS
 STEP_FIELDS = {
@@ -40,15 +41,6 @@ FINAL_STATES = ("public", "needs_attention", "failed", "removed")
 POLL_SECONDS = 1.0
 
 
-def _size_text(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return ""
-
-
 def _file_dict(item: Any) -> dict[str, str]:
     return {
         "id": item.id,
@@ -56,7 +48,7 @@ def _file_dict(item: Any) -> dict[str, str]:
         "kind": item.kind or "",
         "state": item.state,
         "reason": item.reason or "",
-        "size": _size_text(item.size_bytes),
+        "size": size_text(item.size_bytes),
     }
 
 

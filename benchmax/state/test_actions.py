@@ -54,7 +54,7 @@ class TestActionsState(SessionState):
         with runtime.db_session() as session:
             view = test_views.get_test_view(session, self.test_id, user.id if user else None)
             public = view is not None and view.state == "public"
-            history = reviews.review_history(session, self.test_id) if public else []
+            history = view.reviews if view is not None and public else []
             open_ids = {e.id for e in history if disputes.open_dispute_for(session, e.id)}
         self.available = public
         if view is None or not public:

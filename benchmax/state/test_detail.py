@@ -7,27 +7,12 @@ from typing import Any
 import reflex as rx
 
 from benchmax import runtime
-from benchmax.components.badges import REVIEW_COLORS, REVIEW_LABELS
+from benchmax.components.badges import REVIEW_COLORS
 from benchmax.services import test_views
 from benchmax.services.evidence_urls import evidence_url
+from benchmax.services.submissions import status_label
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, human_date
-
-STATE_LABELS = {
-    "draft": "Draft",
-    "processing": "Processing",
-    "needs_attention": "Needs attention",
-    "failed": "Processing failed",
-    "removed": "Removed",
-}
-
-
-def _size_text(size: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return ""
+from benchmax.state.views import attempts_text, human_date, size_text
 
 
 def _evidence_dict(item: Any, origin: str) -> dict[str, str]:
@@ -35,7 +20,7 @@ def _evidence_dict(item: Any, origin: str) -> dict[str, str]:
         "id": item.id,
         "kind": str(item.kind or ""),
         "name": item.safe_name,
-        "size": _size_text(item.size_bytes),
+        "size": size_text(item.size_bytes),
         "url": evidence_url(origin, item.id, item.safe_name),
         "state": str(item.state),
     }
@@ -92,7 +77,7 @@ class TestDetailState(SessionState):
             "handle": view.contributor_handle,
             "contributor": view.contributor_display_name or view.contributor_handle,
             "published": human_date(view.published_at),
-            "status": STATE_LABELS.get(state) or REVIEW_LABELS.get(review, review),
+            "status": status_label(state, review),
             "status_color": REVIEW_COLORS.get(review, "gray") if state == "public" else "red",
             "state": state,
             "failure": view.failure_reason,

@@ -6,8 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from benchmax import runtime
-from benchmax.components.badges import REVIEW_COLORS, REVIEW_LABELS
+from benchmax.components.badges import REVIEW_COLORS
 from benchmax.services.evidence_urls import evidence_url
+from benchmax.services.submissions import status_label
 
 
 def human_date(value: datetime | str | None) -> str:
@@ -16,6 +17,16 @@ def human_date(value: datetime | str | None) -> str:
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
     return value.strftime("%d %b %Y, %H:%M UTC")
+
+
+def size_text(size: int) -> str:
+    """A byte count as people read it: 512 B, 2.7 KiB, 1.2 MiB."""
+    value = float(size)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
 
 
 def attempts_text(attempts: int | None) -> str:
@@ -48,7 +59,7 @@ def card_dict(card: Any) -> dict[str, str]:
             card.model_label, card.model_version_label, card.harness_label, card.reasoning_label
         ),
         "attempts": attempts_text(card.attempts),
-        "status": REVIEW_LABELS.get(review, review),
+        "status": status_label("public", review),
         "sample": "yes" if card.is_sample else "",
         "status_color": REVIEW_COLORS.get(review, "gray"),
         "kinds": " · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",

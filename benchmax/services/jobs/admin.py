@@ -8,7 +8,7 @@ transaction. The caller commits; a requeued job is sent after that commit like a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, update
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from sqlmodel import col, select
 
 from benchmax.models import AuditEvent, Job, JobState
-from benchmax.models._base import utcnow
+from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs.enqueue import send_after_commit
 from benchmax.services.jobs.runner import affected_rows
 
@@ -102,8 +102,7 @@ def oldest_waiting_age(session: Session, now: datetime | None = None) -> timedel
     )
     if oldest is None:
         return None
-    if oldest.tzinfo is None:  # SQLite returns naive datetimes; every stored time is UTC.
-        oldest = oldest.replace(tzinfo=UTC)
+    oldest = as_utc(oldest)
     return now - oldest
 
 

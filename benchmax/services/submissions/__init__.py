@@ -18,6 +18,7 @@ from benchmax.services.submissions.status import (
     my_tests,
     plain_status,
     processing_status,
+    status_label,
 )
 
 __all__ = [
@@ -41,5 +42,6 @@ __all__ = [
     "replace_file",
     "retry_processing",
     "save_draft",
+    "status_label",
     "submit",
 ]

@@ -38,10 +38,15 @@ _ACTIONS: dict[TestState, Action] = {
 _PROCESSING_REASON = "Safety checks are running; this usually takes a few seconds."
 
 
+def status_label(state: str, review_state: str) -> str:
+    """The one plain word for where a Test stands, wherever a status is shown."""
+    if state == TestState.PUBLIC:
+        return _REVIEWED[ReviewState(review_state)]
+    return _PLAIN[TestState(state)]
+
+
 def plain_status(test: Test) -> str:
-    if test.state == TestState.PUBLIC:
-        return _REVIEWED[ReviewState(test.review_state)]
-    return _PLAIN[TestState(test.state)]
+    return status_label(test.state, test.review_state)
 
 
 def _reason(test: Test) -> str:
