@@ -151,6 +151,10 @@ class Settings(CoreSettings):
     job_backoff_max_seconds: float = Field(default=600.0, gt=0)
     sweep_interval_seconds: int = Field(default=15, ge=1)
     metrics_interval_seconds: int = Field(default=60, ge=5)
+    # A scan runs in a child process that is killed past this deadline (and retried), so
+    # it must end well inside the job's lease; see _scan_fits_lease.
+    scan_timeout_seconds: int = Field(default=60, ge=1)
+    scan_memory_limit_mib: int = Field(default=2048, ge=256)
 
     feed_page_size: int = Field(default=20, ge=1, le=100)
     # Per-user caps on reports and disputes, counted over the last hour.
@@ -166,6 +170,15 @@ class Settings(CoreSettings):
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv
     )
+
+    @model_validator(mode="after")
+    def _scan_fits_lease(self) -> Settings:
+        if self.scan_timeout_seconds >= self.job_lease_seconds:
+            raise ValueError(
+                "BENCHMAX_SCAN_TIMEOUT_SECONDS must be shorter than BENCHMAX_JOB_LEASE_SECONDS, "
+                "or a slow scan would be started twice"
+            )
+        return self
 
     @property
     def resolved_key_path(self) -> Path:

@@ -66,6 +66,7 @@ def job_ctx(settings: Settings, engine: Engine) -> JobContext:
     fast = settings.model_copy(
         update={
             "job_lease_seconds": 30,
+            "scan_timeout_seconds": 20,
             "job_backoff_base_seconds": 1.0,
             "job_backoff_max_seconds": 8.0,
         }

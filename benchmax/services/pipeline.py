@@ -1,10 +1,11 @@
 """The safety pipeline's jobs: scan each quarantined file, then publish the Test.
 
 ``scan_evidence`` (subject: an evidence id) downloads the quarantined object to a scratch
-directory in bounded chunks, runs ``safety.scan_file`` and settles the file. Approved bytes
-(the re-encoded copy, for images) are written to ``evidence/{test_id}/{evidence_id}`` and
-read back to re-verify their SHA-256 before the row says ``approved``; a blocked file's
-quarantined bytes are deleted and its Test needs attention. A scanner crash propagates: the
+directory in bounded chunks, runs ``safety.scan_file`` in a child process (``scan_process``:
+killed past a deadline, capped in memory) and settles the file. Approved bytes (the
+re-encoded copy, for images) are written to ``evidence/{test_id}/{evidence_id}`` and read
+back to re-verify their SHA-256 before the row says ``approved``; a blocked file's quarantined
+bytes are deleted and its Test needs attention. A scanner crash or timeout propagates: the
 job runner retries with backoff, and when the job is dead its ``on_dead`` hook shows the Test
 as "Processing failed". When the last pending file of a Test settles with none blocked,
 ``publish_test`` is enqueued in the same transaction.
@@ -43,7 +44,8 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
-from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
+from benchmax.services.safety import SafetyLimits, ScanResult
+from benchmax.services.scan_process import scan_in_child
 from benchmax.services.submissions.records import (
     PUBLISH_TEST,
     SCAN_EVIDENCE,
@@ -126,7 +128,13 @@ def scan_evidence(ctx: JobContext, evidence_id: str) -> None:
                 ),
             )
         else:
-            result = scan_file(path, pending.name, SafetyLimits())
+            result = scan_in_child(
+                path,
+                pending.name,
+                SafetyLimits(),
+                timeout_seconds=ctx.settings.scan_timeout_seconds,
+                memory_limit_bytes=ctx.settings.scan_memory_limit_mib * 1024 * 1024,
+            )
         if result.approved:
             stored_key = evidence_key(pending.test_id, pending.evidence_id)
             _store_verified(ctx.storage, stored_key, result.sanitized_path or path, result)

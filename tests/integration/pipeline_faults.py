@@ -18,26 +18,26 @@ from benchmax.services import pipeline
 FAULT_ENV = "BENCHMAX_TEST_SCAN_FAULT"
 DIR_ENV = "BENCHMAX_TEST_DURABILITY_DIR"
 CANARY = "pipeline-fault-canary"
-_real_scan = pipeline.scan_file
+_real_scan = pipeline.scan_in_child
 
 
 def scans_log(directory: Path) -> Path:
     return directory / "scans.log"
 
 
-def _crash(*_args: Any) -> Any:
+def _crash(*_args: Any, **_options: Any) -> Any:
     raise RuntimeError(CANARY)
 
 
-def _slow(*args: Any) -> Any:
+def _slow(*args: Any, **options: Any) -> Any:
     with scans_log(Path(os.environ[DIR_ENV])).open("a") as log:
         log.write("scan\n")
     time.sleep(3)
-    return _real_scan(*args)
+    return _real_scan(*args, **options)
 
 
 _fault = os.environ.get(FAULT_ENV, "")
 if _fault == "crash":
-    pipeline.scan_file = _crash  # type: ignore[assignment]
+    pipeline.scan_in_child = _crash  # type: ignore[assignment]
 elif _fault == "slow":
-    pipeline.scan_file = _slow  # type: ignore[assignment]
+    pipeline.scan_in_child = _slow  # type: ignore[assignment]

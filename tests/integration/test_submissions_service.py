@@ -326,10 +326,10 @@ def test_scan_that_always_crashes_ends_failed_and_retry_publishes(
     test_id = draft_with(engine, storage, user, COMPLETE, {"a.txt": b"hello\n"})
     ctx = _ctx(job_ctx, storage)
 
-    def crash(*_args: object) -> None:
+    def crash(*_args: object, **_options: object) -> None:
         raise MemoryError("scanner ran out")
 
-    monkeypatch.setattr(pipeline, "scan_file", crash)
+    monkeypatch.setattr(pipeline, "scan_in_child", crash)
     with Session(engine) as session:
         job = session.exec(select(Job)).one()
         job.max_attempts = 2

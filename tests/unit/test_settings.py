@@ -192,11 +192,18 @@ def test_origins_lose_their_trailing_slash() -> None:
         ("session_ttl_seconds", 10),
         ("feed_page_size", 1000),
         ("job_max_attempts", 0),
+        ("scan_memory_limit_mib", 64),
     ],
 )
 def test_out_of_range_values_are_refused(field: str, value: Any) -> None:
     with pytest.raises(ValidationError, match=field):
         _make(**{field: value})
+
+
+def test_scan_deadline_must_end_inside_the_job_lease() -> None:
+    with pytest.raises(ValidationError, match="BENCHMAX_SCAN_TIMEOUT_SECONDS must be shorter"):
+        _make(job_lease_seconds=60, scan_timeout_seconds=60)
+    assert _make(job_lease_seconds=60, scan_timeout_seconds=59).scan_timeout_seconds == 59
 
 
 def test_settings_are_frozen() -> None:

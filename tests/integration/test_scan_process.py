@@ -1,0 +1,170 @@
+"""Scans in a child process: same verdicts as in-process, and a hang, a crash or a memory
+balloon fail the job with a content-free code instead of taking the worker down."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from benchmax.adapters.storage.local import LocalStorage
+from benchmax.models import EvidenceState, Job, JobState, TestState
+from benchmax.services import pipeline, scan_child
+from benchmax.services.jobs import JobContext, JobError
+from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
+from benchmax.services.scan_process import SCAN_TIMEOUT, SCANNER_DIED, scan_in_child
+from tests.integration import scan_faults
+from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.unit.safety.corpus import jpeg_with_gps
+
+GIB = 1024 * 1024 * 1024
+LIMITS = SafetyLimits()
+
+
+def _scan(path: Path, name: str, **options: Any) -> ScanResult:
+    settings: dict[str, Any] = {"timeout_seconds": 30, "memory_limit_bytes": 2 * GIB}
+    return scan_in_child(path, name, LIMITS, **{**settings, **options})
+
+
+def test_child_gives_the_in_process_verdict_and_its_sanitised_copy(tmp_path: Path) -> None:
+    photo = tmp_path / "upload"
+    photo.write_bytes(jpeg_with_gps())
+    expected = scan_file(photo, "photo.jpg", LIMITS)
+    assert expected.sanitized_path is not None
+    expected.sanitized_path.unlink()
+
+    result = _scan(photo, "photo.jpg")
+
+    assert result.approved
+    copy = result.sanitized_path
+    assert copy is not None
+    assert copy.parent == tmp_path
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == result.sha256
+    assert b"GPS" not in copy.read_bytes()
+    assert (result.width, result.height, result.sha256) == (
+        expected.width,
+        expected.height,
+        expected.sha256,
+    )
+
+
+def test_blocked_verdict_crosses_the_process_boundary(tmp_path: Path) -> None:
+    page = tmp_path / "upload"
+    page.write_bytes(b"<!doctype html><script>alert(1)</script>")
+    result = _scan(page, "page.html")
+    assert (result.verdict, result.block_code) == ("blocked", "type_html_not_allowed")
+
+
+def test_hanging_scan_is_killed_at_the_deadline(tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(JobError) as failed:
+        _scan(tmp_path, "x.txt", timeout_seconds=1, scanner=scan_faults.hang)
+    assert failed.value.code == SCAN_TIMEOUT
+    assert time.monotonic() - started < 10
+
+
+def test_scan_killed_by_a_signal_reports_a_dead_scanner(tmp_path: Path) -> None:
+    with pytest.raises(JobError) as failed:
+        _scan(tmp_path, "x.png", scanner=scan_faults.die)
+    assert failed.value.code == SCANNER_DIED
+
+
+def test_memory_ceiling_stops_a_ballooning_scan(tmp_path: Path) -> None:
+    with pytest.raises(JobError) as failed:
+        _scan(tmp_path, "x.zip", memory_limit_bytes=GIB, scanner=scan_faults.balloon)
+    assert failed.value.code == "MemoryError"
+
+
+def test_scanner_error_reports_its_type_never_its_message(tmp_path: Path) -> None:
+    with pytest.raises(JobError) as failed:
+        _scan(tmp_path, "x.txt", scanner=scan_faults.fail_with_content)
+    assert failed.value.code == "ValueError"
+    assert scan_faults.CANARY not in repr(failed.value)
+
+
+def test_child_sees_none_of_the_workers_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCHMAX_CLERK_SECRET_KEY", "sk_test_scan_child_must_not_see_this")
+    result = _scan(tmp_path, "x.txt", scanner=scan_faults.report_environment)
+    # Python itself may set LC_CTYPE when it starts in the C locale; nothing else is there.
+    assert set(result.metadata["env"]) <= {"LC_CTYPE"}
+
+
+def test_scan_timeouts_retry_then_show_processing_failed(
+    engine: Engine, tmp_path: Path, job_ctx: JobContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = LocalStorage(tmp_path / "objects")
+    ctx = JobContext(
+        settings=job_ctx.settings.model_copy(update={"scan_timeout_seconds": 1}),
+        engine=engine,
+    )
+    ctx.__dict__["storage"] = storage
+    user = contributor(engine)
+    test_id = draft_with(engine, storage, user, COMPLETE, {"a.txt": b"hello\n"})
+    monkeypatch.setattr(
+        pipeline, "scan_in_child", functools.partial(scan_in_child, scanner=scan_faults.hang)
+    )
+    with Session(engine) as session:
+        job = session.exec(select(Job)).one()
+        job.max_attempts = 2
+        session.add(job)
+        session.commit()
+    for _ in range(2):
+        drain(ctx)
+        with Session(engine) as session:
+            session.execute(Job.__table__.update().values(next_attempt_at=Job.created_at))  # type: ignore[attr-defined]
+            session.commit()
+    with Session(engine) as session:
+        job = session.exec(select(Job)).one()
+    assert (job.state, job.attempts, job.last_error_code) == (JobState.DEAD, 2, SCAN_TIMEOUT)
+    test, rows = load(engine, test_id)
+    assert (test.state, test.failure_code) == (TestState.FAILED, "scan_failed")
+    assert rows[0].state == EvidenceState.QUARANTINED  # kept for Retry
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        b"",
+        b"not json",
+        b"[]",
+        b'{"result": {"verdict": "published"}}',
+        b'{"result": {"verdict": "approved", "kind": "image", "sanitized_path": "/etc/passwd"}}',
+    ],
+)
+def test_a_malformed_or_escaping_reply_is_refused(tmp_path: Path, reply: bytes) -> None:
+    with pytest.raises((ValueError, KeyError, TypeError)):
+        scan_child.read_reply(reply, tmp_path / "upload")
+
+
+def test_child_stops_itself_after_its_cpu_allowance(tmp_path: Path) -> None:
+    """An orphaned child (its worker killed) cannot spin forever: the CPU limit ends it."""
+    message = scan_child.request(
+        tmp_path / "upload",
+        "x.txt",
+        LIMITS,
+        memory_limit_bytes=2 * GIB,
+        cpu_limit_seconds=1,
+        scanner="tests.integration.scan_faults:spin",
+    )
+    started = time.monotonic()
+    finished = subprocess.run(
+        [sys.executable, "-m", "benchmax.services.scan_child"],
+        input=message,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert finished.returncode == -signal.SIGXCPU
+    assert finished.stdout == b""
+    assert time.monotonic() - started < 10
