@@ -72,6 +72,20 @@ def drain(ctx: JobContext, rounds: int = 50) -> list[str]:
     raise AssertionError("jobs kept coming")
 
 
+def exhaust_only_job(ctx: JobContext, attempts: int = 2) -> None:
+    """Give the one queued job ``attempts`` tries and run them all now, ignoring backoff."""
+    with Session(ctx.engine) as session:
+        job = session.exec(select(Job)).one()
+        job.max_attempts = attempts
+        session.add(job)
+        session.commit()
+    for _ in range(attempts):
+        drain(ctx)
+        with Session(ctx.engine) as session:
+            session.execute(Job.__table__.update().values(next_attempt_at=Job.created_at))  # type: ignore[attr-defined]
+            session.commit()
+
+
 def load(engine: Engine, test_id: str) -> tuple[Test, list[EvidenceFile]]:
     with Session(engine, expire_on_commit=False) as session:
         test = session.get(Test, test_id)

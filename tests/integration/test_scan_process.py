@@ -23,7 +23,13 @@ from benchmax.services.jobs import JobContext, JobError
 from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
 from benchmax.services.scan_process import SCAN_TIMEOUT, SCANNER_DIED, scan_in_child
 from tests.integration import scan_faults
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.submission_helpers import (
+    COMPLETE,
+    contributor,
+    draft_with,
+    exhaust_only_job,
+    load,
+)
 from tests.unit.safety.corpus import jpeg_with_gps
 
 GIB = 1024 * 1024 * 1024
@@ -114,16 +120,7 @@ def test_scan_timeouts_retry_then_show_processing_failed(
     monkeypatch.setattr(
         pipeline, "scan_in_child", functools.partial(scan_in_child, scanner=scan_faults.hang)
     )
-    with Session(engine) as session:
-        job = session.exec(select(Job)).one()
-        job.max_attempts = 2
-        session.add(job)
-        session.commit()
-    for _ in range(2):
-        drain(ctx)
-        with Session(engine) as session:
-            session.execute(Job.__table__.update().values(next_attempt_at=Job.created_at))  # type: ignore[attr-defined]
-            session.commit()
+    exhaust_only_job(ctx)
     with Session(engine) as session:
         job = session.exec(select(Job)).one()
     assert (job.state, job.attempts, job.last_error_code) == (JobState.DEAD, 2, SCAN_TIMEOUT)

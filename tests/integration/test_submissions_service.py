@@ -25,7 +25,14 @@ from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions import SubmissionError
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.submission_helpers import (
+    COMPLETE,
+    contributor,
+    draft_with,
+    drain,
+    exhaust_only_job,
+    load,
+)
 from tests.unit.safety.corpus import fake_secrets, jpeg_with_gps, png_bytes, zip_bytes
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -330,16 +337,7 @@ def test_scan_that_always_crashes_ends_failed_and_retry_publishes(
         raise MemoryError("scanner ran out")
 
     monkeypatch.setattr(pipeline, "scan_in_child", crash)
-    with Session(engine) as session:
-        job = session.exec(select(Job)).one()
-        job.max_attempts = 2
-        session.add(job)
-        session.commit()
-    for _ in range(2):
-        drain(ctx)
-        with Session(engine) as session:
-            session.execute(Job.__table__.update().values(next_attempt_at=Job.created_at))  # type: ignore[attr-defined]
-            session.commit()
+    exhaust_only_job(ctx)
     test, rows = load(engine, test_id)
     assert (test.state, test.failure_code) == (TestState.FAILED, "scan_failed")
     assert rows[0].state == EvidenceState.QUARANTINED
