@@ -36,14 +36,12 @@ def request_user(request: Request, session: Session) -> User | None:
     scheme, _, credential = authorization.partition(" ")
     credential = credential.strip()
     if scheme.lower() == "bearer" and credential.startswith(API_TOKEN_PREFIX):
-        user = tokens.authenticate_api_token(session, credential)
-        if user is None:
+        owned = tokens.token_owner(session, credential)
+        if owned is None:
             raise ApiAuthError(
-                401,
-                "invalid_token",
-                "This API token is not valid: it may be revoked, or its account suspended.",
+                401, "invalid_token", "This API token is not valid: it may be mistyped or revoked."
             )
-        return user
+        return owned[1]  # a suspended account is refused by each action's policy, with 403
     settings = runtime.settings()
     cookie_only = not authorization and SESSION_COOKIE in request.cookies
     unsafe = request.method not in SAFE_METHODS

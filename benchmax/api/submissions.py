@@ -39,7 +39,7 @@ from benchmax.services import submissions
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions import SubmissionError
 from benchmax.services.submissions.quota import take_submission_slot
-from benchmax.services.tokens import find_api_token
+from benchmax.services.tokens import token_owner
 from benchmax.settings import Settings
 
 # API field name -> draft field. The API keeps the short names of the contract.
@@ -108,9 +108,8 @@ def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
             )
         )
     with deps.session() as session:
-        token = find_api_token(session, credential.strip())
-        user = session.get(User, token.user_id) if token else None
-        if token is None or user is None:
+        owned = token_owner(session, credential.strip())
+        if owned is None:
             raise _RefusedError(
                 error_response(
                     401,
@@ -118,6 +117,7 @@ def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
                     "This API token is not valid: it may be mistyped or revoked.",
                 )
             )
+        token, user = owned
         if not user.can_write:
             raise _RefusedError(
                 error_response(

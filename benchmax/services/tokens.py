@@ -93,8 +93,8 @@ def create_token(session: Session, user: User, name: str) -> tuple[ApiToken, str
 def find_api_token(session: Session, plaintext: str) -> ApiToken | None:
     """The live (unrevoked) token row for ``plaintext``, or None; marks it used.
 
-    The API needs the row itself (its rate limit is per token) and must tell a suspended
-    owner (403) from a bad token (401); ``authenticate_api_token`` is the everyday entry.
+    The API needs the row itself (its rate limit is per token); ``token_owner`` adds the
+    account.
     """
     if not _TOKEN_RE.fullmatch(plaintext):
         return None
@@ -115,15 +115,17 @@ def find_api_token(session: Session, plaintext: str) -> ApiToken | None:
     return token
 
 
-def authenticate_api_token(session: Session, plaintext: str) -> User | None:
-    """The active user a live token belongs to, or None; never says which check failed."""
+def token_owner(session: Session, plaintext: str) -> tuple[ApiToken, User] | None:
+    """The live token for ``plaintext`` and its account, suspended or not; None otherwise.
+
+    A suspended account's token still says who is calling, so each action can refuse it
+    with a 403 that names the suspension rather than a 401 that blames the token.
+    """
     token = find_api_token(session, plaintext)
-    if token is None:
+    user = session.get(User, token.user_id) if token else None
+    if token is None or user is None:
         return None
-    user = session.get(User, token.user_id)
-    if user is None or not user.can_write:
-        return None
-    return user
+    return token, user
 
 
 def revoke_token(session: Session, user: User, token_id: str) -> ApiToken:

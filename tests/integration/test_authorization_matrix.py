@@ -285,8 +285,10 @@ def test_a_moderator_api_token_can_moderate_and_a_suspended_token_cannot(
 
     assert ok.status_code == 200
     assert ok.json()["decision"]["next_state"] == CaseState.DISMISSED.value
-    assert refused.status_code == 401
-    assert refused.json()["error"]["code"] == "invalid_token"
+    # The token is genuine, so the answer names the suspension, not a bad token.
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "account_suspended"
+    assert "suspended" in refused.json()["error"]["message"]
 
 
 def test_cookie_sessions_need_the_apps_origin_to_change_anything(

@@ -16,10 +16,10 @@ from benchmax.services.tokens import (
     MAX_ACTIVE_TOKENS,
     TOKEN_NAME_MAX,
     TokenError,
-    authenticate_api_token,
     create_token,
     list_tokens,
     revoke_token,
+    token_owner,
     validate_token_name,
 )
 from tests.factories import make_user
@@ -60,7 +60,7 @@ def test_a_token_authenticates_its_user_and_records_use(session: Session) -> Non
     user = make_user(session)
     token, plaintext = create_token(session, user, "script")
     assert token.last_used_at is None
-    assert authenticate_api_token(session, plaintext) == user
+    assert token_owner(session, plaintext) == (token, user)
     session.commit()
     session.refresh(token)
     assert token.last_used_at is not None
@@ -70,11 +70,11 @@ def test_a_token_authenticates_its_user_and_records_use(session: Session) -> Non
 def test_last_used_is_written_at_most_once_a_minute(session: Session) -> None:
     user = make_user(session)
     token, plaintext = create_token(session, user, "busy harness")
-    authenticate_api_token(session, plaintext)
+    token_owner(session, plaintext)
     session.commit()
     session.refresh(token)
     first_use = token.last_used_at
-    authenticate_api_token(session, plaintext)
+    token_owner(session, plaintext)
     session.commit()
     session.refresh(token)  # read back from the engine: SQLite loses the zone here
     assert token.last_used_at == first_use
@@ -82,7 +82,7 @@ def test_last_used_is_written_at_most_once_a_minute(session: Session) -> None:
     session.add(token)
     session.commit()
     session.refresh(token)
-    authenticate_api_token(session, plaintext)
+    token_owner(session, plaintext)
     session.commit()
     session.refresh(token)
     assert token.last_used_at is not None
@@ -109,22 +109,25 @@ def test_lookalike_and_garbage_tokens_are_refused(session: Session) -> None:
         "bmx_" + "%" * 40,
         plaintext * 250,
     ]:
-        assert authenticate_api_token(session, candidate) is None, candidate[:20]
+        assert token_owner(session, candidate) is None, candidate[:20]
 
 
 @BOTH
-def test_revoked_tokens_and_suspended_users_are_refused(session: Session) -> None:
+def test_revoked_tokens_are_refused_and_suspended_accounts_still_identified(
+    session: Session,
+) -> None:
     user = make_user(session)
     token, plaintext = create_token(session, user, "old")
     revoke_token(session, user, token.id)
-    assert authenticate_api_token(session, plaintext) is None
+    assert token_owner(session, plaintext) is None
 
     other = make_user(session)
-    _, other_plaintext = create_token(session, other, "new")
+    other_token, other_plaintext = create_token(session, other, "new")
     other.status = AccountStatus.SUSPENDED
     session.add(other)
     session.flush()
-    assert authenticate_api_token(session, other_plaintext) is None
+    # Still identifies its account, which every action then refuses as suspended.
+    assert token_owner(session, other_plaintext) == (other_token, other)
     with pytest.raises(TokenError, match="Suspended"):
         create_token(session, other, "another")
 
@@ -152,7 +155,7 @@ def test_only_the_owner_can_revoke(session: Session) -> None:
     with pytest.raises(TokenError, match="No such token") as missing:
         revoke_token(session, owner, "doesnotexist0000")
     assert foreign.value.message == missing.value.message
-    assert authenticate_api_token(session, plaintext) == owner
+    assert token_owner(session, plaintext) == (token, owner)
 
 
 @BOTH
