@@ -6,7 +6,7 @@ import reflex as rx
 
 from benchmax import runtime
 from benchmax.services import submissions, tokens
-from benchmax.services.moderation.records import decisions_for_test
+from benchmax.services.moderation.records import decisions_for_tests
 from benchmax.state.session import SessionState
 from benchmax.state.views import human_date
 
@@ -39,7 +39,7 @@ class MeState(SessionState):
         with runtime.db_session() as session:
             rows = submissions.my_tests(session, user)
             live_tokens = tokens.list_tokens(session, user)
-            outcomes = {row.id: decisions_for_test(session, row.id) for row in rows}
+            outcomes = decisions_for_tests(session, [row.id for row in rows])
         self.tests = [
             {
                 "id": row.id,

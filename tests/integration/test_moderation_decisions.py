@@ -43,6 +43,10 @@ BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=
 REASON = "Contains a leaked personal address."
 
 
+def _outcomes(session: Session, test_id: str) -> list[records.DecisionOutcome]:
+    return records.decisions_for_tests(session, [test_id]).get(test_id, [])
+
+
 def _moderator(session: Session) -> User:
     return make_user(session, role=Role.MODERATOR)
 
@@ -80,7 +84,7 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     assert own_view is not None
     assert REASON in own_view.failure_reason
     assert find_servable(engine, storage, image.id) is None  # type: ignore[arg-type]
-    [outcome] = records.decisions_for_test(session, test.id)
+    [outcome] = _outcomes(session, test.id)
     assert (outcome.outcome, outcome.reason) == ("Removed by a moderator", REASON)
 
     decisions.restore_test(session, moderator, test.id, "Address was a public office one.")
@@ -90,7 +94,7 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     assert test.failure_reason == ""
     assert test.id in _feed_ids(session)
     assert find_servable(engine, storage, image.id) is not None  # type: ignore[arg-type]
-    assert [o.action for o in records.decisions_for_test(session, test.id)] == [
+    assert [o.action for o in _outcomes(session, test.id)] == [
         "test.remove",
         "test.restore",
     ]
@@ -137,7 +141,7 @@ def test_blocking_a_file_keeps_the_test_public_while_the_evidence_rule_holds(
     sole = make_evidence(session, only_file)
     decisions.block_evidence(session, moderator, sole.id, REASON)
     assert only_file.state == TestState.REMOVED
-    actions = [o.action for o in records.decisions_for_test(session, only_file.id)]
+    actions = [o.action for o in _outcomes(session, only_file.id)]
     assert actions == ["evidence.block", "test.remove"]
     with pytest.raises(ModerationError, match="no output or approved file"):
         decisions.restore_test(session, moderator, only_file.id, REASON)
@@ -176,7 +180,7 @@ def test_overturn_appends_a_correction_and_keeps_history(session: Session) -> No
     assert dispute.state == CaseState.RESOLVED
     assert decision.dispute_id == dispute.id
     assert test.review_state == ReviewState.REVIEWED
-    assert records.decisions_for_test(session, test.id)[0].action == "dispute.overturn"
+    assert _outcomes(session, test.id)[0].action == "dispute.overturn"
 
 
 def test_overturn_needs_a_score_and_a_reviewable_reason(session: Session) -> None:
@@ -321,3 +325,21 @@ def test_queues_list_open_reports_and_disputes_oldest_first(session: Session) ->
     with pytest.raises(ModerationError) as refused:
         queues.moderation_queues(session, make_user(session, role=Role.REVIEWER))
     assert refused.value.status == 403
+
+
+@BOTH
+def test_outcomes_for_many_tests_go_to_their_own_test_only(session: Session) -> None:
+    moderator = _moderator(session)
+    removed, blocked, elsewhere = make_test(session), make_test(session), make_test(session)
+    bad = make_evidence(session, blocked)
+    make_evidence(session, blocked)
+    decisions.remove_test(session, moderator, removed.id, REASON)
+    decisions.block_evidence(session, moderator, bad.id, REASON)
+    decisions.remove_test(session, moderator, elsewhere.id, REASON)
+
+    outcomes = records.decisions_for_tests(session, [removed.id, blocked.id])
+
+    assert {test_id: [o.action for o in rows] for test_id, rows in outcomes.items()} == {
+        removed.id: ["test.remove"],
+        blocked.id: ["evidence.block"],
+    }

@@ -6,6 +6,7 @@ only. The database refuses UPDATE and DELETE on both, so history can only grow.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import AuditEvent, Dispute, EvidenceFile, ModerationDecision, User
 from benchmax.models._base import as_utc
 
+_BATCH = 500
 # What a contributor reads on /me for each decision that touched their Test.
 OUTCOMES = {
     "test.remove": "Removed by a moderator",
@@ -80,37 +82,64 @@ def record_decision(
     return decision
 
 
-def decisions_for_test(session: Session, test_id: str) -> list[DecisionOutcome]:
-    """Decisions about a Test, its files and its disputes, oldest first, for its contributor.
+def decisions_for_tests(
+    session: Session, test_ids: Sequence[str]
+) -> dict[str, list[DecisionOutcome]]:
+    """Decisions about each Test, its files and its disputes, oldest first, for /me.
 
-    Report decisions are left out on purpose: they concern the reporter's case, and any
-    change they caused to the Test is a decision of its own. The caller checks the viewer.
+    One query per 500 Tests however many decisions there are. Report decisions are left
+    out on purpose: they concern the reporter's case, and any change they caused to the Test
+    is a decision of its own. The caller checks the viewer.
     """
-    evidence_ids = select(EvidenceFile.id).where(EvidenceFile.test_id == test_id)
-    dispute_ids = select(Dispute.id).where(Dispute.test_id == test_id)
-    rows = session.exec(
-        select(ModerationDecision)
-        .where(col(ModerationDecision.action).in_(OUTCOMES))
-        .where(
-            or_(
-                (col(ModerationDecision.target_type) == "test")
-                & (col(ModerationDecision.target_id) == test_id),
-                (col(ModerationDecision.target_type) == "evidence")
-                & col(ModerationDecision.target_id).in_(evidence_ids),
-                col(ModerationDecision.dispute_id).in_(dispute_ids),
+    outcomes: dict[str, list[DecisionOutcome]] = {}
+    for start in range(0, len(test_ids), _BATCH):
+        batch = list(test_ids[start : start + _BATCH])
+        for test_id, row in _decision_rows(session, batch):
+            outcomes.setdefault(test_id, []).append(
+                DecisionOutcome(
+                    id=row.id,
+                    action=row.action,
+                    outcome=OUTCOMES[row.action],
+                    reason=row.reason,
+                    previous_state=row.previous_state,
+                    next_state=row.next_state,
+                    created_at=as_utc(row.created_at).isoformat(),
+                )
             )
+    return outcomes
+
+
+def _decision_rows(session: Session, test_ids: list[str]) -> list[tuple[str, ModerationDecision]]:
+    files = (
+        select(EvidenceFile.id, EvidenceFile.test_id)
+        .where(col(EvidenceFile.test_id).in_(test_ids))
+        .subquery()
+    )
+    disputes = (
+        select(Dispute.id, Dispute.test_id).where(col(Dispute.test_id).in_(test_ids)).subquery()
+    )
+    on_test = (col(ModerationDecision.target_type) == "test") & col(
+        ModerationDecision.target_id
+    ).in_(test_ids)
+    rows = session.exec(
+        select(ModerationDecision, files.c.test_id, disputes.c.test_id)
+        .outerjoin(
+            files,
+            (col(ModerationDecision.target_type) == "evidence")
+            & (col(ModerationDecision.target_id) == files.c.id),
         )
+        .outerjoin(disputes, col(ModerationDecision.dispute_id) == disputes.c.id)
+        .where(col(ModerationDecision.action).in_(OUTCOMES))
+        .where(or_(on_test, files.c.test_id.is_not(None), disputes.c.test_id.is_not(None)))
         .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
     ).all()
+    wanted = set(test_ids)
     return [
-        DecisionOutcome(
-            id=row.id,
-            action=row.action,
-            outcome=OUTCOMES[row.action],
-            reason=row.reason,
-            previous_state=row.previous_state,
-            next_state=row.next_state,
-            created_at=as_utc(row.created_at).isoformat(),
+        (
+            row.target_id
+            if row.target_type == "test" and row.target_id in wanted
+            else file_test or dispute_test,
+            row,
         )
-        for row in rows
+        for row, file_test, dispute_test in rows
     ]
