@@ -1,10 +1,18 @@
 """Scan throughput for a typical Test, as a ratio of plain SHA-256 over the same bytes.
 
 A typical Test here is 1 MB of log text, three images of 1-2 megapixels and a 5 MB ZIP of
-source files, all generated. Hashing is the floor every stored byte pays anyway, so the
+source files, all generated. Hashing is what every stored byte costs anyway, so the
 ratio says how much dearer safety processing is than merely storing; the target is >= 0.25.
-The best of several rounds is reported for both sides so background load on a shared
-machine skews neither.
+The best of several rounds is reported for every measurement so background load on a shared
+machine skews none.
+
+The target cannot be met by any scanner that does what the spec requires, which the "floor"
+line measures: with no check at all, a scan still has to inflate every ZIP entry (to look
+inside) and decode and re-encode every image (to strip metadata and polyglots). Timed with
+zlib, as the scanner's zipfile uses, and the scanner's own image encoder settings, that work
+alone costs many times what hashing does, so the best ratio it allows is far below 0.25
+(about 0.03 on the two-core machine this was written on). The floor ratio is the honest
+ceiling; scan/floor is what the checks add on top of it.
 
 Run: ``.venv/bin/python -m bench.scan``; ``measure_scan_ratio()`` is reused by other benches.
 """
@@ -15,20 +23,26 @@ import hashlib
 import io
 import json
 import random
+import struct
 import tempfile
 import time
 import zipfile
+import zlib
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from benchmax.services.safety import SafetyLimits, scan_file
+from benchmax.services.safety.images import decode_frames, encode_frames
 
 TARGET_RATIO = 0.25
 _ROUNDS = 5
 _MB = 1_000_000
+# Where a ZIP local header keeps the lengths of the name and extra field before the data.
+_LOCAL_HEADER_LENGTHS = struct.Struct("<26xHH")
 _WORDS = (
     "model", "output", "reasoning", "step", "answer", "check", "test", "prompt", "token",
     "value", "result", "error", "retry", "config", "layout", "render", "button", "state",
@@ -132,41 +146,93 @@ def _sha256_files(paths: list[Path]) -> None:
         digest.hexdigest()
 
 
-def _scan_files(paths: list[Path], limits: SafetyLimits, per_file: dict[str, float]) -> None:
+def _time_each(paths: list[Path], work: Callable[[Path], None], per_file: dict[str, float]) -> None:
     for path in paths:
         started = time.perf_counter()
-        result = scan_file(path, path.name, limits)
+        work(path)
         per_file[path.name] = min(per_file[path.name], time.perf_counter() - started)
+
+
+def _scanner(limits: SafetyLimits) -> Callable[[Path], None]:
+    def scan(path: Path) -> None:
+        result = scan_file(path, path.name, limits)
         if not result.approved:
             raise RuntimeError(f"benchmark file {path.name} was blocked: {result.block_code}")
         if result.sanitized_path is not None:
             result.sanitized_path.unlink()
 
+    return scan
+
+
+def _inflate_entries(path: Path) -> None:
+    """Every entry's data read and inflated in one go: no caps, no CRC, no text scanning."""
+    with zipfile.ZipFile(path) as archive, path.open("rb") as file:
+        for info in archive.infolist():
+            file.seek(info.header_offset)
+            name_length, extra_length = _LOCAL_HEADER_LENGTHS.unpack(
+                file.read(_LOCAL_HEADER_LENGTHS.size)
+            )
+            file.seek(name_length + extra_length, io.SEEK_CUR)
+            data = file.read(info.compress_size)
+            if info.compress_type == zipfile.ZIP_DEFLATED:
+                zlib.decompressobj(-zlib.MAX_WBITS).decompress(data)
+
+
+def _reencoder(image_format: str) -> Callable[[Path], None]:
+    """The scanner's decode and encode steps, into memory: no size checks, no temporary file."""
+
+    def reencode(path: Path) -> None:
+        with Image.open(path, formats=[image_format]) as image:
+            frames, options = decode_frames(image, image_format, path)
+        encode_frames(frames, image_format, options, io.BytesIO())
+
+    return reencode
+
+
+# The floor's work per file suffix; text needs none beyond reading, which hashing pays too.
+_FLOOR_WORK = {".zip": _inflate_entries, ".png": _reencoder("PNG"), ".jpg": _reencoder("JPEG")}
+
+
+def _floor_work(path: Path) -> None:
+    _FLOOR_WORK[path.suffix](path)
+
+
+def _best_seconds(run: Callable[[], None], best: float) -> float:
+    started = time.perf_counter()
+    run()
+    return min(best, time.perf_counter() - started)
+
 
 def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
-    limits = SafetyLimits()
     with tempfile.TemporaryDirectory(prefix="bmx-bench-scan-") as scratch:
         paths = build_typical_test(Path(scratch))
         file_bytes = {path.name: path.stat().st_size for path in paths}
         total_bytes = sum(file_bytes.values())
+        floor_paths = [path for path in paths if path.suffix in _FLOOR_WORK]
+        scan = _scanner(SafetyLimits())
         per_file: dict[str, float] = defaultdict(lambda: float("inf"))
-        scan_seconds = hash_seconds = float("inf")
+        floor_per_file: dict[str, float] = defaultdict(lambda: float("inf"))
+        scan_seconds = hash_seconds = floor_seconds = float("inf")
         for _ in range(rounds):
-            started = time.perf_counter()
-            _sha256_files(paths)
-            hash_seconds = min(hash_seconds, time.perf_counter() - started)
-            started = time.perf_counter()
-            _scan_files(paths, limits, per_file)
-            scan_seconds = min(scan_seconds, time.perf_counter() - started)
+            hash_seconds = _best_seconds(lambda: _sha256_files(paths), hash_seconds)
+            scan_seconds = _best_seconds(lambda: _time_each(paths, scan, per_file), scan_seconds)
+            floor_seconds = _best_seconds(
+                lambda: _time_each(floor_paths, _floor_work, floor_per_file), floor_seconds
+            )
     return {
         "bytes": total_bytes,
         "scan_seconds": scan_seconds,
         "sha256_seconds": hash_seconds,
+        "floor_seconds": floor_seconds,
         "scan_mb_per_s": total_bytes / _MB / scan_seconds,
         "sha256_mb_per_s": total_bytes / _MB / hash_seconds,
+        "floor_mb_per_s": total_bytes / _MB / floor_seconds,
         "ratio": hash_seconds / scan_seconds,
+        "floor_ratio": hash_seconds / floor_seconds,
+        "scan_over_floor": scan_seconds / floor_seconds,
         "target_ratio": TARGET_RATIO,
         "per_file_seconds": dict(per_file),
+        "floor_per_file_seconds": dict(floor_per_file),
         "file_bytes": file_bytes,
     }
 
@@ -174,14 +240,21 @@ def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
 def main() -> None:
     figures = measure_scan_ratio()
     print(f"typical Test: {figures['bytes'] / _MB:.1f} MB in 5 files")
-    for key in ("sha256", "scan"):
+    for key in ("sha256", "scan", "floor"):
         rate, seconds = figures[f"{key}_mb_per_s"], figures[f"{key}_seconds"]
         print(f"{key + ':':8s}{rate:8.1f} MB/s ({seconds * 1000:.1f} ms)")
+    print("  file           size      scan     floor")
     for name, seconds in sorted(figures["per_file_seconds"].items()):
         size = figures["file_bytes"][name] / _MB
-        print(f"  {name:12s} {size:5.2f} MB {seconds * 1000:7.1f} ms")
+        floor = figures["floor_per_file_seconds"].get(name)
+        shown = f"{floor * 1000:6.1f} ms" if floor is not None else "     -"
+        print(f"  {name:12s} {size:5.2f} MB {seconds * 1000:7.1f} ms {shown}")
     verdict = "meets" if figures["ratio"] >= TARGET_RATIO else "below"
     print(f"ratio:  {figures['ratio']:.3f} ({verdict} target {TARGET_RATIO})")
+    print(
+        f"floor:  {figures['floor_ratio']:.3f} at best, with no checks at all "
+        f"(inflating the ZIP, re-encoding the images); scan/floor {figures['scan_over_floor']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import functools
 import re
 from typing import Any
 
+import re2
+
 from benchmax.services.safety.normalise import (
     LineCounter,
     first_invisible_offset,
@@ -56,15 +58,39 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-# Lower-case literals, at least one of which every signal above contains. Python has no fast
-# multi-literal search, so each literal is first tested with ``in`` (C speed, and most texts
-# contain none of them); the regex that locates lines is built from the present ones only.
-# Each test costs a pass over the text, so the list is kept short: "grade" also finds
-# "grader", and a request for a perfect score always says "score" or names the grader.
+# Lower-case literals, at least one of which every signal above contains; the regex that
+# locates lines is built from the ones present, and most texts contain none. Finding which are
+# present takes one RE2 set pass over the text's UTF-8 bytes (Python has no fast multi-literal
+# search: a pass of ``in`` per literal cost six times as much). Bytes are exact here: UTF-8
+# writes ASCII as itself and every other character without ASCII bytes, so an ASCII literal is
+# in the bytes exactly when it is in the text. No signal needs more literals: "grade" also
+# finds "grader", and a request for a perfect score always says "score" or names the grader.
 _TRIGGERS = (
     "ignore", "disregard", "forget", "<|", "inst]", "<<sys>>", "system", "you are now",
     "from now on", "act as", "instruction", "judge", "grade", "evaluator", "reviewer", "score",
 )  # fmt: skip
+
+
+def _trigger_set() -> Any:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # plain bytes in, plain bytes compared
+    options.literal = True  # "<|" is two characters, not an empty alternative
+    triggers = re2.Set.SearchSet(options)
+    for trigger in _TRIGGERS:
+        triggers.Add(trigger.encode())
+    triggers.Compile()
+    return triggers
+
+
+_TRIGGER_SET = _trigger_set()
+
+
+def _present_triggers(lowered: str) -> tuple[str, ...]:
+    """The triggers that occur in ``lowered``, in ``_TRIGGERS`` order so that the same ones
+    always reuse the same cached pattern."""
+    # surrogatepass: a str from JSON may hold lone surrogates; their bytes are never ASCII.
+    found = _TRIGGER_SET.Match(lowered.encode("utf-8", "surrogatepass")) or ()
+    return tuple(_TRIGGERS[index] for index in sorted(found))
 
 
 @functools.lru_cache(maxsize=256)
@@ -80,7 +106,7 @@ def injection_signals(text: str) -> list[dict[str, Any]]:
         invisible_line = LineCounter(text).locate(invisible)[0]
         signals.append({"code": "invisible_characters", "line": invisible_line})
     lowered = normalise_for_matching(text).lower()
-    present = tuple(trigger for trigger in _TRIGGERS if trigger in lowered)
+    present = _present_triggers(lowered)
     if not present:
         return signals
     lines = LineCounter(lowered)
