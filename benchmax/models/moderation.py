@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import String, Text
+from sqlalchemy import Index, String, Text, text
 from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, id_field, time_field
@@ -39,7 +39,25 @@ class Report(SQLModel, table=True):
     closed_at: datetime | None = time_field()
 
 
+# OPEN is the only undecided state, so it is the only one the partial index below covers.
+_IS_OPEN = f"state = '{CaseState.OPEN.value}'"
+
+
 class Dispute(SQLModel, table=True):
+    """A contributor contesting one review; at most one per review is open at a time."""
+
+    __table_args__ = (
+        # The database keeps "one open dispute per review" even for a path that skips the
+        # service's check or its row lock (SQLite has no FOR UPDATE); closed ones may pile up.
+        Index(
+            "uq_dispute_open_review",
+            "review_id",
+            unique=True,
+            sqlite_where=text(_IS_OPEN),
+            postgresql_where=text(_IS_OPEN),
+        ),
+    )
+
     id: str = id_field()
     review_id: str = Field(foreign_key="review.id", index=True, max_length=16)
     test_id: str = Field(foreign_key="test.id", index=True, max_length=16)

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from alembic import command
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy.exc import DatabaseError, IntegrityError
 from sqlmodel import Session, select
 
 from benchmax.migrations import alembic_config
-from benchmax.models import APPEND_ONLY_TABLES, AuditEvent, ModerationDecision, Review, ReviewerKind
-from tests.factories import make_test, make_user
+from benchmax.models import (
+    APPEND_ONLY_TABLES,
+    AuditEvent,
+    CaseState,
+    ModerationDecision,
+    Review,
+    ReviewerKind,
+)
+from benchmax.models._base import utcnow
+from tests.factories import make_dispute, make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 
@@ -30,6 +40,38 @@ def test_downgrade_and_upgrade_again(database_url: str, engine: Engine) -> None:
     command.upgrade(alembic_config(database_url), "head")
     with engine.connect() as conn:
         assert "review" in set(conn.dialect.get_table_names(conn))
+
+
+@BOTH
+def test_one_open_dispute_index_waits_for_duplicates_to_be_decided(
+    database_url: str, engine: Engine, session: Session
+) -> None:
+    """Old data with two open disputes on a review stops 0004 untouched until one is decided."""
+    config = alembic_config(database_url)
+    command.downgrade(config, "0003")
+    review = make_review(session, make_test(session), make_user(session))
+    older = make_dispute(session, review, created_at=utcnow() - timedelta(minutes=5))
+    newer = make_dispute(session, review)
+    session.commit()
+
+    with pytest.raises(RuntimeError, match="more than one open dispute") as refused:
+        command.upgrade(config, "head")
+    assert f"review {review.id}: {older.id}, {newer.id}" in str(refused.value)
+    with engine.connect() as conn:
+        revision = conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
+    assert revision == "0003"
+
+    newer.state = CaseState.DISMISSED  # what a moderator's decision does
+    session.add(newer)
+    session.commit()
+    command.upgrade(config, "head")
+    with pytest.raises(IntegrityError), session.begin_nested():
+        make_dispute(session, review)
+    session.rollback()
+
+    command.downgrade(config, "0003")
+    make_dispute(session, review)  # without the index the database no longer refuses it
+    session.commit()
 
 
 def _history(session: Session) -> None:

@@ -2,24 +2,49 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from typing import Any
 
 import pytest
-from sqlmodel import Session, select
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
 
 from benchmax.models import (
     AccountStatus,
+    AuditEvent,
+    CaseState,
+    Dispute,
     ModerationDecision,
+    Report,
     Review,
     ReviewerKind,
     ReviewState,
     Role,
+    Test,
     TestState,
     User,
 )
 from benchmax.models._base import utcnow
-from benchmax.services.moderation import ModerationError, disputes, reports, reviews, roles
-from tests.factories import make_evidence, make_report, make_review, make_test, make_user
+from benchmax.services.moderation import (
+    ModerationError,
+    decisions,
+    disputes,
+    reports,
+    reviews,
+    roles,
+)
+from tests.factories import (
+    make_dispute,
+    make_evidence,
+    make_report,
+    make_review,
+    make_test,
+    make_user,
+)
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 REASONING = "Every requirement of the prompt is met and shown."
@@ -147,6 +172,122 @@ def test_disputes_one_open_per_review_and_rate_limited(session: Session) -> None
     with pytest.raises(ModerationError) as refused:
         disputes.open_dispute(session, contributor, third.id, "It misses the video.", per_hour=2)
     assert refused.value.status == 429
+
+
+def _disputes_of(session: Session, review: Review) -> list[Dispute]:
+    return list(
+        session.exec(
+            select(Dispute).where(Dispute.review_id == review.id).order_by(col(Dispute.created_at))
+        ).all()
+    )
+
+
+def _disputable_review(session: Session) -> tuple[Review, User]:
+    """A review on a public Test, and the Test's contributor, who may dispute it."""
+    test = make_test(session)
+    contributor = session.get(User, test.contributor_id)
+    assert contributor is not None
+    return make_review(session, test, make_user(session, role=Role.REVIEWER)), contributor
+
+
+@BOTH
+def test_the_database_refuses_a_second_open_dispute_on_a_review(session: Session) -> None:
+    review, _ = _disputable_review(session)
+    make_dispute(session, review)
+    with pytest.raises(IntegrityError), session.begin_nested():
+        make_dispute(session, review)  # straight into the session: no service check, no lock
+    session.commit()
+    assert len(_disputes_of(session, review)) == 1
+
+
+@BOTH
+def test_decided_disputes_do_not_block_a_new_one(session: Session) -> None:
+    review, contributor = _disputable_review(session)
+    make_dispute(session, review, state=CaseState.RESOLVED, closed_at=utcnow())
+    first = disputes.open_dispute(session, contributor, review.id, "It ignores my log.", per_hour=5)
+    moderator = make_user(session, role=Role.MODERATOR)
+    decisions.decide_dispute(session, moderator, first.id, "uphold", "The log was read in full.")
+    disputes.open_dispute(session, contributor, review.id, "It ignores my video.", per_hour=5)
+    session.commit()
+    states = [dispute.state for dispute in _disputes_of(session, review)]
+    assert states == [CaseState.RESOLVED, CaseState.DISMISSED, CaseState.OPEN]
+
+
+@BOTH
+def test_a_dispute_the_index_refuses_gets_the_same_409_and_the_caller_keeps_its_work(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    review, contributor = _disputable_review(session)
+    report = make_report(session, make_test(session), make_user(session))  # the caller's work
+    sneaked: list[Dispute] = []
+
+    def sneak_in(*_args: Any) -> None:
+        # A code path that skipped the check opens one after the service's pre-check passed.
+        sneaked.append(make_dispute(session, review))
+
+    monkeypatch.setattr(disputes, "check_hourly_limit", sneak_in)
+    with pytest.raises(ModerationError, match="already has an open dispute") as refused:
+        disputes.open_dispute(session, contributor, review.id, "It ignores my log.", per_hour=5)
+    assert (refused.value.code, refused.value.status) == ("dispute_open", 409)
+    assert isinstance(refused.value.__context__, IntegrityError)
+    session.commit()  # the refused insert was only rolled back to its savepoint
+    assert _disputes_of(session, review) == sneaked
+    assert session.exec(select(Report.id)).all() == [report.id]
+    assert not session.exec(select(AuditEvent).where(AuditEvent.action == "dispute.opened")).all()
+
+
+def _race(
+    engine: Engine, review: Review, contributor: User, before_call: Callable[[], object]
+) -> list[str]:
+    """Two sessions on two threads dispute ``review`` at once; what each caller was told."""
+
+    def attempt(reason: str) -> str:
+        with Session(engine, expire_on_commit=False) as own:
+            actor = own.get(User, contributor.id)
+            before_call()
+            try:
+                disputes.open_dispute(own, actor, review.id, reason, per_hour=5)
+            except ModerationError as refused:
+                return f"{refused.status} {refused.code}"
+            own.commit()
+            return "opened"
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return sorted(pool.map(attempt, ["It ignores my log.", "It ignores my video."]))
+
+
+@BOTH
+def test_concurrent_disputes_on_one_review_open_exactly_one(
+    engine: Engine, session: Session
+) -> None:
+    review, contributor = _disputable_review(session)
+    session.commit()
+    start = threading.Barrier(2, timeout=30)
+    assert _race(engine, review, contributor, start.wait) == ["409 dispute_open", "opened"]
+    assert len(_disputes_of(session, review)) == 1
+
+
+@BOTH
+def test_the_index_alone_stops_a_race_that_passed_the_check(
+    engine: Engine, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the row lock both callers pass the friendly check; the index refuses one."""
+    review, contributor = _disputable_review(session)
+    session.commit()
+    both_checked = threading.Barrier(2, timeout=30)
+    check_hourly_limit = disputes.check_hourly_limit
+
+    def unlocked(test_session: Session, test_id: str, *, lock: bool = False) -> Test:
+        return reviews.public_test(test_session, test_id)
+
+    def after_both_checked(*args: Any) -> None:
+        both_checked.wait()  # reached only once both callers found no open dispute
+        check_hourly_limit(*args)
+
+    monkeypatch.setattr(disputes, "public_test", unlocked)
+    monkeypatch.setattr(disputes, "check_hourly_limit", after_both_checked)
+    assert _race(engine, review, contributor, lambda: None) == ["409 dispute_open", "opened"]
+    assert len(_disputes_of(session, review)) == 1
 
 
 @BOTH

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from benchmax.models import AuditEvent, CaseState, Dispute, Review, User
@@ -18,6 +19,13 @@ def open_dispute_for(session: Session, review_id: str) -> Dispute | None:
     ).first()
 
 
+def _refuse_if_open(session: Session, review_id: str) -> None:
+    if open_dispute_for(session, review_id) is not None:
+        raise ModerationError(
+            "dispute_open", "This review already has an open dispute; moderators will decide.", 409
+        )
+
+
 def open_dispute(
     session: Session, actor: User | None, review_id: str, reason: object, *, per_hour: int
 ) -> Dispute:
@@ -26,7 +34,8 @@ def open_dispute(
     review = session.get(Review, review_id) if is_public_id(review_id) else None
     if review is None:
         raise ModerationError("review_not_found", "No review has this id.", 404)
-    # Locked so two quick submissions cannot both pass the one-open-dispute check.
+    # Locked (PostgreSQL) so a second quick submission waits here and then gets the check's
+    # friendly answer; the unique index below is what guarantees the rule.
     test = public_test(session, review.test_id, lock=True)
     if test.contributor_id != user.id:
         raise ModerationError(
@@ -39,21 +48,27 @@ def open_dispute(
             "This review has been corrected; dispute the latest version instead.",
             409,
         )
-    if open_dispute_for(session, review.id) is not None:
-        raise ModerationError(
-            "dispute_open", "This review already has an open dispute; moderators will decide.", 409
-        )
+    _refuse_if_open(session, review.id)
     check_hourly_limit(session, Dispute, user.id, per_hour, "disputes")
     dispute = Dispute(review_id=review.id, test_id=test.id, contributor_id=user.id, reason=clean)
-    session.add(dispute)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="dispute.opened",
-            subject_type="dispute",
-            subject_id=dispute.id,
-            detail={"review_id": review.id, "test_id": test.id},
-        )
-    )
-    session.flush()
+    # A savepoint lets an insert refused by the index leave the caller's transaction usable.
+    # The audit event sits inside it so the two are written or refused together: with
+    # SQLite's driver a savepoint opened before any other write is the whole transaction,
+    # and releasing it commits.
+    try:
+        with session.begin_nested():
+            session.add(dispute)
+            session.add(
+                AuditEvent(
+                    actor_id=user.id,
+                    action="dispute.opened",
+                    subject_type="dispute",
+                    subject_id=dispute.id,
+                    detail={"review_id": review.id, "test_id": test.id},
+                )
+            )
+    except IntegrityError:
+        # Lost a race (or met a path that skipped the check): answer as the check would.
+        _refuse_if_open(session, review.id)
+        raise
     return dispute
