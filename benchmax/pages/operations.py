@@ -1,7 +1,8 @@
 """``/operations`` — owners only: queues, dead letters, time-to-public, storage, backups.
 
-The page refreshes itself (see ``OperationsState.poll``) and tells the state to stop when it
-unmounts. Element ids (``ops-*``) are stable for the browser tests.
+The Refresh button reloads the dashboard; ``assets/autorefresh.js`` clicks it every few
+seconds while the tab is visible, so the page stays live with no loop on the server and stops
+by itself when the tab closes. Element ids (``ops-*``) are stable for the browser tests.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.layout import page_shell
+from benchmax.state.operations import POLL_SECONDS
 from benchmax.state.operations import OperationsState as S
 
 
@@ -87,6 +89,14 @@ def _dashboard() -> rx.Component:
             rx.heading("Operations", size="7"),
             rx.spacer(),
             rx.text("Updated ", S.generated_at, size="1", color_scheme="gray", id="ops-updated"),
+            rx.button(
+                rx.icon("refresh-cw", size=14),
+                "Refresh",
+                on_click=S.refresh,
+                variant="soft",
+                id="ops-refresh",
+                custom_attrs={"data-autorefresh-ms": str(int(POLL_SECONDS * 1000))},
+            ),
             rx.button(
                 "Create backup now",
                 on_click=S.create_backup,
@@ -234,7 +244,7 @@ def operations_page() -> rx.Component:
                 ),
                 rx.center(rx.spinner(size="3"), padding="4rem"),
             ),
-            on_unmount=S.stop_polling,
+            rx.script(src="/autorefresh.js"),
             width="100%",
         )
     )

@@ -6,7 +6,7 @@ import reflex as rx
 
 from benchmax.components.badges import declared_label, kind_icon
 from benchmax.components.layout import page_shell
-from benchmax.state.submit import STEP_TITLES
+from benchmax.state.submit import POLL_SECONDS, STEP_TITLES
 from benchmax.state.submit import SubmitState as S
 
 ACCEPT_ATTRIBUTE = ".png,.jpg,.jpeg,.webp,.gif,.mp4,.webm,.txt,.log,.md,.json,.ndjson,.jsonl,.zip"
@@ -269,6 +269,7 @@ def _step_three() -> rx.Component:
             display="none",
         ),
         rx.script(src="/uploads.js"),
+        rx.script(src="/autorefresh.js"),
         _error("files"),
         rx.vstack(
             rx.foreach(S.files, lambda item: _file_row(item)),
@@ -455,8 +456,22 @@ def _processing() -> rx.Component:
             ),
             rx.cond(
                 S.phase == "processing",
-                rx.text(
-                    "Scanning files. This page updates by itself.", size="2", color_scheme="gray"
+                rx.hstack(
+                    rx.text(
+                        "Scanning files. This page updates by itself.",
+                        size="2",
+                        color_scheme="gray",
+                    ),
+                    rx.button(
+                        "Check now",
+                        size="1",
+                        variant="ghost",
+                        on_click=S.check_processing,
+                        id="processing-refresh",
+                        custom_attrs={"data-autorefresh-ms": str(int(POLL_SECONDS * 1000))},
+                    ),
+                    align="center",
+                    wrap="wrap",
                 ),
             ),
             spacing="3",

@@ -1,11 +1,11 @@
-"""``/operations``: the owner's live dashboard, refreshed by a background loop while open.
+"""``/operations``: the owner's live dashboard, refreshed while it is open.
 
 ``on_load`` re-verifies the viewer; anyone but an active owner gets ``allowed = False`` and no
-data at all. For an owner it starts ``poll``, a background event that reloads the dashboard
-every ``POLL_SECONDS`` and stops as soon as the page unmounts (``stop_polling``), the tab's
-websocket is gone (Reflex's token manager no longer knows the client), or the viewer stops
-being an owner. Loading runs in a worker thread outside the state lock, so the page stays
-responsive while it refreshes. Every action re-verifies the session on the server.
+data at all. The page's Refresh button, which the browser clicks every ``POLL_SECONDS`` while
+the tab is visible, runs ``refresh``: the client drives the refreshing, so nothing keeps
+running on the server for a tab that has closed. Loading runs in a worker thread outside the
+state lock, so the page stays responsive while it refreshes, and a tick that arrives while
+one is still loading is dropped. Every action re-verifies the session on the server.
 """
 
 from __future__ import annotations
@@ -154,19 +154,6 @@ def _load_view(user: Any) -> dict[str, Any]:
         return view(owner_dashboard(session, runtime.storage(), user))
 
 
-async def _client_connected(token: str) -> bool:
-    """Whether the browser tab behind ``token`` still has a websocket (any web worker)."""
-    from benchmax.benchmax import app
-
-    namespace = app.event_namespace
-    if namespace is None:
-        return False
-    manager = getattr(namespace, "_token_manager", None)
-    if manager is not None and hasattr(manager, "is_token_connected"):
-        return bool(await manager.is_token_connected(token))
-    return token in namespace.token_to_sid
-
-
 class OperationsState(SessionState):
     allowed: rx.Field[bool] = rx.field(False)
     loaded: rx.Field[bool] = rx.field(False)
@@ -195,8 +182,7 @@ class OperationsState(SessionState):
     notice: rx.Field[str] = rx.field("")
     notice_ok: rx.Field[bool] = rx.field(True)
     backup_running: rx.Field[bool] = rx.field(False)
-    _polling: bool = False
-    _poll_running: bool = False
+    _refreshing: bool = False
 
     def _show(self, fresh: dict[str, Any]) -> None:
         for name, value in fresh.items():
@@ -208,7 +194,7 @@ class OperationsState(SessionState):
         try:
             return require_owner(user)
         except NotAllowedError:
-            self.allowed, self._polling = False, False
+            self.allowed = False
             self._show(EMPTY_VIEW)
             return None
 
@@ -216,43 +202,31 @@ class OperationsState(SessionState):
         self.notice, self.notice_ok = text, ok
 
     @rx.event
-    def on_load(self) -> Any:
+    def on_load(self) -> None:
         self.loaded = True
         user = self._owner()
         if user is None:
-            return None
+            return
         self.allowed = True
         self._show(_load_view(user))
-        self._polling = True
-        return OperationsState.poll
-
-    @rx.event
-    def stop_polling(self) -> None:
-        self._polling = False
 
     @rx.event(background=True)
-    async def poll(self) -> None:
+    async def refresh(self) -> None:
         async with self:
-            if self._poll_running:
+            if self._refreshing:
                 return
-            self._poll_running = True
-            token = self.router.session.client_token
+            user = self._owner()
+            if user is None:
+                return
+            self._refreshing = True
         try:
-            while True:
-                await asyncio.sleep(POLL_SECONDS)
-                if not await _client_connected(token):
-                    break
-                async with self:
-                    user = self._owner() if self._polling else None
-                if user is None:
-                    break
-                fresh = await asyncio.to_thread(_load_view, user)
-                async with self:
-                    if self._polling and self.allowed:
-                        self._show(fresh)
+            fresh = await asyncio.to_thread(_load_view, user)
+            async with self:
+                if self.allowed:
+                    self._show(fresh)
         finally:
             async with self:
-                self._poll_running = False
+                self._refreshing = False
 
     @rx.event
     def set_reason(self, job_id: str, value: str) -> None:

@@ -52,6 +52,11 @@ def _file_dict(item: Any) -> dict[str, str]:
     }
 
 
+def _processing_status(user: User, test_id: str) -> submissions.StatusView:
+    with runtime.db_session() as session:
+        return submissions.processing_status(session, user, test_id)
+
+
 class SubmitState(SessionState):
     draft_id: rx.Field[str] = rx.field("")
     # Changes whenever the form is refilled from the server, so uncontrolled inputs remount
@@ -81,6 +86,7 @@ class SubmitState(SessionState):
     status_label: rx.Field[str] = rx.field("")
     status_reason: rx.Field[str] = rx.field("")
     public_url: rx.Field[str] = rx.field("")
+    _checking: bool = False
 
     @rx.var
     def step_title(self) -> str:
@@ -266,22 +272,29 @@ class SubmitState(SessionState):
             return None
         self.phase = "processing"
         self.status_label, self.status_reason, self.public_url = "Processing", "", ""
-        return SubmitState.follow_processing
+        return SubmitState.check_processing
 
     @rx.event(background=True)
-    async def follow_processing(self) -> None:
-        """Poll the pipeline until the Test is public or needs the contributor."""
-        for _ in range(600):
+    async def check_processing(self) -> None:
+        """Read where the submitted Test stands; the page's Check now button runs this, and
+        ``assets/autorefresh.js`` clicks it every ``POLL_SECONDS`` while the tab is visible."""
+        async with self:
+            user = self._current_user()
+            draft_id = self.draft_id
+            if user is None or not draft_id or self.phase != "processing" or self._checking:
+                return
+            self._checking = True
+        try:
+            # Read outside the state lock, in a thread, so the tab stays responsive.
+            view = await asyncio.to_thread(_processing_status, user, draft_id)
             async with self:
-                user = self._current_user()
-                if user is None or not self.draft_id or self.phase != "processing":
+                if self.draft_id != draft_id or self.phase != "processing":
                     return
-                with runtime.db_session() as session:
-                    view = submissions.processing_status(session, user, self.draft_id)
                 self.status_label, self.status_reason = view.plain_status, view.reason
                 self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
                 if view.state in FINAL_STATES:
                     self.phase = "done"
                     self.public_url = view.public_url or ""
-                    return
-            await asyncio.sleep(POLL_SECONDS)
+        finally:
+            async with self:
+                self._checking = False
