@@ -109,7 +109,7 @@ app.register_lifespan_task(job_runtime)
 PAGES = [
     ("/", feed_page, "", FeedState.on_load),
     ("/tests/[test_id]", test_detail_page, "Test",
-     [TestDetailState.on_load, TestActionsState.on_load]),
+     [TestDetailState.on_load, TestActionsState.reset_messages]),
     ("/u/[handle]", profile_page, "Contributor", ProfileState.on_load),
     ("/models", models_page, "Models", ModelsState.on_load),
     ("/models/[slug]", model_detail_page, "Model", ModelDetailState.on_load),

@@ -113,7 +113,8 @@ def _report_form() -> rx.Component:
                         rx.el.select(
                             rx.el.option("The whole Test", value=WHOLE_TEST),
                             rx.foreach(
-                                S.files, lambda f: rx.el.option("File: " + f["name"], value=f["id"])
+                                S.evidence,
+                                lambda f: rx.el.option("File: " + f["name"], value=f["id"]),
                             ),
                             id="report-target",
                             value=S.report_target,

@@ -1,4 +1,9 @@
-"""``/tests/[test_id]``: one Test, or the not-found view for anything the viewer may not see."""
+"""``/tests/[test_id]``: one Test, or the not-found view for anything the viewer may not see.
+
+One load fills the whole page: the Test itself and what its actions panel may offer this
+viewer (``TestActionsState`` is a substate and reads these vars), so the Test is read once
+per visit.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,10 @@ import reflex as rx
 
 from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
+from benchmax.models import User
 from benchmax.services import test_views
 from benchmax.services.evidence_urls import evidence_url
+from benchmax.services.moderation import disputes, reviews
 from benchmax.services.submissions import status_label
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, human_date, size_text
@@ -26,7 +33,7 @@ def _evidence_dict(item: Any, origin: str) -> dict[str, str]:
     }
 
 
-def _review_dict(review: Any) -> dict[str, str]:
+def _review_dict(review: Any, viewer: User | None, disputed: set[str]) -> dict[str, str]:
     kind = str(review.reviewer_kind)
     return {
         "id": review.id,
@@ -35,7 +42,10 @@ def _review_dict(review: Any) -> dict[str, str]:
         "kind": {"ai": "AI judge", "admin": "Admin", "human": "Approved reviewer"}.get(kind, kind),
         "corrects": review.corrects_review_id or "",
         "superseded": "yes" if review.superseded else "",
+        "current": "" if review.superseded else "yes",
         "created": human_date(review.created_at),
+        "disputed": "yes" if review.id in disputed else "",
+        "mine": "yes" if viewer and review.reviewer_handle == viewer.handle else "",
     }
 
 
@@ -48,17 +58,30 @@ class TestDetailState(SessionState):
     reviews: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     is_owner_view: rx.Field[bool] = rx.field(False)
     has_source: rx.Field[bool] = rx.field(False)
+    # For the actions panel: offered only on a public Test, and only what this viewer may do
+    # (the services check every submit again).
+    available: rx.Field[bool] = rx.field(False)
+    can_review: rx.Field[bool] = rx.field(False)
+    is_contributor: rx.Field[bool] = rx.field(False)
 
     @rx.event
     def on_load(self) -> None:
-        self.load_viewer()
+        user = self._require_user()
         test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
         with runtime.db_session() as session:
-            view = test_views.get_test_view(session, test_id, self.viewer_id or None)
+            view = test_views.get_test_view(session, test_id, user.id if user else None)
+            public = view is not None and str(view.state) == "public"
+            disputed = (
+                disputes.reviews_with_open_disputes(session, [r.id for r in view.reviews])
+                if view is not None and public
+                else set()
+            )
         self.loaded = True
         self.found = view is not None
+        self.available = public
         if view is None:
             self.test, self.evidence, self.reviews, self.output_html = {}, [], [], ""
+            self.can_review = self.is_contributor = False
             return
         origin = runtime.settings().usercontent_origin
         review = str(view.review_state)
@@ -84,6 +107,15 @@ class TestDetailState(SessionState):
         }
         self.output_html = view.output_html
         self.evidence = [_evidence_dict(item, origin) for item in view.evidence]
-        self.reviews = [_review_dict(r) for r in view.reviews]
-        self.is_owner_view = state != "public"
+        self.reviews = [_review_dict(r, user, disputed) for r in view.reviews]
+        self.is_owner_view = not public
         self.has_source = any(item.kind == "source" for item in view.evidence)
+        active = bool(user and user.can_write)
+        self.is_contributor = public and view.is_owner
+        self.can_review = bool(
+            public
+            and user
+            and active
+            and not view.is_owner
+            and reviews.reviewer_kind(user) is not None
+        )

@@ -320,3 +320,19 @@ def test_roles_and_suspension_rules(session: Session) -> None:
     session.commit()
     actions = [d.action for d in session.exec(select(ModerationDecision)).all()]
     assert sorted(actions) == ["user.reinstate", "user.role", "user.suspend", "user.suspend"]
+
+
+@BOTH
+def test_the_test_page_learns_which_reviews_are_disputed_in_one_query(session: Session) -> None:
+    test = make_test(session)
+    reviewer = make_user(session)
+    disputed, decided, quiet = (make_review(session, test, reviewer) for _ in range(3))
+    make_dispute(session, disputed)
+    make_dispute(session, decided, state=CaseState.DISMISSED)
+    other_test_review = make_review(session, make_test(session), reviewer)
+    make_dispute(session, other_test_review)
+
+    found = disputes.reviews_with_open_disputes(session, [disputed.id, decided.id, quiet.id])
+
+    assert found == {disputed.id}
+    assert disputes.reviews_with_open_disputes(session, []) == set()

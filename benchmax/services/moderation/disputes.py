@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from benchmax.models import AuditEvent, CaseState, Dispute, Review, User
 from benchmax.models._base import is_public_id
@@ -17,6 +17,19 @@ def open_dispute_for(session: Session, review_id: str) -> Dispute | None:
     return session.exec(
         select(Dispute).where(Dispute.review_id == review_id, Dispute.state == CaseState.OPEN)
     ).first()
+
+
+def reviews_with_open_disputes(session: Session, review_ids: list[str]) -> set[str]:
+    """Which of ``review_ids`` have an open dispute, in one query (for the Test page)."""
+    if not review_ids:
+        return set()
+    return set(
+        session.exec(
+            select(Dispute.review_id).where(
+                col(Dispute.review_id).in_(review_ids), Dispute.state == CaseState.OPEN
+            )
+        )
+    )
 
 
 def _refuse_if_open(session: Session, review_id: str) -> None:
