@@ -22,6 +22,8 @@ def _table(headers: list[str], rows: rx.Var, cells, table_id: str) -> rx.Compone
             id=table_id,
             width="100%",
             size="1",
+            # One line per row; on a phone the table scrolls sideways inside its box.
+            white_space="nowrap",
         ),
         width="100%",
         overflow_x="auto",
@@ -143,7 +145,15 @@ def _dashboard() -> rx.Component:
         ),
         _section(
             "Jobs by kind and state",
-            _table(["Kind", "State", "Jobs"], S.job_rows, _job_row, "ops-jobs-table"),
+            rx.cond(
+                S.job_rows.length() > 0,
+                _table(["Kind", "State", "Jobs"], S.job_rows, _job_row, "ops-jobs-table"),
+                rx.text(
+                    "No jobs yet: they appear once a Test is submitted.",
+                    color_scheme="gray",
+                    id="ops-jobs-empty",
+                ),
+            ),
             rx.text(
                 "Pending, running and dead are live; done and discarded as of ",
                 S.finished_counts_at,

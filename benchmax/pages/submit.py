@@ -183,7 +183,14 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
                 " · ",
                 rx.match(
                     item["state"],
-                    ("quarantined", "uploaded, scanned on submit"),
+                    (
+                        "quarantined",
+                        rx.cond(
+                            S.phase == "processing",
+                            "safety scan running…",
+                            "uploaded, scanned on submit",
+                        ),
+                    ),
                     ("approved", "passed the safety scan"),
                     ("blocked", "blocked"),
                     item["state"],

@@ -40,7 +40,7 @@ def test_owner_requeues_a_dead_job_without_reloading(live_app: LiveApp, browser:
     owner = signed_in_page(browser, live_app, OWNER_HANDLE)
     owner.goto(f"{live_app.url}/operations")
     wait_ready(owner)
-    expect(owner.locator("#ops-jobs-table")).to_be_visible()
+    expect(owner.locator("#ops-jobs")).to_be_visible()
 
     job_id, test_id = _dead_publish_job(live_app)
     row = owner.locator(f"#ops-dead-{job_id}")

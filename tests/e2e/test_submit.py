@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, User
-from tests.e2e.conftest import ROOT, LiveApp, sign_in, wait_ready
+from tests.e2e.conftest import ARTIFACTS, ROOT, LiveApp, sign_in, wait_ready
 
 PROCESSING_TIMEOUT = 60_000
 
@@ -80,8 +80,10 @@ def test_wizard_publishes_text_image_and_zip(live_app: LiveApp, page: Page) -> N
         expected_rows=2,
     )
     _finish(page)
+    page.screenshot(path=str(ARTIFACTS / "screens" / "submit-processing-desktop.png"))
     link = page.locator("#processing-public-link")
     expect(link).to_be_visible(timeout=PROCESSING_TIMEOUT)
+    page.screenshot(path=str(ARTIFACTS / "screens" / "submit-published-desktop.png"))
     link.click()
     page.wait_for_url("**/tests/*")
     wait_ready(page)
@@ -157,6 +159,7 @@ def test_a_blocked_file_is_explained_on_me_replaced_and_published(
     expect(page.locator("#processing-status")).to_have_text(
         "Needs attention", timeout=PROCESSING_TIMEOUT
     )
+    page.screenshot(path=str(ARTIFACTS / "screens" / "submit-needs-attention-desktop.png"))
 
     page.goto(f"{live_app.url}/me")
     wait_ready(page)
