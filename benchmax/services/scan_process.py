@@ -4,11 +4,11 @@ The scanner feeds untrusted bytes to image decoders and inflaters written in C. 
 own process a decoder that hangs would hold the worker until its lease ran out, one that
 crashes or balloons would take every other job down with it, and one that is exploited
 would sit next to the database connection and the auth secrets. So each scan runs in a
-fresh interpreter (``scan_child``) with an empty environment: past ``timeout_seconds`` it is
-killed and reported as ``scan_timeout``; if it dies it reports ``scanner_died``; past
-``memory_limit_bytes`` of address space it fails with ``MemoryError``. Each is a
-``JobError``, so the job runner retries with backoff and, in the end, shows "Processing
-failed" with a Retry button.
+fresh interpreter (``scan_child``) that inherits only ``PASSED_ENVIRONMENT``, never a secret.
+Past ``timeout_seconds`` it is killed and reported as ``scan_timeout``; if it dies it reports
+``scanner_died``; past ``memory_limit_bytes`` of address space it fails with ``MemoryError``.
+Each is a ``JobError``, so the job runner retries with backoff and, in the end, shows
+"Processing failed" with a Retry button.
 
 A fresh interpreter costs about a tenth of a second per file; forking the worker would be
 cheaper but would hand the child a copy of every secret and open connection it holds.
@@ -17,6 +17,7 @@ cheaper but would hand the child a copy of every secret and open connection it h
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -31,6 +32,8 @@ SCAN_TIMEOUT = "scan_timeout"
 SCANNER_DIED = "scanner_died"
 # -E and -s: no PYTHON* variables and no user site-packages can change what the child runs.
 _COMMAND = (sys.executable, "-E", "-s", "-m", "benchmax.services.scan_child")
+# All the child inherits: what an interpreter may need to start, and never a secret.
+PASSED_ENVIRONMENT = ("PATH", "LD_LIBRARY_PATH", "LANG", "LC_ALL", "LC_CTYPE")
 
 
 def scan_in_child(
@@ -63,7 +66,7 @@ def scan_in_child(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env={},
+        env={name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ},
     ) as child:
         try:
             reply, _ = child.communicate(message, timeout=timeout_seconds)

@@ -21,7 +21,12 @@ from benchmax.models import EvidenceState, Job, JobState, TestState
 from benchmax.services import pipeline, scan_child
 from benchmax.services.jobs import JobContext, JobError
 from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
-from benchmax.services.scan_process import SCAN_TIMEOUT, SCANNER_DIED, scan_in_child
+from benchmax.services.scan_process import (
+    PASSED_ENVIRONMENT,
+    SCAN_TIMEOUT,
+    SCANNER_DIED,
+    scan_in_child,
+)
 from tests.integration import scan_faults
 from tests.submission_helpers import (
     COMPLETE,
@@ -102,8 +107,9 @@ def test_child_sees_none_of_the_workers_environment(
 ) -> None:
     monkeypatch.setenv("BENCHMAX_CLERK_SECRET_KEY", "sk_test_scan_child_must_not_see_this")
     result = _scan(tmp_path, "x.txt", scanner=scan_faults.report_environment)
-    # Python itself may set LC_CTYPE when it starts in the C locale; nothing else is there.
-    assert set(result.metadata["env"]) <= {"LC_CTYPE"}
+    environment = result.metadata["env"]
+    assert set(environment) <= set(PASSED_ENVIRONMENT)
+    assert "sk_test_scan_child_must_not_see_this" not in str(environment)
 
 
 def test_scan_timeouts_retry_then_show_processing_failed(
