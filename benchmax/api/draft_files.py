@@ -53,6 +53,12 @@ def _add(user_id: str, test_id: str, name: str, body: IO[bytes], size: int) -> d
         return {"id": evidence.id, "name": evidence.safe_name, "state": str(evidence.state)}
 
 
+def _too_large(name: str, cap: int) -> Response:
+    return error_response(
+        413, "file_too_large", f"“{name[:80]}” is larger than {cap // (1024 * 1024)} MiB.", "files"
+    )
+
+
 async def upload_draft_file(request: Request) -> Response:
     test_id = request.path_params["test_id"]
     try:
@@ -69,23 +75,13 @@ async def upload_draft_file(request: Request) -> Response:
     cap = largest_file_bytes(SafetyLimits())
     length = declared_length(request.scope)
     if length is not None and length > cap:
-        return error_response(
-            413,
-            "file_too_large",
-            f"“{name[:80]}” is larger than {cap // (1024 * 1024)} MiB.",
-            "files",
-        )
+        return _too_large(name, cap)
     try:
         body = await _spool(request, cap)
     except ClientDisconnect:
         return error_response(400, "upload_interrupted", "The upload was interrupted.", "files")
     if body is None:
-        return error_response(
-            413,
-            "file_too_large",
-            f"“{name[:80]}” is larger than {cap // (1024 * 1024)} MiB.",
-            "files",
-        )
+        return _too_large(name, cap)
     try:
         size = body.seek(0, 2)
         body.seek(0)

@@ -1,6 +1,7 @@
 """``test_actions_panel()``: review, report and dispute forms for a Test page.
 
-Add ``TestActionsState.on_load`` to the page's ``on_load`` list. Element ids are stable so
+The page's ``on_load`` list runs ``TestDetailState.on_load`` (which loads what the panel
+offers) and ``TestActionsState.reset_messages``. Element ids are stable so
 browser tests can drive each form; every control is a native form element, so the panel
 works from the keyboard.
 """
@@ -13,6 +14,14 @@ import reflex as rx
 
 from benchmax.state.test_actions import REPORT_REASONS, WHOLE_TEST
 from benchmax.state.test_actions import TestActionsState as S
+
+
+def _label(text: str, field_id: str) -> rx.Component:
+    return rx.text(text, as_="label", html_for=field_id, size="2")
+
+
+def _area(field_id: str, value: rx.Var, on_change: Any, rows: int) -> rx.Component:
+    return rx.text_area(id=field_id, value=value, on_change=on_change, rows=str(rows), width="100%")
 
 
 def _callout(message: Any, color: str, id_: str) -> rx.Component:
@@ -46,7 +55,7 @@ def _review_form() -> rx.Component:
                         align="center",
                     ),
                 ),
-                rx.text("Score (0 to 100)", as_="label", html_for="review-score", size="2"),
+                _label("Score (0 to 100)", "review-score"),
                 rx.input(
                     id="review-score",
                     type="number",
@@ -56,19 +65,8 @@ def _review_form() -> rx.Component:
                     on_change=S.set_review_score,
                     width="10rem",
                 ),
-                rx.text(
-                    "Reasoning (at least 20 characters)",
-                    as_="label",
-                    html_for="review-reasoning",
-                    size="2",
-                ),
-                rx.text_area(
-                    id="review-reasoning",
-                    value=S.review_reasoning,
-                    on_change=S.set_review_reasoning,
-                    rows="4",
-                    width="100%",
-                ),
+                _label("Reasoning (at least 20 characters)", "review-reasoning"),
+                _area("review-reasoning", S.review_reasoning, S.set_review_reasoning, 4),
                 _callout(S.review_error, "red", "review-error"),
                 _callout(S.review_notice, "green", "review-notice"),
                 rx.button("Submit review", type="submit", id="review-submit"),
@@ -97,19 +95,14 @@ def _report_form() -> rx.Component:
             rx.card(
                 rx.form(
                     rx.vstack(
-                        rx.text("Reason", as_="label", html_for="report-reason", size="2"),
+                        _label("Reason", "report-reason"),
                         rx.el.select(
                             *[rx.el.option(label, value=value) for value, label in REPORT_REASONS],
                             id="report-reason",
                             value=S.report_reason,
                             on_change=S.set_report_reason,
                         ),
-                        rx.text(
-                            "What are you reporting?",
-                            as_="label",
-                            html_for="report-target",
-                            size="2",
-                        ),
+                        _label("What are you reporting?", "report-target"),
                         rx.el.select(
                             rx.el.option("The whole Test", value=WHOLE_TEST),
                             rx.foreach(
@@ -120,19 +113,10 @@ def _report_form() -> rx.Component:
                             value=S.report_target,
                             on_change=S.set_report_target,
                         ),
-                        rx.text(
-                            "Details (optional; required for “Something else”)",
-                            as_="label",
-                            html_for="report-details",
-                            size="2",
+                        _label(
+                            "Details (optional; required for “Something else”)", "report-details"
                         ),
-                        rx.text_area(
-                            id="report-details",
-                            value=S.report_details,
-                            on_change=S.set_report_details,
-                            rows="3",
-                            width="100%",
-                        ),
+                        _area("report-details", S.report_details, S.set_report_details, 3),
                         _callout(S.report_error, "red", "report-error"),
                         rx.button("Send report", type="submit", id="report-submit"),
                         spacing="2",
@@ -186,19 +170,8 @@ def _dispute_form() -> rx.Component:
         rx.card(
             rx.form(
                 rx.vstack(
-                    rx.text(
-                        "Why is this review wrong? (at least 10 characters)",
-                        as_="label",
-                        html_for="dispute-reason",
-                        size="2",
-                    ),
-                    rx.text_area(
-                        id="dispute-reason",
-                        value=S.dispute_reason,
-                        on_change=S.set_dispute_reason,
-                        rows="3",
-                        width="100%",
-                    ),
+                    _label("Why is this review wrong? (at least 10 characters)", "dispute-reason"),
+                    _area("dispute-reason", S.dispute_reason, S.set_dispute_reason, 3),
                     _callout(S.dispute_error, "red", "dispute-error"),
                     rx.button("Send dispute", type="submit", id="dispute-submit"),
                     spacing="2",

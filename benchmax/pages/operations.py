@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.layout import page_shell
 from benchmax.state.operations import POLL_SECONDS
 from benchmax.state.operations import OperationsState as S
@@ -91,13 +92,13 @@ def _dashboard() -> rx.Component:
             rx.heading("Operations", size="7"),
             rx.spacer(),
             rx.text("Updated ", S.generated_at, size="1", color_scheme="gray", id="ops-updated"),
-            rx.button(
+            autorefresh_button(
                 rx.icon("refresh-cw", size=14),
                 "Refresh",
+                every_seconds=POLL_SECONDS,
                 on_click=S.refresh,
                 variant="soft",
                 id="ops-refresh",
-                custom_attrs={"data-autorefresh-ms": str(int(POLL_SECONDS * 1000))},
             ),
             rx.button(
                 "Create backup now",
@@ -254,7 +255,6 @@ def operations_page() -> rx.Component:
                 ),
                 rx.center(rx.spinner(size="3"), padding="4rem"),
             ),
-            rx.script(src="/autorefresh.js"),
             width="100%",
         )
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import declared_label, kind_icon
 from benchmax.components.layout import page_shell
 from benchmax.state.submit import POLL_SECONDS, STEP_TITLES
@@ -276,7 +277,6 @@ def _step_three() -> rx.Component:
             display="none",
         ),
         rx.script(src="/uploads.js"),
-        rx.script(src="/autorefresh.js"),
         _error("files"),
         rx.vstack(
             rx.foreach(S.files, lambda item: _file_row(item)),
@@ -469,13 +469,13 @@ def _processing() -> rx.Component:
                         size="2",
                         color_scheme="gray",
                     ),
-                    rx.button(
+                    autorefresh_button(
                         "Check now",
+                        every_seconds=POLL_SECONDS,
                         size="1",
                         variant="ghost",
                         on_click=S.check_processing,
                         id="processing-refresh",
-                        custom_attrs={"data-autorefresh-ms": str(int(POLL_SECONDS * 1000))},
                     ),
                     align="center",
                     wrap="wrap",
