@@ -11,6 +11,7 @@ from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.lifespan import job_runtime
+from benchmax.pages.detail import detail_page
 from benchmax.pages.feed import feed_page
 from benchmax.pages.leaderboard import leaderboard_page
 from benchmax.pages.me import me_page
@@ -21,7 +22,8 @@ from benchmax.pages.profile import profile_page
 from benchmax.pages.sign_in import sign_in_page
 from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
 from benchmax.pages.submit import submit_page
-from benchmax.pages.test_detail import test_detail_page
+from benchmax.state.actions_panel import TestActionsState
+from benchmax.state.detail import TestDetailState
 from benchmax.state.feed import FeedState
 from benchmax.state.me import MeState
 from benchmax.state.models import ModelDetailState, ModelsState
@@ -31,8 +33,6 @@ from benchmax.state.profile import ProfileState
 from benchmax.state.session import SessionState
 from benchmax.state.sign_in import SignInState
 from benchmax.state.submit import SubmitState
-from benchmax.state.test_actions import TestActionsState
-from benchmax.state.test_detail import TestDetailState
 
 STYLE = {
     ".skip-link": {"position": "absolute", "left": "-9999px"},
@@ -108,7 +108,7 @@ app.register_lifespan_task(job_runtime)
 # route, page, title (before " · BenchMax"), on_load
 PAGES = [
     ("/", feed_page, "", FeedState.on_load),
-    ("/tests/[test_id]", test_detail_page, "Test",
+    ("/tests/[test_id]", detail_page, "Test",
      [TestDetailState.on_load, TestActionsState.reset_messages]),
     ("/u/[handle]", profile_page, "Contributor", ProfileState.on_load),
     ("/models", models_page, "Models", ModelsState.on_load),

@@ -7,7 +7,7 @@ from starlette.responses import JSONResponse
 
 from benchmax import runtime
 from benchmax.api.errors import error_response
-from benchmax.services import feed, test_views
+from benchmax.services import detail_view, feed
 from benchmax.services.evidence_urls import evidence_url
 
 MAX_LIMIT = 100
@@ -38,7 +38,7 @@ async def list_tests(request: Request) -> JSONResponse:
 async def get_test(request: Request) -> JSONResponse:
     test_id = request.path_params["test_id"]
     with runtime.db_session() as session:
-        view = test_views.get_test_view(session, test_id, None)
+        view = detail_view.get_test_view(session, test_id, None)
     if view is None:
         return error_response(404, "not_found", "No public Test has this id.")
     origin = runtime.settings().usercontent_origin

@@ -7,7 +7,7 @@ import reflex as rx
 from benchmax.components.badges import declared_label, status_badge
 
 
-def test_card(item: rx.Var[dict[str, str]]) -> rx.Component:
+def feed_card(item: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.card(
         rx.flex(
             rx.cond(
@@ -63,4 +63,4 @@ def test_card(item: rx.Var[dict[str, str]]) -> rx.Component:
 
 
 def card_list(items: rx.Var[list[dict[str, str]]]) -> rx.Component:
-    return rx.vstack(rx.foreach(items, test_card), spacing="3", width="100%")
+    return rx.vstack(rx.foreach(items, feed_card), spacing="3", width="100%")

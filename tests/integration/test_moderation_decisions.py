@@ -25,7 +25,7 @@ from benchmax.models import (
     TestState,
     User,
 )
-from benchmax.services import feed, test_views
+from benchmax.services import detail_view, feed
 from benchmax.services.catalog import link_declared_setup
 from benchmax.services.moderation import ModerationError, decisions, queues, records
 from tests.factories import (
@@ -78,9 +78,9 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     assert (decision.previous_state, decision.next_state) == ("public", "removed")
     assert decision.report_id == report.id
     assert test.id not in _feed_ids(session)
-    assert test_views.get_test_view(session, test.id, None) is None
-    assert test_views.get_test_view(session, test.id, moderator.id) is None
-    own_view = test_views.get_test_view(session, test.id, test.contributor_id)
+    assert detail_view.get_test_view(session, test.id, None) is None
+    assert detail_view.get_test_view(session, test.id, moderator.id) is None
+    own_view = detail_view.get_test_view(session, test.id, test.contributor_id)
     assert own_view is not None
     assert REASON in own_view.failure_reason
     assert find_servable(engine, storage, image.id) is None  # type: ignore[arg-type]
@@ -133,7 +133,7 @@ def test_blocking_a_file_keeps_the_test_public_while_the_evidence_rule_holds(
 
     assert bad.state == EvidenceState.BLOCKED
     assert test.state == TestState.PUBLIC
-    view = test_views.get_test_view(session, test.id, None)
+    view = detail_view.get_test_view(session, test.id, None)
     assert view is not None
     assert [item.id for item in view.evidence] == [good.id]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.actions_panel import actions_panel
 from benchmax.components.badges import declared_label, kind_icon, status_badge
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
-from benchmax.components.test_actions import test_actions_panel
-from benchmax.state.test_detail import TestDetailState as S
+from benchmax.state.detail import TestDetailState as S
 
 
 def _section(title: str, *children: rx.Component, **props: object) -> rx.Component:
@@ -228,14 +228,14 @@ def _detail() -> rx.Component:
             ),
         ),
         _reviews(),
-        test_actions_panel(),
+        actions_panel(),
         spacing="5",
         width="100%",
         max_width="860px",
     )
 
 
-def test_detail_page() -> rx.Component:
+def detail_page() -> rx.Component:
     return page_shell(
         rx.cond(
             S.loaded,

@@ -19,10 +19,10 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.models._base import utcnow
-from benchmax.services import test_views
+from benchmax.services import detail_view
 from benchmax.services.catalog import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
-from benchmax.services.test_views import get_test_view, render_markdown
+from benchmax.services.detail_view import get_test_view, render_markdown
 from tests.factories import make_evidence, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -263,7 +263,7 @@ def test_sanitiser_alone_stops_script_if_markdown_ever_passed_html(
     monkeypatch: pytest.MonkeyPatch, payload: str
 ) -> None:
     # The second line of defence: with raw HTML switched on in markdown-it, nh3 still cleans.
-    monkeypatch.setattr(test_views, "_MARKDOWN", MarkdownIt("commonmark", {"html": True}))
+    monkeypatch.setattr(detail_view, "_MARKDOWN", MarkdownIt("commonmark", {"html": True}))
 
     elements = _Elements(render_markdown(payload)).found
 

@@ -1,4 +1,4 @@
-"""``test_actions_panel()``: review, report and dispute forms for a Test page.
+"""``actions_panel()``: review, report and dispute forms for a Test page.
 
 The page's ``on_load`` list runs ``TestDetailState.on_load`` (which loads what the panel
 offers) and ``TestActionsState.reset_messages``. Element ids are stable so
@@ -12,8 +12,8 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax.state.test_actions import REPORT_REASONS, WHOLE_TEST
-from benchmax.state.test_actions import TestActionsState as S
+from benchmax.state.actions_panel import REPORT_REASONS, WHOLE_TEST
+from benchmax.state.actions_panel import TestActionsState as S
 
 
 def _label(text: str, field_id: str) -> rx.Component:
@@ -184,7 +184,7 @@ def _dispute_form() -> rx.Component:
     )
 
 
-def test_actions_panel() -> rx.Component:
+def actions_panel() -> rx.Component:
     return rx.cond(
         S.available,
         rx.vstack(

@@ -16,7 +16,7 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.services.moderation import ModerationError, disputes, reports, reviews
 from benchmax.services.moderation.reports import REASON_LABELS
-from benchmax.state.test_detail import TestDetailState
+from benchmax.state.detail import TestDetailState
 
 REPORT_REASONS = [[reason.value, label] for reason, label in REASON_LABELS.items()]
 WHOLE_TEST = "test"

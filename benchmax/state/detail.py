@@ -14,7 +14,7 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
 from benchmax.models import User
-from benchmax.services import test_views
+from benchmax.services import detail_view
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.moderation import disputes, reviews
 from benchmax.services.submissions import status_label
@@ -69,7 +69,7 @@ class TestDetailState(SessionState):
         user = self._require_user()
         test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
         with runtime.db_session() as session:
-            view = test_views.get_test_view(session, test_id, user.id if user else None)
+            view = detail_view.get_test_view(session, test_id, user.id if user else None)
             public = view is not None and str(view.state) == "public"
             disputed = (
                 disputes.reviews_with_open_disputes(session, [r.id for r in view.reviews])
