@@ -57,6 +57,18 @@ def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
                     row["reason"] != "", rx.text(row["reason"], size="2", class_name="my-reason")
                 ),
                 rx.cond(
+                    row["expires"] != "",
+                    rx.text(
+                        rx.icon("clock", size=12),
+                        " Deleted with its files on ",
+                        row["expires"],
+                        " unless you edit or submit it.",
+                        size="1",
+                        color_scheme="gray",
+                        class_name="my-expiry",
+                    ),
+                ),
+                rx.cond(
                     row["moderation"] != "",
                     rx.text(
                         "Moderation: ",

@@ -184,16 +184,19 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
                 " · ",
                 rx.match(
                     item["state"],
+                    ("quarantined", rx.text.span("checking…", class_name="file-verdict")),
                     (
-                        "quarantined",
-                        rx.cond(
-                            S.phase == "processing",
-                            "safety scan running…",
-                            "uploaded, scanned on submit",
+                        "approved",
+                        rx.text.span(
+                            "✓ passed the safety scan",
+                            color_scheme="green",
+                            class_name="file-verdict",
                         ),
                     ),
-                    ("approved", "passed the safety scan"),
-                    ("blocked", "blocked"),
+                    (
+                        "blocked",
+                        rx.text.span("✗ blocked", color_scheme="red", class_name="file-verdict"),
+                    ),
                     item["state"],
                 ),
                 size="1",
@@ -283,6 +286,28 @@ def _step_three() -> rx.Component:
             width="100%",
             spacing="2",
             id="file-list",
+        ),
+        rx.cond(
+            S.files_checking,
+            rx.hstack(
+                rx.spinner(size="1"),
+                rx.text(
+                    "Each file is checked as soon as it arrives; this list updates by itself.",
+                    size="1",
+                    color_scheme="gray",
+                ),
+                autorefresh_button(
+                    "Check now",
+                    every_seconds=POLL_SECONDS,
+                    size="1",
+                    variant="ghost",
+                    type="button",
+                    on_click=S.refresh_files,
+                    id="files-check-now",
+                ),
+                align="center",
+                wrap="wrap",
+            ),
         ),
         rx.cond(
             S.has_zip,
