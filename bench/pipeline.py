@@ -1,8 +1,10 @@
 """Time-to-public for a typical Test, and scan throughput against plain SHA-256.
 
 A typical Test is bench/scan.py's: 1 MB of log text, three 1-2 megapixel images and a 5 MB
-ZIP of source. Time-to-public runs from ``submit`` (files already uploaded to quarantine, as
-the wizard leaves them) until the Test reads public, over several rounds:
+ZIP of source. Files are scanned from the moment their upload commits, so time-to-public
+runs from that commit (the bytes already streamed into quarantine) until the Test reads
+public, with submit following at once — the worst case for a contributor, who usually
+spends a while on the later steps while the scans run. Over several rounds:
 
 * embedded default: SQLite, local storage, jobs run in this process (``run_job``);
 * production shape: PostgreSQL, Redis streams and one real ``taskiq worker`` subprocess,
@@ -51,7 +53,7 @@ from benchmax.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 JOB_KINDS = (pipeline.scan_evidence, pipeline.publish_test)  # importing registered them
 ROUNDS = 5
-TARGET_P95_SECONDS = 3.0
+TARGET_P95_SECONDS = 1.0
 PG_ADMIN_URL = os.environ.get(
     "BENCHMAX_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -74,8 +76,8 @@ def _settings(data_dir: Path, database_url: str, **extra: object) -> Settings:
     )
 
 
-def _prepare(ctx: JobContext, files: list[Path]) -> str:
-    """A submitted-ready draft with the typical files in quarantine; returns its id."""
+def _prepare(ctx: JobContext, files: list[Path]) -> tuple[str, float]:
+    """A submit-ready draft with the typical files uploaded; its id and when they committed."""
     with Session(ctx.engine, expire_on_commit=False) as session:
         user = session.exec(select(User)).first()
         if user is None:
@@ -87,8 +89,9 @@ def _prepare(ctx: JobContext, files: list[Path]) -> str:
         for path in files:
             with path.open("rb") as data:
                 submissions.add_file(session, ctx.storage, user, test.id, path.name, data)
+        committed = time.perf_counter()
         session.commit()
-    return test.id
+    return test.id, committed
 
 
 def _submit(ctx: JobContext, test_id: str) -> None:
@@ -128,8 +131,7 @@ def _time_to_public(
 ) -> list[float]:
     seconds = []
     for _ in range(rounds):
-        test_id = _prepare(ctx, files)
-        started = time.perf_counter()
+        test_id, started = _prepare(ctx, files)
         _submit(ctx, test_id)
         wait(test_id)
         seconds.append(time.perf_counter() - started)

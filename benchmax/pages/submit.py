@@ -290,7 +290,7 @@ def _step_three() -> rx.Component:
         rx.cond(
             S.files_checking,
             rx.hstack(
-                rx.spinner(size="1"),
+                rx.icon("hourglass", size=14),
                 rx.text(
                     "Each file is checked as soon as it arrives; this list updates by itself.",
                     size="1",

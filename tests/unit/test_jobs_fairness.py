@@ -47,7 +47,8 @@ def test_a_dead_workers_expired_lease_does_not_hold_the_accounts_turn(
     job_ctx: JobContext,
 ) -> None:
     flood = _jobs(job_ctx.engine, "flooder", 3)
-    assert _claim(job_ctx.engine, flood[0]) and _claim(job_ctx.engine, flood[1])
+    assert _claim(job_ctx.engine, flood[0])
+    assert _claim(job_ctx.engine, flood[1])
     set_job(job_ctx.engine, flood[0], lease_expires_at=ago(1))
     assert _claim(job_ctx.engine, flood[2])
 
@@ -114,7 +115,8 @@ def test_a_deferred_job_waits_and_is_handed_on_when_its_account_frees_up(
         enqueue(session, "test.fairness.none", "other-1", account_id="other")
         session.commit()
         first_id, second_id = first.id, second.id
-    assert first_id is not None and second_id is not None
+    assert first_id is not None
+    assert second_id is not None
     received = len(job_queue.wait_for(3))
     outcomes.clear()
 
