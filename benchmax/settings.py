@@ -157,7 +157,7 @@ class Settings(CoreSettings):
     scan_memory_limit_mib: int = Field(default=2048, ge=256)
     # Fairness: how many scans of one account may run at once across all workers; the rest
     # of its scans wait (in order) while other accounts' scans go ahead.
-    scan_concurrency_per_account: int = Field(default=2, ge=1)
+    scan_concurrency_per_account: int = Field(default=1, ge=1)
 
     # Per-account caps on what sits unpublished, and how long an untouched draft is kept.
     max_open_drafts: int = Field(default=10, ge=1)
