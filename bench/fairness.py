@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 import statistics
-import subprocess
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -36,13 +33,10 @@ from PIL import Image
 from sqlalchemy import update
 from sqlmodel import Session, col, func, select
 
-from bench.pipeline import REDIS_URL, ROOT, _postgres_database, _settings
+from bench.pipeline import _settings, production_stack
 from bench.scan import _photo
 from benchmax.adapters.queue import (
-    TaskiqDispatcher,
-    build_broker,
     configure_dispatcher,
-    worker_argv,
 )
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli import db_upgrade
@@ -187,44 +181,6 @@ def _embedded(scratch: Path, cap: int) -> Iterator[JobContext]:
         ctx.engine.dispose()
 
 
-@contextmanager
-def _production(scratch: Path) -> Iterator[JobContext]:
-    with _postgres_database() as url:
-        db_upgrade(url)
-        queue = f"benchmax-bench:{uuid.uuid4().hex}"
-        settings: Settings = _settings(
-            scratch / "var", url, queue_backend="redis", redis_url=REDIS_URL, queue_name=queue
-        )
-        ctx = JobContext(settings=settings, engine=make_engine(url))
-        env = {
-            **os.environ,
-            "BENCHMAX_ENV": "test",
-            "BENCHMAX_DATABASE_URL": url,
-            "BENCHMAX_DATA_DIR": str(settings.data_dir),
-            "BENCHMAX_QUEUE_BACKEND": "redis",
-            "BENCHMAX_REDIS_URL": REDIS_URL,
-            "BENCHMAX_QUEUE_NAME": queue,
-        }
-        worker = subprocess.Popen(
-            worker_argv(1), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        dispatcher = TaskiqDispatcher(build_broker(settings))
-        previous = configure_dispatcher(dispatcher)
-        try:
-            yield ctx
-        finally:
-            configure_dispatcher(previous)
-            dispatcher.close()
-            worker.terminate()
-            worker.wait(timeout=30)
-            ctx.engine.dispose()
-            import redis
-
-            client = redis.Redis.from_url(REDIS_URL)
-            client.delete(queue, f"autoclaim:benchmax:{queue}")
-            client.close()
-
-
 def _report(label: str, figures: dict[str, float]) -> None:
     ratio = figures["loaded"] / figures["unloaded"]
     verdict = "meets" if ratio <= TARGET_RATIO else "misses"
@@ -253,7 +209,7 @@ def main() -> None:
         )
         runs: list[tuple[str, Callable[[], AbstractContextManager[JobContext]]]] = [
             ("embedded (in-process queue)", lambda: _embedded(scratch, cap)),
-            ("PostgreSQL+Redis (1 worker)", lambda: _production(scratch)),
+            ("PostgreSQL+Redis (1 worker)", lambda: production_stack(scratch)),
         ]
         for label, stack in runs:
             with stack() as ctx:

@@ -209,9 +209,9 @@ def _postgres_database() -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
 
 
-def production_shape(
-    files: list[Path], scratch: Path, rounds: int = ROUNDS
-) -> dict[str, list[float]]:
+@contextmanager
+def production_stack(scratch: Path) -> Iterator[JobContext]:
+    """A fresh PostgreSQL database, a Redis stream and one real ``taskiq worker`` on them."""
     with _postgres_database() as url:
         db_upgrade(url)
         queue = f"benchmax-bench:{uuid.uuid4().hex}"
@@ -238,25 +238,32 @@ def production_shape(
         dispatcher = TaskiqDispatcher(build_broker(settings))
         previous = configure_dispatcher(dispatcher)
         try:
-            # Warm-up: the worker's start-up is not part of time-to-public.
-            wait = lambda test_id: _poll(ctx, test_id, 60)  # noqa: E731
-            settle = lambda test_id: _poll(ctx, test_id, 60, _scans_settled)  # noqa: E731
-            _time_to_public(ctx, files[:1], wait, 1)
-            return {
-                "submit at once": _time_to_public(ctx, files, wait, rounds),
-                "after the wizard's scans": _time_to_public(ctx, files, wait, rounds, settle),
-            }
+            yield ctx
         finally:
             configure_dispatcher(previous)
             dispatcher.close()
             worker.terminate()
-            worker.wait(timeout=20)
+            worker.wait(timeout=30)
             ctx.engine.dispose()
             import redis
 
             client = redis.Redis.from_url(REDIS_URL)
             client.delete(queue, f"autoclaim:benchmax:{queue}")
             client.close()
+
+
+def production_shape(
+    files: list[Path], scratch: Path, rounds: int = ROUNDS
+) -> dict[str, list[float]]:
+    with production_stack(scratch) as ctx:
+        wait = lambda test_id: _poll(ctx, test_id, 60)  # noqa: E731
+        settle = lambda test_id: _poll(ctx, test_id, 60, _scans_settled)  # noqa: E731
+        # Warm-up: the worker's start-up is not part of time-to-public.
+        _time_to_public(ctx, files[:1], wait, 1)
+        return {
+            "submit at once": _time_to_public(ctx, files, wait, rounds),
+            "after the wizard's scans": _time_to_public(ctx, files, wait, rounds, settle),
+        }
 
 
 def _poll(

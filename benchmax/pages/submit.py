@@ -235,6 +235,24 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
     )
 
 
+def _live_note(text: str, refresh: rx.EventHandler, button_id: str) -> rx.Component:
+    """Says the view follows the scans by itself, beside the button the browser presses."""
+    return rx.hstack(
+        rx.text(text, size="2", color_scheme="gray"),
+        autorefresh_button(
+            "Check now",
+            every_seconds=POLL_SECONDS,
+            size="1",
+            variant="ghost",
+            type="button",
+            on_click=refresh,
+            id=button_id,
+        ),
+        align="center",
+        wrap="wrap",
+    )
+
+
 def _step_three() -> rx.Component:
     return rx.vstack(
         _text_area(
@@ -289,24 +307,10 @@ def _step_three() -> rx.Component:
         ),
         rx.cond(
             S.files_checking,
-            rx.hstack(
-                rx.icon("hourglass", size=14),
-                rx.text(
-                    "Each file is checked as soon as it arrives; this list updates by itself.",
-                    size="1",
-                    color_scheme="gray",
-                ),
-                autorefresh_button(
-                    "Check now",
-                    every_seconds=POLL_SECONDS,
-                    size="1",
-                    variant="ghost",
-                    type="button",
-                    on_click=S.refresh_files,
-                    id="files-check-now",
-                ),
-                align="center",
-                wrap="wrap",
+            _live_note(
+                "Each file is checked as soon as it arrives; this list updates by itself.",
+                S.refresh_files,
+                "files-check-now",
             ),
         ),
         rx.cond(
@@ -488,22 +492,10 @@ def _processing() -> rx.Component:
             ),
             rx.cond(
                 S.phase == "processing",
-                rx.hstack(
-                    rx.text(
-                        "Scanning files. This page updates by itself.",
-                        size="2",
-                        color_scheme="gray",
-                    ),
-                    autorefresh_button(
-                        "Check now",
-                        every_seconds=POLL_SECONDS,
-                        size="1",
-                        variant="ghost",
-                        on_click=S.check_processing,
-                        id="processing-refresh",
-                    ),
-                    align="center",
-                    wrap="wrap",
+                _live_note(
+                    "Scanning files. This page updates by itself.",
+                    S.check_processing,
+                    "processing-refresh",
                 ),
             ),
             spacing="3",

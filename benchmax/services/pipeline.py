@@ -301,7 +301,8 @@ def cleanup_quarantine(ctx: JobContext, older_than: timedelta = timedelta(hours=
 
     An object is kept only while its row exists and is still ``quarantined`` (a file waits
     there until its scan, which starts as soon as the upload commits, settles it). The age
-    threshold protects uploads whose row has not committed yet. Returns how many objects were deleted.
+    threshold protects uploads whose row has not committed yet. Returns how many objects were
+    deleted.
     """
     cutoff = utcnow() - older_than
     candidates: dict[str, str] = {}

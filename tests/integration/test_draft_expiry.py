@@ -21,18 +21,6 @@ from tests.unit.safety.corpus import png_bytes
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 
 
-@pytest.fixture
-def storage(tmp_path: Path) -> LocalStorage:
-    return LocalStorage(tmp_path / "objects")
-
-
-@pytest.fixture
-def ctx(job_ctx: JobContext, storage: LocalStorage) -> JobContext:
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = storage
-    return ctx
-
-
 def _age(engine: Engine, test_id: str, hours: float) -> None:
     with Session(engine) as session:
         session.execute(
@@ -43,30 +31,32 @@ def _age(engine: Engine, test_id: str, hours: float) -> None:
         session.commit()
 
 
-def _objects(storage: LocalStorage) -> list[Path]:
-    return [path for path in storage.root.rglob("*") if path.is_file()]
+def _objects(local_storage: LocalStorage) -> list[Path]:
+    return [path for path in local_storage.root.rglob("*") if path.is_file()]
 
 
 def test_an_untouched_draft_is_deleted_with_its_files_and_others_are_kept(
-    engine: Engine, storage: LocalStorage, ctx: JobContext
+    engine: Engine, local_storage: LocalStorage, pipeline_ctx: JobContext
 ) -> None:
-    ttl = ctx.settings.draft_ttl_hours
+    ttl = pipeline_ctx.settings.draft_ttl_hours
     user = contributor(engine)
     files = {"a.png": png_bytes(), "b.txt": b"waiting in quarantine\n"}
-    old = draft_with(engine, storage, user, COMPLETE, files, submit=False)
-    drain(ctx)  # one file approved into evidence storage; then a new one waits in quarantine
+    old = draft_with(engine, local_storage, user, COMPLETE, files, submit=False)
+    drain(pipeline_ctx)  # both settle (one into evidence storage); then a new one waits
     with Session(engine) as session:
-        submissions.add_file(session, storage, user, old, "c.txt", [b"not scanned yet\n"])
+        submissions.add_file(session, local_storage, user, old, "c.txt", [b"not scanned yet\n"])
         session.commit()
-    fresh = draft_with(engine, storage, user, COMPLETE, {"d.txt": b"fresh\n"}, submit=False)
-    submitted = draft_with(engine, storage, user, {**COMPLETE, "output_text": "x"}, submit=True)
+    fresh = draft_with(engine, local_storage, user, COMPLETE, {"d.txt": b"fresh\n"}, submit=False)
+    submitted = draft_with(
+        engine, local_storage, user, {**COMPLETE, "output_text": "x"}, submit=True
+    )
     for test_id in (old, submitted):
         _age(engine, test_id, ttl + 1)
     _age(engine, fresh, ttl - 1)
-    kept_objects = {p for p in _objects(storage) if old not in str(p)}
-    assert len(_objects(storage)) > len(kept_objects)
+    kept_objects = {p for p in _objects(local_storage) if old not in str(p)}
+    assert len(_objects(local_storage)) > len(kept_objects)
 
-    assert expire_drafts(ctx) == 1
+    assert expire_drafts(pipeline_ctx) == 1
     with Session(engine) as session:
         assert session.get(Test, old) is None
         assert session.exec(select(EvidenceFile).where(EvidenceFile.test_id == old)).all() == []
@@ -75,20 +65,20 @@ def test_an_untouched_draft_is_deleted_with_its_files_and_others_are_kept(
         "test.draft_expired",
         {"contributor_id": user.id, "files": 3},
     )
-    assert set(_objects(storage)) == kept_objects
+    assert set(_objects(local_storage)) == kept_objects
     assert load(engine, fresh)[0].state == TestState.DRAFT
     assert load(engine, submitted)[0].state == TestState.PROCESSING
-    assert expire_drafts(ctx) == 0  # nothing left to do; a second run is harmless
-    drain(ctx)  # the deleted draft's pending scan finds nothing and does nothing
+    assert expire_drafts(pipeline_ctx) == 0  # nothing left to do; a second run is harmless
+    drain(pipeline_ctx)  # the deleted draft's pending scan finds nothing and does nothing
 
 
 def test_me_says_when_each_draft_expires_and_a_save_moves_the_deadline(
-    engine: Engine, storage: LocalStorage, ctx: JobContext
+    engine: Engine, local_storage: LocalStorage, pipeline_ctx: JobContext
 ) -> None:
-    ttl = timedelta(hours=ctx.settings.draft_ttl_hours)
+    ttl = timedelta(hours=pipeline_ctx.settings.draft_ttl_hours)
     user = contributor(engine)
-    draft = draft_with(engine, storage, user, COMPLETE, submit=False)
-    done = draft_with(engine, storage, user, {**COMPLETE, "output_text": "x"}, submit=True)
+    draft = draft_with(engine, local_storage, user, COMPLETE, submit=False)
+    done = draft_with(engine, local_storage, user, {**COMPLETE, "output_text": "x"}, submit=True)
     _age(engine, draft, 10)
     with Session(engine) as session:
         rows = {row.id: row for row in submissions.my_tests(session, user)}
@@ -100,5 +90,5 @@ def test_me_says_when_each_draft_expires_and_a_save_moves_the_deadline(
         session.commit()
         later = {row.id: row for row in submissions.my_tests(session, user)}[draft]
     assert later.expires_at > rows[draft].expires_at
-    _age(engine, draft, ctx.settings.draft_ttl_hours - 1)
-    assert expire_drafts(ctx) == 0
+    _age(engine, draft, pipeline_ctx.settings.draft_ttl_hours - 1)
+    assert expire_drafts(pipeline_ctx) == 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -19,37 +17,25 @@ from tests.unit.safety.corpus import fake_secrets, png_bytes
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 
 
-@pytest.fixture
-def storage(tmp_path: Path) -> LocalStorage:
-    return LocalStorage(tmp_path / "objects")
-
-
-@pytest.fixture
-def ctx(job_ctx: JobContext, storage: LocalStorage) -> JobContext:
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = storage
-    return ctx
-
-
 def _jobs(engine: Engine) -> list[Job]:
     with Session(engine) as session:
         return list(session.exec(select(Job).order_by(col(Job.id))).all())
 
 
 def test_an_upload_enqueues_its_scan_and_the_verdict_is_known_before_submit(
-    engine: Engine, storage: LocalStorage, ctx: JobContext
+    engine: Engine, local_storage: LocalStorage, pipeline_ctx: JobContext
 ) -> None:
     user = contributor(engine)
     secret = fake_secrets()["anthropic_api_key"]
     files = {"shot.png": png_bytes(), "run.log": f"ok\nkey={secret}\n".encode()}
-    test_id = draft_with(engine, storage, user, COMPLETE, files, submit=False)
+    test_id = draft_with(engine, local_storage, user, COMPLETE, files, submit=False)
     jobs = _jobs(engine)
     assert [(job.kind, job.account_id) for job in jobs] == [(SCAN_EVIDENCE, user.id)] * 2
-    assert drain(ctx) == [SCAN_EVIDENCE] * 2
+    assert drain(pipeline_ctx) == [SCAN_EVIDENCE] * 2
     test, (shot, log) = load(engine, test_id)
     assert test.state == TestState.DRAFT  # a verdict on a draft file publishes nothing
     assert (shot.state, log.state) == (EvidenceState.APPROVED, EvidenceState.BLOCKED)
-    assert storage.head(log.quarantine_key) is None  # the secret's bytes are gone at once
+    assert local_storage.head(log.quarantine_key) is None  # the secret's bytes are gone at once
     assert secret not in log.block_reason
     with Session(engine) as session:
         view = submissions.processing_status(session, user, test_id)
@@ -62,19 +48,21 @@ def test_an_upload_enqueues_its_scan_and_the_verdict_is_known_before_submit(
         with pytest.raises(SubmissionError) as refused:
             submissions.submit(session, user, test_id)
         assert refused.value.code == "blocked_files"
-        submissions.remove_file(session, storage, user, test_id, log.id)
+        submissions.remove_file(session, local_storage, user, test_id, log.id)
         submissions.submit(session, user, test_id)
         session.commit()
-    assert drain(ctx) == ["publish_test"]
+    assert drain(pipeline_ctx) == ["publish_test"]
     assert load(engine, test_id)[0].state == TestState.PUBLIC
     assert len([job for job in _jobs(engine) if job.kind == SCAN_EVIDENCE]) == 2
 
 
 def test_submit_while_a_scan_is_still_running_waits_for_it_and_then_publishes(
-    engine: Engine, storage: LocalStorage, ctx: JobContext
+    engine: Engine, local_storage: LocalStorage, pipeline_ctx: JobContext
 ) -> None:
     user = contributor(engine)
-    test_id = draft_with(engine, storage, user, COMPLETE, {"a.png": png_bytes()}, submit=False)
+    test_id = draft_with(
+        engine, local_storage, user, COMPLETE, {"a.png": png_bytes()}, submit=False
+    )
     with Session(engine) as session:
         submissions.submit(session, user, test_id)
         session.commit()
@@ -83,31 +71,35 @@ def test_submit_while_a_scan_is_still_running_waits_for_it_and_then_publishes(
     assert again.value.code == "not_editable"
     # One scan (the upload's), then publishing: submit added no second scan.
     assert [job.kind for job in _jobs(engine)] == [SCAN_EVIDENCE]
-    assert drain(ctx) == [SCAN_EVIDENCE, "publish_test"]
+    assert drain(pipeline_ctx) == [SCAN_EVIDENCE, "publish_test"]
     assert load(engine, test_id)[0].state == TestState.PUBLIC
 
 
 def test_a_file_removed_or_replaced_while_its_scan_waits_is_never_settled(
-    engine: Engine, storage: LocalStorage, ctx: JobContext
+    engine: Engine, local_storage: LocalStorage, pipeline_ctx: JobContext
 ) -> None:
     user = contributor(engine)
-    test_id = draft_with(engine, storage, user, COMPLETE, {"a.png": png_bytes()}, submit=False)
+    test_id = draft_with(
+        engine, local_storage, user, COMPLETE, {"a.png": png_bytes()}, submit=False
+    )
     _test, (first,) = load(engine, test_id)
     with Session(engine) as session:
-        submissions.remove_file(session, storage, user, test_id, first.id)
-        submissions.add_file(session, storage, user, test_id, "b.png", [png_bytes((20, 20))])
+        submissions.remove_file(session, local_storage, user, test_id, first.id)
+        submissions.add_file(session, local_storage, user, test_id, "b.png", [png_bytes((20, 20))])
         session.commit()
-    drain(ctx)
+    drain(pipeline_ctx)
     _test, (removed, second) = load(engine, test_id)
     assert (removed.state, second.state) == (EvidenceState.REMOVED, EvidenceState.APPROVED)
-    assert storage.head(f"evidence/{test_id}/{removed.id}") is None
+    assert local_storage.head(f"evidence/{test_id}/{removed.id}") is None
 
 
 def test_a_scan_that_died_on_a_draft_is_scanned_again_on_submit(
-    engine: Engine, storage: LocalStorage, ctx: JobContext
+    engine: Engine, local_storage: LocalStorage, pipeline_ctx: JobContext
 ) -> None:
     user = contributor(engine)
-    test_id = draft_with(engine, storage, user, COMPLETE, {"a.png": png_bytes()}, submit=False)
+    test_id = draft_with(
+        engine, local_storage, user, COMPLETE, {"a.png": png_bytes()}, submit=False
+    )
     with Session(engine) as session:
         job = session.exec(select(Job)).one()
         job.state = JobState.DEAD
@@ -117,5 +109,5 @@ def test_a_scan_that_died_on_a_draft_is_scanned_again_on_submit(
     with Session(engine) as session:
         submissions.submit(session, user, test_id)
         session.commit()
-    assert drain(ctx) == [SCAN_EVIDENCE, "publish_test"]
+    assert drain(pipeline_ctx) == [SCAN_EVIDENCE, "publish_test"]
     assert load(engine, test_id)[0].state == TestState.PUBLIC

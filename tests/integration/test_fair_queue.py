@@ -7,25 +7,22 @@ flood and the other account's job could not run before the gate opens.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 from taskiq import InMemoryBroker
 
-from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
+from benchmax.adapters.queue import configure_dispatcher
 from benchmax.models import Job, JobState
 from benchmax.services.jobs import JobContext, enqueue
 from benchmax.settings import Settings
 from tasks.broker import broker, build_dispatcher
 from tasks.run import use_job_context
-from tests.conftest import REDIS_URL
 from tests.integration import fairness_jobs as jobs
-from tests.integration.test_worker_durability import Stack, wait_until
+from tests.integration.test_worker_durability import Stack, run_stack, wait_until
 
 CAP = 2
 FLOOD = 10  # more than a worker's job threads (os.cpu_count() + 4 on this machine's size)
@@ -95,31 +92,17 @@ def redis_stack(
     settings: Settings, engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Stack]:
     del engine  # the migrated database must exist before the workers start
-    redis_settings = settings.model_copy(
-        update={
-            "queue_backend": "redis",
-            "redis_url": REDIS_URL,
-            "queue_name": f"benchmax-test:{uuid.uuid4().hex}",
-            "job_lease_seconds": 90,  # longer than the flood is held at the gate
-            "scan_timeout_seconds": 60,
-            "scan_concurrency_per_account": CAP,
-        }
-    )
     monkeypatch.setenv(jobs.DIR_ENV, str(tmp_path))
-    stack = Stack(redis_settings, tmp_path)
-    stack.env["BENCHMAX_SCAN_CONCURRENCY_PER_ACCOUNT"] = str(CAP)
-    dispatcher = TaskiqDispatcher(build_broker(redis_settings))
-    previous = configure_dispatcher(dispatcher)
-    yield stack
-    (tmp_path / "gate").touch()
-    configure_dispatcher(previous)
-    stack.stop_all()
-    dispatcher.close()
-    stack.ctx.engine.dispose()
-    client = redis.Redis.from_url(REDIS_URL)
-    queue = redis_settings.queue_name
-    client.delete(queue, f"autoclaim:benchmax:{queue}")
-    client.close()
+    for stack in run_stack(
+        settings,
+        tmp_path,
+        job_lease_seconds=90,  # longer than the flood is held at the gate
+        scan_timeout_seconds=60,
+        scan_concurrency_per_account=CAP,
+    ):
+        stack.env["BENCHMAX_SCAN_CONCURRENCY_PER_ACCOUNT"] = str(CAP)
+        yield stack
+        (tmp_path / "gate").touch()  # let the workers' held jobs end before they are stopped
 
 
 @pytest.mark.redis
