@@ -197,7 +197,7 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
                         "blocked",
                         rx.text.span("✗ blocked", color_scheme="red", class_name="file-verdict"),
                     ),
-                    item["state"],
+                    rx.text.span(item["state"], class_name="file-verdict"),
                 ),
                 size="1",
                 color_scheme="gray",
@@ -382,7 +382,6 @@ def _step_five() -> rx.Component:
             orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
         declared_label(),
-        _error("form"),
         _error("files"),
         rx.button("Submit Test", type="button", size="3", on_click=S.submit, id="wizard-submit"),
         spacing="4",
@@ -414,6 +413,9 @@ def _editor() -> rx.Component:
     return rx.vstack(
         _stepper(),
         rx.heading(S.step_title, size="6", id="wizard-step-title"),
+        # Refusals that belong to no one field (e.g. the account's cap on open drafts), on
+        # whichever step they happen.
+        _error("form"),
         rx.form(
             rx.vstack(
                 rx.match(

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, User
+from benchmax.services import submissions
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, ROOT, LiveApp, sign_in, wait_ready
 
 PROCESSING_TIMEOUT = 60_000
@@ -229,3 +230,25 @@ def test_submitting_with_a_blocked_file_sends_the_contributor_back_to_step_three
     _upload(page, ("screen.png", "image/png", _png((240, 90, 10))), expected_rows=1)
     _finish(page)
     expect(page.locator("#processing-public-link")).to_be_visible(timeout=PROCESSING_TIMEOUT)
+
+
+def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
+    live_app: LiveApp, page: Page
+) -> None:
+    handle = _handle()
+    sign_in(page, live_app, handle)
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    with Session(live_app.engine) as session:
+        user = session.exec(select(User).where(User.handle == handle)).one()
+        for _ in range(live_app.settings.max_open_drafts):  # opened elsewhere meanwhile
+            submissions.create_draft(session, user)
+        session.commit()
+    page.fill("#field-prompt", "One draft too many.")
+    page.click("#wizard-next")
+    expect(page.locator("#error-form")).to_contain_text("open drafts, the most one account")
+    expect(page.locator("#field-prompt")).to_have_value("One draft too many.")  # nothing lost
+    expect(page.locator("#wizard-step-title")).to_have_text("Prompt")
+    with Session(live_app.engine) as session:
+        count = len(session.exec(select(Test).where(Test.contributor_id == user.id)).all())
+    assert count == live_app.settings.max_open_drafts
