@@ -58,14 +58,18 @@ def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
                 ),
                 rx.cond(
                     row["expires"] != "",
-                    rx.text(
-                        rx.icon("clock", size=12),
-                        " Deleted with its files on ",
-                        row["expires"],
-                        " unless you edit or submit it.",
-                        size="1",
-                        color_scheme="gray",
-                        class_name="my-expiry",
+                    rx.hstack(
+                        rx.icon("clock", size=12, flex_shrink="0"),
+                        rx.text(
+                            "Deleted with its files on ",
+                            row["expires"],
+                            " unless you edit or submit it.",
+                            size="1",
+                            class_name="my-expiry",
+                        ),
+                        spacing="1",
+                        align="center",
+                        color="var(--gray-11)",
                     ),
                 ),
                 rx.cond(

@@ -243,6 +243,7 @@ def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
         user = session.exec(select(User).where(User.handle == handle)).one()
         for _ in range(live_app.settings.max_open_drafts):  # opened elsewhere meanwhile
             submissions.create_draft(session, user)
+        user_id = user.id
         session.commit()
     page.fill("#field-prompt", "One draft too many.")
     page.click("#wizard-next")
@@ -250,5 +251,5 @@ def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
     expect(page.locator("#field-prompt")).to_have_value("One draft too many.")  # nothing lost
     expect(page.locator("#wizard-step-title")).to_have_text("Prompt")
     with Session(live_app.engine) as session:
-        count = len(session.exec(select(Test).where(Test.contributor_id == user.id)).all())
+        count = len(session.exec(select(Test).where(Test.contributor_id == user_id)).all())
     assert count == live_app.settings.max_open_drafts
