@@ -1,8 +1,16 @@
 """Time-to-public for a typical Test, and scan throughput against plain SHA-256.
 
 A typical Test is bench/scan.py's: 1 MB of log text, three 1-2 megapixel images and a 5 MB
-ZIP of source. Time-to-public runs from ``submit`` (files already uploaded to quarantine, as
-the wizard leaves them) until the Test reads public, over several rounds:
+ZIP of source. Time-to-public runs from ``submit`` until the Test reads public (what
+/operations reports: ``published_at - submitted_at``). Files are scanned from the moment
+their upload commits, so it is measured twice, over several rounds each:
+
+* *submit at once*: submit right after the upload commits, so the scans run after submit
+  (a script, or the worst case for the wizard);
+* *after the wizard's scans*: submit once the upload's scans have settled, as the wizard's
+  step 3 shows them before the contributor goes on to the details and submits.
+
+Both run on each queue shape:
 
 * embedded default: SQLite, local storage, jobs run in this process (``run_job``);
 * production shape: PostgreSQL, Redis streams and one real ``taskiq worker`` subprocess,
@@ -41,7 +49,7 @@ from benchmax.adapters.queue import (
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli import db_upgrade
 from benchmax.db import make_engine
-from benchmax.models import Job, JobState, Test, TestState, User
+from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Test, TestState, User
 from benchmax.models._base import utcnow
 from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext, run_job
@@ -51,7 +59,7 @@ from benchmax.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 JOB_KINDS = (pipeline.scan_evidence, pipeline.publish_test)  # importing registered them
 ROUNDS = 5
-TARGET_P95_SECONDS = 3.0
+TARGET_P95_SECONDS = 1.0
 PG_ADMIN_URL = os.environ.get(
     "BENCHMAX_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -75,7 +83,7 @@ def _settings(data_dir: Path, database_url: str, **extra: object) -> Settings:
 
 
 def _prepare(ctx: JobContext, files: list[Path]) -> str:
-    """A submitted-ready draft with the typical files in quarantine; returns its id."""
+    """A submit-ready draft with the typical files uploaded (their scans due); returns its id."""
     with Session(ctx.engine, expire_on_commit=False) as session:
         user = session.exec(select(User)).first()
         if user is None:
@@ -124,11 +132,18 @@ def _run_due_jobs_in_threads(ctx: JobContext, pool: ThreadPoolExecutor) -> None:
 
 
 def _time_to_public(
-    ctx: JobContext, files: list[Path], wait: Callable[[str], None], rounds: int
+    ctx: JobContext,
+    files: list[Path],
+    wait: Callable[[str], None],
+    rounds: int,
+    settle: Callable[[str], None] | None = None,
 ) -> list[float]:
+    """Seconds from submit to public; ``settle`` (if given) runs between upload and submit."""
     seconds = []
     for _ in range(rounds):
         test_id = _prepare(ctx, files)
+        if settle is not None:
+            settle(test_id)
         started = time.perf_counter()
         _submit(ctx, test_id)
         wait(test_id)
@@ -136,7 +151,17 @@ def _time_to_public(
     return seconds
 
 
-def embedded(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> list[float]:
+def _scans_settled(ctx: JobContext, test_id: str) -> bool:
+    with Session(ctx.engine) as session:
+        waiting = session.exec(
+            select(EvidenceFile.id).where(
+                EvidenceFile.test_id == test_id, EvidenceFile.state == EvidenceState.QUARANTINED
+            )
+        ).first()
+    return waiting is None
+
+
+def embedded(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> dict[str, list[float]]:
     database = scratch / "embedded.db"
     db_upgrade(f"sqlite:///{database}")
     settings = _settings(scratch / "var", f"sqlite:///{database}")
@@ -150,8 +175,16 @@ def embedded(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> list[flo
             if not _is_public(ctx, test_id):
                 raise RuntimeError("the embedded pipeline did not publish the Test")
 
+        def settle(test_id: str) -> None:
+            _run_due_jobs_in_threads(ctx, pool)
+            if not _scans_settled(ctx, test_id):
+                raise RuntimeError("the upload's scans did not settle")
+
         try:
-            return _time_to_public(ctx, files, wait, rounds)
+            return {
+                "submit at once": _time_to_public(ctx, files, wait, rounds),
+                "after the wizard's scans": _time_to_public(ctx, files, wait, rounds, settle),
+            }
         finally:
             configure_dispatcher(previous)
 
@@ -176,7 +209,9 @@ def _postgres_database() -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
 
 
-def production_shape(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> list[float]:
+@contextmanager
+def production_stack(scratch: Path) -> Iterator[JobContext]:
+    """A fresh PostgreSQL database, a Redis stream and one real ``taskiq worker`` on them."""
     with _postgres_database() as url:
         db_upgrade(url)
         queue = f"benchmax-bench:{uuid.uuid4().hex}"
@@ -203,14 +238,12 @@ def production_shape(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> 
         dispatcher = TaskiqDispatcher(build_broker(settings))
         previous = configure_dispatcher(dispatcher)
         try:
-            # Warm-up: the worker's start-up is not part of time-to-public.
-            _time_to_public(ctx, files[:1], lambda test_id: _poll(ctx, test_id, 60), 1)
-            return _time_to_public(ctx, files, lambda test_id: _poll(ctx, test_id, 60), rounds)
+            yield ctx
         finally:
             configure_dispatcher(previous)
             dispatcher.close()
             worker.terminate()
-            worker.wait(timeout=20)
+            worker.wait(timeout=30)
             ctx.engine.dispose()
             import redis
 
@@ -219,11 +252,30 @@ def production_shape(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> 
             client.close()
 
 
-def _poll(ctx: JobContext, test_id: str, timeout: float) -> None:
+def production_shape(
+    files: list[Path], scratch: Path, rounds: int = ROUNDS
+) -> dict[str, list[float]]:
+    with production_stack(scratch) as ctx:
+        wait = lambda test_id: _poll(ctx, test_id, 60)  # noqa: E731
+        settle = lambda test_id: _poll(ctx, test_id, 60, _scans_settled)  # noqa: E731
+        # Warm-up: the worker's start-up is not part of time-to-public.
+        _time_to_public(ctx, files[:1], wait, 1)
+        return {
+            "submit at once": _time_to_public(ctx, files, wait, rounds),
+            "after the wizard's scans": _time_to_public(ctx, files, wait, rounds, settle),
+        }
+
+
+def _poll(
+    ctx: JobContext,
+    test_id: str,
+    timeout: float,
+    done: Callable[[JobContext, str], bool] = _is_public,
+) -> None:
     deadline = time.monotonic() + timeout
-    while not _is_public(ctx, test_id):
+    while not done(ctx, test_id):
         if time.monotonic() > deadline:
-            raise RuntimeError("the worker did not publish the Test in time")
+            raise RuntimeError("the worker did not get there in time")
         time.sleep(0.02)
 
 
@@ -257,7 +309,7 @@ def _summary(label: str, seconds: list[float]) -> None:
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     verdict = "meets" if p95 < TARGET_P95_SECONDS else "misses"
     print(
-        f"{label:34s} p50 {p50:5.2f} s  p95 {p95:5.2f} s  ({len(ordered)} Tests; "
+        f"{label:62s} p50 {p50:5.2f} s  p95 {p95:5.2f} s  ({len(ordered)} Tests; "
         f"{verdict} target p95 < {TARGET_P95_SECONDS:g} s)"
     )
 
@@ -269,8 +321,9 @@ def main() -> None:
         files = build_typical_test(scratch / "files")
         size = sum(path.stat().st_size for path in files) / 1_000_000
         print(f"typical Test: {size:.1f} MB in {len(files)} files")
-        _summary("time-to-public, embedded", embedded(files, scratch))
-        _summary("time-to-public, PostgreSQL+Redis", production_shape(files, scratch))
+        for shape, measure in (("embedded", embedded), ("PostgreSQL+Redis", production_shape)):
+            for case, seconds in measure(files, scratch).items():
+                _summary(f"time-to-public, {shape}, {case}", seconds)
         figures = measure_scan_ratio(rounds=3)
         threads = parallel_scan_ratio(files, lambda: ThreadPoolExecutor(max_workers=len(files)))
         processes = parallel_scan_ratio(

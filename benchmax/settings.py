@@ -155,6 +155,15 @@ class Settings(CoreSettings):
     # it must end well inside the job's lease; see _scan_fits_lease.
     scan_timeout_seconds: int = Field(default=60, ge=1)
     scan_memory_limit_mib: int = Field(default=2048, ge=256)
+    # Fairness: how many scans of one account may run at once across all workers; the rest
+    # of its scans wait (in order) while other accounts' scans go ahead.
+    scan_concurrency_per_account: int = Field(default=1, ge=1)
+
+    # Per-account caps on what sits unpublished, and how long an untouched draft is kept.
+    max_open_drafts: int = Field(default=10, ge=1)
+    max_quarantine_bytes_per_account: int = Field(default=2 * 1024 * 1024 * 1024, ge=1)
+    draft_ttl_hours: int = Field(default=720, ge=1)
+    draft_expiry_interval_seconds: int = Field(default=3600, ge=10)
 
     feed_page_size: int = Field(default=20, ge=1, le=100)
     # Per-user caps on reports and disputes, counted over the last hour.

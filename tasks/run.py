@@ -17,6 +17,7 @@ from benchmax.adapters.queue import RUN_JOB_TASK
 from benchmax.services.jobs import JobContext, run_job, sweep
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
+from benchmax.services.submissions.expiry import expire_drafts
 from benchmax.settings import get_settings
 from tasks.broker import broker
 
@@ -62,6 +63,14 @@ QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
 )
 async def cleanup_quarantine_task() -> int:
     return await asyncio.to_thread(cleanup_quarantine, job_context())
+
+
+@broker.task(
+    task_name="benchmax.expire_drafts",
+    schedule=[{"interval": get_settings().draft_expiry_interval_seconds}],
+)
+async def expire_drafts_task() -> int:
+    return await asyncio.to_thread(expire_drafts, job_context())
 
 
 @broker.task(

@@ -1,5 +1,5 @@
-"""Periodic work: the job sweep, the quarantine clean-up and /operations metric samples, on a
-Taskiq scheduler or inside the web process.
+"""Periodic work: the job sweep, the quarantine clean-up, expired drafts and /operations metric
+samples, on a Taskiq scheduler or inside the web process.
 
 Production runs exactly one ``taskiq scheduler tasks.scheduler:scheduler`` (or, the same,
 ``python -m tasks.scheduler``); it sends ``benchmax.sweep`` every ``sweep_interval_seconds``
@@ -24,6 +24,7 @@ from taskiq.schedule_sources import LabelScheduleSource
 from benchmax.services.jobs import JobContext, sweep
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine
+from benchmax.services.submissions.expiry import expire_drafts
 from tasks.broker import broker
 from tasks.run import QUARANTINE_CLEANUP_INTERVAL  # also registers the scheduled tasks
 
@@ -38,9 +39,10 @@ async def run_embedded_sweeper(ctx: JobContext, stop: asyncio.Event) -> None:
     The first sweep at start-up picks up whatever the previous run of the process left.
     Needs this process's dispatcher to be configured. The quarantine clean-up runs at start-up
     and then every ``QUARANTINE_CLEANUP_INTERVAL``; a metric sample every
-    ``metrics_interval_seconds``.
+    ``metrics_interval_seconds``; expired drafts are deleted every
+    ``draft_expiry_interval_seconds``.
     """
-    next_cleanup = next_sample = time.monotonic()
+    next_cleanup = next_sample = next_expiry = time.monotonic()
     while not stop.is_set():
         if time.monotonic() >= next_sample:
             next_sample += ctx.settings.metrics_interval_seconds
@@ -54,6 +56,12 @@ async def run_embedded_sweeper(ctx: JobContext, stop: asyncio.Event) -> None:
                 await asyncio.to_thread(cleanup_quarantine, ctx)
             except Exception as exc:
                 logger.warning("quarantine clean-up failed (%s)", type(exc).__name__)
+        if time.monotonic() >= next_expiry:
+            next_expiry += ctx.settings.draft_expiry_interval_seconds
+            try:
+                await asyncio.to_thread(expire_drafts, ctx)
+            except Exception as exc:
+                logger.warning("draft expiry failed (%s)", type(exc).__name__)
         try:
             sent = await asyncio.to_thread(sweep, ctx)
         except Exception as exc:

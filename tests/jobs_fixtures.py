@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from sqlmodel import Session, col
 from taskiq import InMemoryBroker
 
 from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher, configure_dispatcher
+from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import Job
 from benchmax.models._base import utcnow
 from benchmax.services.jobs import JobContext
@@ -72,6 +74,19 @@ def job_ctx(settings: Settings, engine: Engine) -> JobContext:
         }
     )
     return JobContext(settings=fast, engine=engine)
+
+
+@pytest.fixture
+def local_storage(tmp_path: Path) -> LocalStorage:
+    return LocalStorage(tmp_path / "objects")
+
+
+@pytest.fixture
+def pipeline_ctx(job_ctx: JobContext, local_storage: LocalStorage) -> JobContext:
+    """``job_ctx`` whose handlers use this test's ``local_storage``."""
+    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
+    ctx.__dict__["storage"] = local_storage  # the cached_property, pointed at it
+    return ctx
 
 
 def reload_job(engine: Engine, job_id: int) -> Job:

@@ -272,7 +272,7 @@ def _create(deps: SubmissionApiDeps, caller: _Caller, key: str | None, body: _Bo
         with deps.session() as session:
             user = session.get(User, caller.user_id)
             assert user is not None
-            test = submissions.create_draft(session, user)
+            test = submissions.create_draft(session, user, submitted_at_once=True)
             test.idempotency_key = key
             test.idempotency_fingerprint = body.fingerprint if key else ""
             session.add(test)

@@ -24,11 +24,16 @@ class Job(SQLModel, table=True):
         Index("ix_job_due", "state", "next_attempt_at"),
         Index("ix_job_kind_state", "kind", "state"),
         Index("ix_job_subject", "kind", "subject_id"),
+        # Claims count an account's running jobs and hand its next waiting one on.
+        Index("ix_job_account_state", "account_id", "state"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     kind: str = Field(max_length=64)
     subject_id: str = Field(max_length=64)
+    # The account whose work this is, for jobs shared fairly between accounts (safety
+    # scans); empty for jobs that are not capped per account.
+    account_id: str = Field(default="", max_length=16)
     state: JobState = Field(default=JobState.PENDING, sa_type=String(16))
     attempts: int = Field(default=0, ge=0)
     max_attempts: int = Field(default=5, ge=1)

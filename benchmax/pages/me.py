@@ -57,6 +57,22 @@ def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
                     row["reason"] != "", rx.text(row["reason"], size="2", class_name="my-reason")
                 ),
                 rx.cond(
+                    row["expires"] != "",
+                    rx.hstack(
+                        rx.icon("clock", size=12, flex_shrink="0"),
+                        rx.text(
+                            "Deleted with its files on ",
+                            row["expires"],
+                            " unless you edit or submit it.",
+                            size="1",
+                            class_name="my-expiry",
+                        ),
+                        spacing="1",
+                        align="center",
+                        color="var(--gray-11)",
+                    ),
+                ),
+                rx.cond(
                     row["moderation"] != "",
                     rx.text(
                         "Moderation: ",

@@ -184,17 +184,20 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
                 " · ",
                 rx.match(
                     item["state"],
+                    ("quarantined", rx.text.span("checking…", class_name="file-verdict")),
                     (
-                        "quarantined",
-                        rx.cond(
-                            S.phase == "processing",
-                            "safety scan running…",
-                            "uploaded, scanned on submit",
+                        "approved",
+                        rx.text.span(
+                            "✓ passed the safety scan",
+                            color_scheme="green",
+                            class_name="file-verdict",
                         ),
                     ),
-                    ("approved", "passed the safety scan"),
-                    ("blocked", "blocked"),
-                    item["state"],
+                    (
+                        "blocked",
+                        rx.text.span("✗ blocked", color_scheme="red", class_name="file-verdict"),
+                    ),
+                    rx.text.span(item["state"], class_name="file-verdict"),
                 ),
                 size="1",
                 color_scheme="gray",
@@ -229,6 +232,24 @@ def _file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Compon
         border="1px solid var(--gray-a5)",
         border_radius="var(--radius-3)",
         class_name="file-row",
+    )
+
+
+def _live_note(text: str, refresh: rx.EventHandler, button_id: str) -> rx.Component:
+    """Says the view follows the scans by itself, beside the button the browser presses."""
+    return rx.hstack(
+        rx.text(text, size="2", color_scheme="gray"),
+        autorefresh_button(
+            "Check now",
+            every_seconds=POLL_SECONDS,
+            size="1",
+            variant="ghost",
+            type="button",
+            on_click=refresh,
+            id=button_id,
+        ),
+        align="center",
+        wrap="wrap",
     )
 
 
@@ -283,6 +304,14 @@ def _step_three() -> rx.Component:
             width="100%",
             spacing="2",
             id="file-list",
+        ),
+        rx.cond(
+            S.files_checking,
+            _live_note(
+                "Each file is checked as soon as it arrives; this list updates by itself.",
+                S.refresh_files,
+                "files-check-now",
+            ),
         ),
         rx.cond(
             S.has_zip,
@@ -353,7 +382,6 @@ def _step_five() -> rx.Component:
             orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
         declared_label(),
-        _error("form"),
         _error("files"),
         rx.button("Submit Test", type="button", size="3", on_click=S.submit, id="wizard-submit"),
         spacing="4",
@@ -385,6 +413,9 @@ def _editor() -> rx.Component:
     return rx.vstack(
         _stepper(),
         rx.heading(S.step_title, size="6", id="wizard-step-title"),
+        # Refusals that belong to no one field (e.g. the account's cap on open drafts), on
+        # whichever step they happen.
+        _error("form"),
         rx.form(
             rx.vstack(
                 rx.match(
@@ -463,22 +494,10 @@ def _processing() -> rx.Component:
             ),
             rx.cond(
                 S.phase == "processing",
-                rx.hstack(
-                    rx.text(
-                        "Scanning files. This page updates by itself.",
-                        size="2",
-                        color_scheme="gray",
-                    ),
-                    autorefresh_button(
-                        "Check now",
-                        every_seconds=POLL_SECONDS,
-                        size="1",
-                        variant="ghost",
-                        on_click=S.check_processing,
-                        id="processing-refresh",
-                    ),
-                    align="center",
-                    wrap="wrap",
+                _live_note(
+                    "Scanning files. This page updates by itself.",
+                    S.check_processing,
+                    "processing-refresh",
                 ),
             ),
             spacing="3",

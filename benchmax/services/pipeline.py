@@ -7,7 +7,9 @@ re-encoded copy, for images) are written to ``evidence/{test_id}/{evidence_id}``
 back to re-verify their SHA-256 before the row says ``approved``; a blocked file's quarantined
 bytes are deleted and its Test needs attention. A scanner crash or timeout propagates: the
 job runner retries with backoff, and when the job is dead its ``on_dead`` hook shows the Test
-as "Processing failed". When the last pending file of a Test settles with none blocked,
+as "Processing failed". Files are scanned from the moment they are uploaded: settling a
+draft's file records its verdict (and deletes a blocked file's bytes) without moving the
+Test. When the last pending file of a submitted Test settles with none blocked,
 ``publish_test`` is enqueued in the same transaction.
 
 ``publish_test`` (subject: a Test id) makes the Test public, Awaiting review, only when every
@@ -297,9 +299,10 @@ def publish_test(ctx: JobContext, test_id: str) -> None:
 def cleanup_quarantine(ctx: JobContext, older_than: timedelta = timedelta(hours=24)) -> int:
     """Delete quarantine objects older than ``older_than`` that no waiting file owns.
 
-    An object is kept only while its row exists and is still ``quarantined`` (a draft's
-    files wait there until submit, however long that takes). The age threshold protects
-    uploads whose row has not committed yet. Returns how many objects were deleted.
+    An object is kept only while its row exists and is still ``quarantined`` (a file waits
+    there until its scan, which starts as soon as the upload commits, settles it). The age
+    threshold protects uploads whose row has not committed yet. Returns how many objects were
+    deleted.
     """
     cutoff = utcnow() - older_than
     candidates: dict[str, str] = {}

@@ -49,6 +49,7 @@ class MeState(SessionState):
                 "reason": row.reason,
                 "action": row.action,
                 "updated": human_date(row.updated_at),
+                "expires": human_date(row.expires_at),
                 "moderation": " · ".join(
                     f"{d.outcome} — {d.reason}" for d in outcomes.get(row.id, [])
                 ),

@@ -93,6 +93,11 @@ class SubmitState(SessionState):
         return STEP_TITLES[self.step - 1]
 
     @rx.var
+    def files_checking(self) -> bool:
+        """Whether a file's safety scan is still running (step 3 then polls for verdicts)."""
+        return self.phase == "edit" and any(f["state"] == "quarantined" for f in self.files)
+
+    @rx.var
     def has_zip(self) -> bool:
         return any(f["kind"] == "source" or f["name"].lower().endswith(".zip") for f in self.files)
 

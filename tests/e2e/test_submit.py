@@ -11,7 +11,8 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, User
-from tests.e2e.conftest import ARTIFACTS, ROOT, LiveApp, sign_in, wait_ready
+from benchmax.services import submissions
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, ROOT, LiveApp, sign_in, wait_ready
 
 PROCESSING_TIMEOUT = 60_000
 
@@ -145,7 +146,68 @@ def test_a_prompt_with_a_key_is_refused_and_nothing_is_stored(
                 assert key.encode() not in path.read_bytes(), path
 
 
-def test_a_blocked_file_is_explained_on_me_replaced_and_published(
+def _screens(page: Page, name: str) -> None:
+    """Screenshots of the current screen at desktop width, then at phone width."""
+    for viewport, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)  # type: ignore[arg-type]
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(ARTIFACTS / "screens" / f"{name}-{viewport}.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+
+
+def test_each_file_shows_its_verdict_in_step_three_and_me_says_when_the_draft_expires(
+    live_app: LiveApp, page: Page
+) -> None:
+    sign_in(page, live_app, _handle())
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    _fill_steps_one_and_two(page, "A screenshot, a log with a key in it, and a fake PNG.")
+    key = "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+    _upload(
+        page,
+        ("shot.png", "image/png", _png()),
+        ("run.log", "text/plain", f"step 1 ok\nexport KEY={key}\n".encode()),
+        ("screen.png", "image/png", b"this is plain text, not an image\n"),
+        expected_rows=3,
+    )
+    rows = {name: page.locator(".file-row", has_text=name) for name in ("shot.png", "run.log")}
+    rows["screen.png"] = page.locator(".file-row", has_text="screen.png")
+    # Scanned on upload, before any submit: the list polls until every verdict is in.
+    expect(rows["shot.png"].locator(".file-verdict")).to_have_text(
+        "✓ passed the safety scan", timeout=PROCESSING_TIMEOUT
+    )
+    for name, reason in (("run.log", "Anthropic API key"), ("screen.png", "named like an image")):
+        expect(rows[name].locator(".file-verdict")).to_have_text(
+            "✗ blocked", timeout=PROCESSING_TIMEOUT
+        )
+        expect(rows[name].locator(".file-reason")).to_contain_text(reason)
+    expect(page.locator("#files-check-now")).to_have_count(0)  # nothing left to check
+    assert key not in page.content()
+    _screens(page, "submit-step3-verdicts")
+
+    page.goto(f"{live_app.url}/me")
+    wait_ready(page)
+    draft = page.locator(".my-test").first
+    expect(draft.locator(".my-status")).to_have_text("Draft")
+    expect(draft.locator(".my-expiry")).to_contain_text("Deleted with its files on ")
+    expect(draft.locator(".my-expiry")).to_contain_text("UTC unless you edit or submit it")
+    _screens(page, "me-draft-expiry")
+
+    draft.get_by_role("button", name="Resume draft").click()
+    page.wait_for_url("**/submit?draft=*")
+    wait_ready(page)
+    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+    for name in ("run.log", "screen.png"):
+        page.get_by_role("button", name=f"Remove {name}").click()
+    expect(page.locator(".file-row")).to_have_count(1)
+    _finish(page)
+    expect(page.locator("#processing-public-link")).to_be_visible(timeout=PROCESSING_TIMEOUT)
+    page.goto(f"{live_app.url}/me")
+    wait_ready(page)
+    expect(page.locator(".my-test").first.locator(".my-expiry")).to_have_count(0)
+
+
+def test_submitting_with_a_blocked_file_sends_the_contributor_back_to_step_three(
     live_app: LiveApp, page: Page
 ) -> None:
     sign_in(page, live_app, _handle())
@@ -155,26 +217,39 @@ def test_a_blocked_file_is_explained_on_me_replaced_and_published(
     _upload(
         page, ("screen.png", "image/png", b"this is plain text, not an image\n"), expected_rows=1
     )
-    _finish(page)
-    expect(page.locator("#processing-status")).to_have_text(
-        "Needs attention", timeout=PROCESSING_TIMEOUT
+    expect(page.locator(".file-reason")).to_contain_text(
+        "named like an image", timeout=PROCESSING_TIMEOUT
     )
-    page.screenshot(path=str(ARTIFACTS / "screens" / "submit-needs-attention-desktop.png"))
-
-    page.goto(f"{live_app.url}/me")
-    wait_ready(page)
-    row = page.locator(".my-test").first
-    expect(row.locator(".my-status")).to_have_text("Needs attention")
-    expect(row.locator(".my-reason")).not_to_be_empty()
-    expect(row).to_contain_text("screen.png")
-    row.locator(".fix-link").click()
-    page.wait_for_url("**/submit?draft=*")
-    wait_ready(page)
+    page.click("#wizard-next")
+    page.click("#wizard-next")
+    page.click("#wizard-submit")
     expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
-    blocked = page.locator(".file-row")
-    expect(blocked.locator(".file-reason")).to_contain_text("named like an image")
-    blocked.get_by_role("button", name="Remove screen.png").click()
+    expect(page.locator("#error-files")).to_contain_text("did not pass the safety checks")
+    page.get_by_role("button", name="Remove screen.png").click()
     expect(page.locator(".file-row")).to_have_count(0)
     _upload(page, ("screen.png", "image/png", _png((240, 90, 10))), expected_rows=1)
     _finish(page)
     expect(page.locator("#processing-public-link")).to_be_visible(timeout=PROCESSING_TIMEOUT)
+
+
+def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
+    live_app: LiveApp, page: Page
+) -> None:
+    handle = _handle()
+    sign_in(page, live_app, handle)
+    page.goto(f"{live_app.url}/submit")
+    wait_ready(page)
+    with Session(live_app.engine) as session:
+        user = session.exec(select(User).where(User.handle == handle)).one()
+        for _ in range(live_app.settings.max_open_drafts):  # opened elsewhere meanwhile
+            submissions.create_draft(session, user)
+        user_id = user.id
+        session.commit()
+    page.fill("#field-prompt", "One draft too many.")
+    page.click("#wizard-next")
+    expect(page.locator("#error-form")).to_contain_text("open drafts, the most one account")
+    expect(page.locator("#field-prompt")).to_have_value("One draft too many.")  # nothing lost
+    expect(page.locator("#wizard-step-title")).to_have_text("Prompt")
+    with Session(live_app.engine) as session:
+        count = len(session.exec(select(Test).where(Test.contributor_id == user_id)).all())
+    assert count == live_app.settings.max_open_drafts

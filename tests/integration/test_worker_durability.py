@@ -127,33 +127,44 @@ def wait_until(
         time.sleep(0.25)
 
 
-@pytest.fixture
-def stack(settings: Settings, engine: Engine, tmp_path: Path) -> Iterator[Stack]:
-    del engine  # the migrated database must exist before the processes start
+def run_stack(settings: Settings, directory: Path, **overrides: object) -> Iterator[Stack]:
+    """A ``Stack`` on its own Redis stream with ``overrides``; everything stopped afterwards."""
     redis_settings = settings.model_copy(
         update={
             "queue_backend": "redis",
             "redis_url": REDIS_URL,
             "queue_name": f"benchmax-test:{uuid.uuid4().hex}",
-            "job_lease_seconds": LEASE_SECONDS,
-            "scan_timeout_seconds": LEASE_SECONDS - 1,
-            "job_backoff_base_seconds": 0.2,
-            "job_backoff_max_seconds": 0.5,
-            "sweep_interval_seconds": 1,
+            **overrides,
         }
     )
-    stack = Stack(redis_settings, tmp_path)
+    stack = Stack(redis_settings, directory)
     dispatcher = TaskiqDispatcher(build_broker(redis_settings))
     previous = configure_dispatcher(dispatcher)
-    yield stack
-    configure_dispatcher(previous)
-    stack.stop_all()
-    dispatcher.close()
-    stack.ctx.engine.dispose()
-    client = redis.Redis.from_url(REDIS_URL)
-    queue = redis_settings.queue_name
-    client.delete(queue, f"autoclaim:benchmax:{queue}")
-    client.close()
+    try:
+        yield stack
+    finally:
+        configure_dispatcher(previous)
+        stack.stop_all()
+        dispatcher.close()
+        stack.ctx.engine.dispose()
+        client = redis.Redis.from_url(REDIS_URL)
+        queue = redis_settings.queue_name
+        client.delete(queue, f"autoclaim:benchmax:{queue}")
+        client.close()
+
+
+@pytest.fixture
+def stack(settings: Settings, engine: Engine, tmp_path: Path) -> Iterator[Stack]:
+    del engine  # the migrated database must exist before the processes start
+    yield from run_stack(
+        settings,
+        tmp_path,
+        job_lease_seconds=LEASE_SECONDS,
+        scan_timeout_seconds=LEASE_SECONDS - 1,
+        job_backoff_base_seconds=0.2,
+        job_backoff_max_seconds=0.5,
+        sweep_interval_seconds=1,
+    )
 
 
 @pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

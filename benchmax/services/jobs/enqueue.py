@@ -32,11 +32,13 @@ def enqueue(
     *,
     delay_seconds: float = 0,
     max_attempts: int | None = None,
+    account_id: str = "",
 ) -> Job:
     """Add a pending job to the caller's transaction; its id is sent once that commits.
 
     A delayed job is not sent at commit: the sweeper sends it when it falls due.
-    ``max_attempts`` defaults to ``job_max_attempts`` from the settings.
+    ``max_attempts`` defaults to ``job_max_attempts`` from the settings. A job with an
+    ``account_id`` shares the workers fairly with other accounts' jobs (see ``fairness``).
     """
     if not kind or len(kind) > 64:
         raise ValueError("job kind must be 1-64 characters")
@@ -46,6 +48,7 @@ def enqueue(
     job = Job(
         kind=kind,
         subject_id=subject_id,
+        account_id=account_id,
         max_attempts=max_attempts or get_settings().job_max_attempts,
         next_attempt_at=now + timedelta(seconds=delay_seconds),
         created_at=now,

@@ -16,6 +16,10 @@ worker: once the lease expires the sweeper re-sends the id and another worker cl
 Every later update is conditional on still holding the lease, so a worker that outlived its
 lease cannot overwrite the outcome of the one that took over.
 
+A job with an ``account_id`` (a safety scan) is claimed only while its account has fewer
+than ``scan_concurrency_per_account`` jobs running; otherwise it is ``DEFERRED`` and sent
+again when one of them finishes (see ``fairness``).
+
 A retry is not sent by the failing worker: the row is left pending with ``next_attempt_at``
 in the future and the sweeper sends it when due, so the effective delay is the backoff
 rounded up to the next sweep.
@@ -33,13 +37,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, or_, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
-from sqlmodel import col, select
+from sqlmodel import col
 
 from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
+from benchmax.services.jobs.fairness import account_has_room, hand_off, lock_account_of
 from benchmax.services.jobs.registry import (
     JobContext,
     JobError,
@@ -58,6 +63,8 @@ class JobOutcome(StrEnum):
     DEAD = "dead"
     SKIPPED = "skipped"
     """Not claimable: missing, finished, not yet due, or leased by another worker."""
+    DEFERRED = "deferred"
+    """Due, but its account already runs as many jobs as it may; sent again later."""
     LEASE_LOST = "lease_lost"
     """The handler ran, but the lease expired and another worker took the job over."""
 
@@ -70,6 +77,7 @@ class ClaimedJob:
     attempts: int
     max_attempts: int
     lease_owner: str
+    account_id: str = ""
 
 
 def backoff_seconds(attempt: int, *, base: float, cap: float, jitter: float | None = None) -> float:
@@ -90,13 +98,24 @@ def affected_rows(result: Any) -> int:
 
 
 def claim_job(
-    session: Session, job_id: int, owner: str, *, lease_seconds: int
+    session: Session,
+    job_id: int,
+    owner: str,
+    *,
+    lease_seconds: int,
+    account_cap: int | None = None,
 ) -> ClaimedJob | None:
     """Atomically take ``job_id`` for ``owner`` and count the attempt; None if not claimable.
 
-    The caller commits; until then the claim is invisible and holds the row's write lock.
+    With ``account_cap``, a job of an account that already runs that many jobs is not
+    claimable either. The caller commits; until then the claim is invisible and holds the
+    row's write lock.
     """
     now = utcnow()
+    conditions = [col(Job.id) == job_id]
+    if account_cap is not None:
+        lock_account_of(session, job_id)
+        conditions.append(account_has_room(now, account_cap))
     claimable = or_(
         and_(col(Job.state) == JobState.PENDING, col(Job.next_attempt_at) <= now),
         and_(
@@ -107,7 +126,7 @@ def claim_job(
     )
     result = session.execute(
         update(Job)
-        .where(col(Job.id) == job_id, claimable)
+        .where(*conditions, claimable)
         .values(
             state=JobState.RUNNING,
             attempts=col(Job.attempts) + 1,
@@ -119,12 +138,37 @@ def claim_job(
     )
     if affected_rows(result) != 1:
         return None
-    kind, subject_id, attempts, max_attempts = session.execute(
-        select(col(Job.kind), col(Job.subject_id), col(Job.attempts), col(Job.max_attempts)).where(
-            col(Job.id) == job_id
-        )
+    kind, subject_id, attempts, max_attempts, account_id = session.execute(
+        select(
+            col(Job.kind),
+            col(Job.subject_id),
+            col(Job.attempts),
+            col(Job.max_attempts),
+            col(Job.account_id),
+        ).where(col(Job.id) == job_id)
     ).one()
-    return ClaimedJob(job_id, kind, subject_id, attempts, max_attempts, owner)
+    return ClaimedJob(job_id, kind, subject_id, attempts, max_attempts, owner, account_id)
+
+
+def _defer_if_waiting(session: Session, job_id: int) -> bool:
+    """Whether an unclaimed job is only waiting for its account's turn; if so, note the try.
+
+    ``updated_at`` records it, so the sweeper leaves the row to the account's hand-offs for
+    a lease period instead of re-sending it every sweep.
+    """
+    now = utcnow()
+    result = session.execute(
+        update(Job)
+        .where(
+            col(Job.id) == job_id,
+            col(Job.account_id) != "",
+            col(Job.state) == JobState.PENDING,
+            col(Job.next_attempt_at) <= now,
+        )
+        .values(updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return affected_rows(result) == 1
 
 
 def _finish(session: Session, claimed: ClaimedJob, **values: Any) -> bool:
@@ -179,12 +223,36 @@ def run_job(job_id: int, ctx: JobContext, worker_id: str) -> JobOutcome:
     suffix so that even the same worker re-claiming its own expired job holds a new lease.
     """
     owner = f"{worker_id[:90]}:{secrets.token_hex(4)}"
+    cap = ctx.settings.scan_concurrency_per_account
     with ctx.session() as session:
-        claimed = claim_job(session, job_id, owner, lease_seconds=ctx.settings.job_lease_seconds)
+        claimed = claim_job(
+            session, job_id, owner, lease_seconds=ctx.settings.job_lease_seconds, account_cap=cap
+        )
+        deferred = claimed is None and _defer_if_waiting(session, job_id)
+    if deferred:
+        logger.debug("job %s waits for its account's turn", job_id)
+        return JobOutcome.DEFERRED
     if claimed is None:
         logger.debug("job %s not claimable; message ignored", job_id)
         return JobOutcome.SKIPPED
+    try:
+        return _run_claimed(claimed, ctx)
+    finally:
+        if claimed.account_id:
+            _hand_off_quietly(ctx, claimed.account_id, cap)
 
+
+def _hand_off_quietly(ctx: JobContext, account_id: str, cap: int) -> None:
+    """A lost hand-off only delays the account's next job until the sweeper re-sends it."""
+    try:
+        with ctx.session() as session:
+            hand_off(session, account_id, cap)
+    except Exception as exc:
+        logger.warning("hand-off to the next waiting job failed with %s", error_code(exc))
+
+
+def _run_claimed(claimed: ClaimedJob, ctx: JobContext) -> JobOutcome:
+    job_id = claimed.id
     handler = get_handler(claimed.kind)
     try:
         if handler is None:

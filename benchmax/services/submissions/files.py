@@ -5,7 +5,8 @@ the largest any kind may be (the scanner applies each kind's own limit once the 
 what the file is) and never more than what is left of the Test's total, so an oversized
 upload is cut off at the cap rather than stored and refused later. The object is written
 before its row commits: if the transaction then fails, the periodic quarantine clean-up
-removes the orphan.
+removes the orphan. The file's safety scan is enqueued in the same transaction, so it starts
+as soon as the upload commits; submit then only waits for it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,18 @@ from benchmax.models import EvidenceFile, EvidenceState, TestState, User
 from benchmax.models._base import new_id, utcnow
 from benchmax.services.safety import FilenameError, SafetyLimits, normalise_filename
 from benchmax.services.safety.limits import MIB
+from benchmax.services.submissions.account_limits import (
+    account_full,
+    recheck_held_bytes,
+    room_left,
+)
 from benchmax.services.submissions.errors import SubmissionError
-from benchmax.services.submissions.records import editable_test, live_files, lock_test
+from benchmax.services.submissions.records import (
+    editable_test,
+    enqueue_scan,
+    live_files,
+    lock_test,
+)
 
 FILES_FIELD = "files"
 
@@ -92,24 +103,31 @@ def add_file(
     _check_count(len(files), limits)
     used = sum(file.size_bytes for file in files)
     cap = min(largest_file_bytes(limits), limits.test_max_bytes - used)
+    room = room_left(session, user.id)
+    refusal = _too_large(cap, limits) if cap <= room else account_full()
+    cap = min(cap, room)
     if declared_size is not None and declared_size > cap:
-        raise _too_large(cap, limits)
+        raise refusal
     evidence_id = new_id()
     key = quarantine_key(test.id, evidence_id)
     try:
         info = storage.put(key, _counted(iter_chunks(data, DEFAULT_CHUNK_SIZE), cap))
     except _OverCapError:
         storage.delete(key)
-        raise _too_large(cap, limits) from None
+        raise refusal from None
     except BaseException:
         storage.delete(key)
         raise
     try:
         evidence = _record(session, test.id, evidence_id, key, filename, safe_name, info.size)
         _recheck_totals(session, test.id, limits)
+        recheck_held_bytes(session, user.id)
     except BaseException:
         storage.delete(key)
         raise
+    # Scanned now, not on submit: the wizard shows the verdict while the contributor is
+    # still at the files, and a secret is deleted from quarantine at once.
+    enqueue_scan(session, evidence, user.id)
     return evidence
 
 
@@ -195,7 +213,7 @@ def replace_file(
     """Swap a blocked file of a Test that needs attention for a new upload.
 
     The blocked row is kept as ``removed`` (its reason stays in the history); the new file is
-    quarantined and scanned when the contributor submits again.
+    quarantined and scanned at once, like any upload.
     """
     test = editable_test(session, user, test_id)
     old = _own_file(session, test.id, evidence_id)

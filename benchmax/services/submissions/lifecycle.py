@@ -1,8 +1,11 @@
 """Submitting a draft and retrying one whose processing failed.
 
-Submitting moves the Test to ``processing`` and, in the same transaction, enqueues one
-``scan_evidence`` job per quarantined file (or a ``publish_test`` job when there is nothing
-to scan); the messages follow the commit. Nothing about reviews is on this path.
+Files are scanned from the moment they are uploaded. Submitting moves the Test to
+``processing`` and, in the same transaction, makes sure every file still quarantined has a
+live ``scan_evidence`` job (a file already approved is never scanned again), or enqueues
+``publish_test`` when nothing is left to scan; the messages follow the commit. A scan that
+settles the last file of a processing Test enqueues the publishing itself. Nothing about
+reviews is on this path.
 """
 
 from __future__ import annotations
@@ -114,6 +117,8 @@ def _start_processing(session: Session, test: Test, actor: User | None = None) -
         if job is not None and job.state == JobState.DEAD and actor is not None:
             assert job.id is not None
             jobs.requeue(session, job.id, actor_id=actor.id, reason="contributor retry")
+        elif kind == SCAN_EVIDENCE:
+            jobs.enqueue(session, kind, subject_id, account_id=test.contributor_id)
         else:
             jobs.enqueue(session, kind, subject_id)
 

@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Test, TestState, User
 from benchmax.models._base import is_public_id, utcnow
+from benchmax.services import jobs
 from benchmax.services.submissions.errors import SubmissionError, not_found
 
 SCAN_EVIDENCE = "scan_evidence"
@@ -87,6 +88,11 @@ def latest_jobs(session: Session, kind: str, subject_ids: Iterable[str]) -> dict
         .execution_options(populate_existing=True)
     )
     return {job.subject_id: job for job in rows}
+
+
+def enqueue_scan(session: Session, evidence: EvidenceFile, account_id: str) -> None:
+    """A safety scan of ``evidence``, shared fairly with other accounts' scans."""
+    jobs.enqueue(session, SCAN_EVIDENCE, evidence.id, account_id=account_id)
 
 
 def is_live(job: Job | None) -> bool:

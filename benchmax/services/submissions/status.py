@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import EvidenceFile, EvidenceState, ReviewState, Test, TestState, User
 from benchmax.models._base import as_utc
+from benchmax.services.submissions.expiry import draft_expires_at
 from benchmax.services.submissions.records import get_own_test
 
 Action = Literal["resume", "fix", "retry", "view", ""]
@@ -86,6 +87,8 @@ class MyTestRow:
     reason: str
     action: Action
     updated_at: str
+    expires_at: str = ""
+    """When an untouched draft will be deleted (ISO 8601); empty for anything else."""
 
 
 def processing_status(session: Session, user: User, test_id: str) -> StatusView:
@@ -131,6 +134,11 @@ def my_tests(session: Session, user: User) -> list[MyTestRow]:
             reason=_reason(test),
             action=_ACTIONS.get(TestState(test.state), ""),
             updated_at=as_utc(test.updated_at).isoformat(),
+            expires_at=(
+                draft_expires_at(test.updated_at).isoformat()
+                if test.state == TestState.DRAFT
+                else ""
+            ),
         )
         for test in tests
     ]

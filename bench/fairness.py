@@ -1,0 +1,234 @@
+"""Fairness: another account's one-image Test while one account floods the scanner.
+
+The victim is one contributor uploading a small screenshot and submitting at once; its
+time-to-public runs from the upload's commit (the scan starts there) until the Test reads
+public. It is measured first on an idle queue (the baseline) and then while a second
+account has a flood of expensive images in the scanner (large JPEGs, each a full decode and
+re-encode), and the script prints the loaded/unloaded ratio (target: at most 2).
+
+Both queue shapes run the real code:
+
+* embedded default: SQLite, local storage, Taskiq's in-memory broker in this process;
+* production shape: PostgreSQL, Redis streams and one real ``taskiq worker`` subprocess.
+
+For contrast, the embedded run also measures one victim with the per-account cap lifted
+(``BENCHMAX_SCAN_CONCURRENCY_PER_ACCOUNT`` larger than the flood), which is how the queue
+behaved before scans were shared fairly.
+
+Run: ``.venv/bin/python -m bench.fairness`` (needs PostgreSQL and Redis for the second part).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+from PIL import Image
+from sqlalchemy import update
+from sqlmodel import Session, col, func, select
+
+from bench.pipeline import _settings, production_stack
+from bench.scan import _photo
+from benchmax.adapters.queue import (
+    configure_dispatcher,
+)
+from benchmax.adapters.storage.local import LocalStorage
+from benchmax.cli import db_upgrade
+from benchmax.db import make_engine
+from benchmax.models import Job, JobState, Test, TestState, User
+from benchmax.services import submissions
+from benchmax.services.jobs import JobContext
+from benchmax.services.submissions import SCAN_EVIDENCE
+from benchmax.settings import Settings
+
+ROUNDS = 7
+FLOOD_TESTS, FLOOD_FILES_PER_TEST = 2, 12
+TARGET_RATIO = 2.0
+_FIELDS = {
+    "prompt": "Draw a chart.",
+    "model_label": "Claude Sonnet 4.5",
+    "harness_label": "Claude Code",
+    "reasoning_label": "high",
+}
+
+
+def _expensive_image(path: Path) -> Path:
+    """A 20-megapixel photo-like JPEG: seconds of decoding and re-encoding for the scanner."""
+    out = io.BytesIO()
+    _photo((5000, 4000)).save(out, format="JPEG", quality=85)
+    path.write_bytes(out.getvalue())
+    return path
+
+
+def _small_image(path: Path) -> Path:
+    Image.linear_gradient("L").resize((640, 400)).convert("RGB").save(path, format="PNG")
+    return path
+
+
+def _account(ctx: JobContext, handle: str) -> User:
+    with Session(ctx.engine, expire_on_commit=False) as session:
+        user = User(handle=handle, auth_subject=f"bench|{handle}")
+        session.add(user)
+        session.commit()
+    return user
+
+
+def _upload(ctx: JobContext, user: User, paths: list[Path]) -> str:
+    """A draft with ``paths`` uploaded, one commit per file as the wizard does."""
+    with Session(ctx.engine, expire_on_commit=False) as session:
+        test = submissions.create_draft(session, user)
+        submissions.save_draft(session, user, test.id, _FIELDS)
+        session.commit()
+    for path in paths:
+        with Session(ctx.engine) as session, path.open("rb") as data:
+            submissions.add_file(session, ctx.storage, user, test.id, path.name, data)
+            session.commit()
+    return test.id
+
+
+def _victim_round(ctx: JobContext, user: User, image: Path, timeout: float = 120) -> float:
+    with Session(ctx.engine, expire_on_commit=False) as session:
+        test = submissions.create_draft(session, user)
+        submissions.save_draft(session, user, test.id, _FIELDS)
+        with image.open("rb") as data:
+            submissions.add_file(session, ctx.storage, user, test.id, image.name, data)
+        started = time.perf_counter()
+        session.commit()
+        submissions.submit(session, user, test.id)
+        session.commit()
+    deadline = time.monotonic() + timeout
+    while True:
+        with Session(ctx.engine) as session:
+            state = session.exec(select(Test.state).where(Test.id == test.id)).one()
+        if state == TestState.PUBLIC:
+            return time.perf_counter() - started
+        if state != TestState.PROCESSING or time.monotonic() > deadline:
+            raise RuntimeError(f"the victim's Test ended {state}")
+        time.sleep(0.01)
+
+
+def _flood_waiting(ctx: JobContext, user: User) -> int:
+    with Session(ctx.engine) as session:
+        return session.exec(
+            select(func.count()).where(
+                Job.kind == SCAN_EVIDENCE,
+                Job.account_id == user.id,
+                col(Job.state).in_([JobState.PENDING, JobState.RUNNING]),
+            )
+        ).one()
+
+
+def _measure(ctx: JobContext, flood_images: list[Path], small: Path, tag: str) -> dict[str, float]:
+    """Victim rounds on an idle queue, then during a flood; the flood must outlast them."""
+    victim, flooder = _account(ctx, f"victim{tag}"), _account(ctx, f"flooder{tag}")
+    _victim_round(ctx, victim, small)  # warm-up: imports, connections, the first child
+    unloaded = [_victim_round(ctx, victim, small) for _ in range(ROUNDS)]
+    for _ in range(FLOOD_TESTS):
+        _upload(ctx, flooder, flood_images)
+    loaded = []
+    for _ in range(ROUNDS):
+        if not _flood_waiting(ctx, flooder):
+            raise RuntimeError("the flood drained before the loaded rounds ended; make it bigger")
+        loaded.append(_victim_round(ctx, victim, small))
+    figures = {
+        "unloaded": statistics.median(unloaded),
+        "loaded": statistics.median(loaded),
+        "loaded_worst": max(loaded),
+        "left": _flood_waiting(ctx, flooder),
+    }
+    _stop_flood(ctx, flooder)
+    return figures
+
+
+def _stop_flood(ctx: JobContext, flooder: User) -> None:
+    """Discard the flood's waiting scans and let its running ones end before the next run."""
+    with Session(ctx.engine) as session:
+        session.execute(
+            update(Job)
+            .where(col(Job.account_id) == flooder.id, col(Job.state) == JobState.PENDING)
+            .values(state=JobState.DISCARDED)
+        )
+        session.commit()
+    while _flood_waiting(ctx, flooder):
+        time.sleep(0.1)
+
+
+@contextmanager
+def _embedded(scratch: Path, cap: int) -> Iterator[JobContext]:
+    import tasks.run
+    from tasks.broker import build_dispatcher
+
+    database = scratch / f"embedded-{cap}.db"
+    db_upgrade(f"sqlite:///{database}")
+    settings = _settings(scratch / "var", f"sqlite:///{database}", scan_concurrency_per_account=cap)
+    ctx = JobContext(settings=settings, engine=make_engine(settings.resolved_database_url))
+    ctx.__dict__["storage"] = LocalStorage(scratch / f"objects-{cap}")
+    tasks.run.use_job_context(ctx)
+    dispatcher = build_dispatcher()
+    previous = configure_dispatcher(dispatcher)
+    try:
+        yield ctx
+    finally:
+        configure_dispatcher(previous)
+        tasks.run.use_job_context(None)
+        dispatcher.close(shutdown_broker=False)
+        ctx.engine.dispose()
+
+
+def _report(label: str, figures: dict[str, float]) -> None:
+    ratio = figures["loaded"] / figures["unloaded"]
+    verdict = "meets" if ratio <= TARGET_RATIO else "misses"
+    print(
+        f"{label:34s} unloaded {figures['unloaded']:5.2f} s  loaded {figures['loaded']:5.2f} s "
+        f"(worst {figures['loaded_worst']:5.2f} s)  ratio {ratio:4.2f} ({verdict} target "
+        f"<= {TARGET_RATIO:g}; {figures['left']:.0f} flood scans still queued)"
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="bmx-bench-fairness-") as directory:
+        scratch = Path(directory)
+        (scratch / "files").mkdir()
+        flood = [
+            _expensive_image(scratch / "files" / f"flood-{n}.jpg")
+            for n in range(FLOOD_FILES_PER_TEST)
+        ]
+        small = _small_image(scratch / "files" / "small.png")
+        flood_mb = sum(path.stat().st_size for path in flood) * FLOOD_TESTS / 1_000_000
+        cap = Settings(_env_file=None).scan_concurrency_per_account  # type: ignore[call-arg]
+        print(
+            f"flood: {FLOOD_TESTS * len(flood)} 20-megapixel JPEGs ({flood_mb:.0f} MB) from one "
+            f"account; victim: one {small.stat().st_size / 1000:.0f} kB PNG, {ROUNDS} rounds; "
+            f"{cap} scans per account at once"
+        )
+        runs: list[tuple[str, Callable[[], AbstractContextManager[JobContext]]]] = [
+            ("embedded (in-process queue)", lambda: _embedded(scratch, cap)),
+            ("PostgreSQL+Redis (1 worker)", lambda: production_stack(scratch)),
+        ]
+        for label, stack in runs:
+            with stack() as ctx:
+                _report(f"time-to-public, {label}", _measure(ctx, flood, small, label[:3]))
+        with _embedded(scratch, cap=1000) as ctx:
+            victim, flooder = _account(ctx, "victim-nocap"), _account(ctx, "flooder-nocap")
+            unloaded = _victim_round(ctx, victim, small)
+            for _ in range(FLOOD_TESTS):
+                _upload(ctx, flooder, flood)
+            loaded = _victim_round(ctx, victim, small, timeout=600)
+            _stop_flood(ctx, flooder)
+            # The in-memory broker still holds the discarded flood's messages; dropping them
+            # when it stops is expected, and not worth a screen of warnings.
+            logging.disable(logging.ERROR)
+            print(
+                f"{'for contrast, embedded, no cap':34s} unloaded {unloaded:5.2f} s  loaded "
+                f"{loaded:5.2f} s  ratio {loaded / unloaded:4.2f} (one round)"
+            )
+
+
+if __name__ == "__main__":
+    main()
