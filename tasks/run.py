@@ -1,4 +1,5 @@
-"""The task functions: thin wrappers that run job services in a thread.
+"""The task functions, thin wrappers that run job services in a thread, and the dispatcher
+that sends them.
 
 Handlers are synchronous database code, so each message is handed to ``run_job`` (or
 ``sweep``) in a worker thread and the event loop stays free to receive more. Modules that
@@ -12,8 +13,17 @@ import asyncio
 import os
 import socket
 from datetime import timedelta
+from typing import Any
 
-from benchmax.adapters.queue import RUN_JOB_TASK
+from taskiq import InMemoryBroker, TaskiqEvents
+
+from benchmax.adapters.queue import (
+    RUN_JOB_TASK,
+    TaskiqDispatcher,
+    build_broker,
+    configure_dispatcher,
+    current_dispatcher,
+)
 from benchmax.services.jobs import JobContext, run_job, sweep
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
@@ -70,3 +80,30 @@ async def cleanup_quarantine_task() -> int:
 )
 async def metrics_sample_task() -> int:
     return await asyncio.to_thread(take_metrics_sample, job_context())
+
+
+def build_dispatcher() -> TaskiqDispatcher:
+    """The dispatcher this process should use to send jobs.
+
+    In memory, jobs go to this very broker and run in this process (the tasks above are
+    registered on it). With Redis the dispatcher gets a broker of its own: it sends from its
+    own event loop, and Redis connections must not be shared between loops (a worker listens
+    on ``broker`` in its main loop).
+    """
+    if isinstance(broker, InMemoryBroker):
+        return TaskiqDispatcher(broker)
+    return TaskiqDispatcher(build_broker(get_settings()))
+
+
+@broker.on_event(TaskiqEvents.WORKER_STARTUP)
+async def _start_dispatching(_state: Any) -> None:
+    """Handlers may enqueue follow-up jobs, so a worker needs a dispatcher too."""
+    if current_dispatcher() is None:
+        configure_dispatcher(build_dispatcher())
+
+
+@broker.on_event(TaskiqEvents.WORKER_SHUTDOWN)
+async def _stop_dispatching(_state: Any) -> None:
+    dispatcher = configure_dispatcher(None)
+    if isinstance(dispatcher, TaskiqDispatcher):
+        dispatcher.close()
