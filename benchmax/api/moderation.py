@@ -15,7 +15,15 @@ from starlette.routing import Route
 
 from benchmax.api.actions import Action, decision_json, endpoint, optional_id, text
 from benchmax.models import ModerationDecision, User
-from benchmax.services.moderation import decisions, queues, roles
+from benchmax.services.moderation import (
+    disputes,
+    holds,
+    label_decisions,
+    queues,
+    reports,
+    roles,
+    takedowns,
+)
 
 QUEUE_LIMIT = 50
 Params = dict[str, Any]
@@ -44,19 +52,19 @@ def _queues(session: Session, user: User | None, _path: Params, _body: Params) -
 
 def _hold(outcome: Literal["keep", "clear"]) -> Action:
     return _decision(
-        lambda s, u, p, b: decisions.decide_hold(s, u, p["test_id"], outcome, text(b, "reason"))
+        lambda s, u, p, b: holds.decide_hold(s, u, p["test_id"], outcome, text(b, "reason"))
     )
 
 
 def _report(outcome: Literal["resolve", "dismiss"]) -> Action:
     return _decision(
-        lambda s, u, p, b: decisions.decide_report(s, u, p["report_id"], outcome, text(b, "reason"))
+        lambda s, u, p, b: reports.decide_report(s, u, p["report_id"], outcome, text(b, "reason"))
     )
 
 
 def _dispute(outcome: Literal["uphold", "overturn"]) -> Action:
     return _decision(
-        lambda s, u, p, b: decisions.decide_dispute(
+        lambda s, u, p, b: disputes.decide_dispute(
             s, u, p["dispute_id"], outcome, text(b, "reason"), b.get("score")
         )
     )
@@ -73,7 +81,7 @@ def moderation_routes() -> list[Route]:
         _post(
             f"{base}/tests/{{test_id}}/remove",
             _decision(
-                lambda s, u, p, b: decisions.remove_test(
+                lambda s, u, p, b: takedowns.remove_test(
                     s, u, p["test_id"], text(b, "reason"), optional_id(b, "report_id")
                 )
             ),
@@ -81,7 +89,7 @@ def moderation_routes() -> list[Route]:
         _post(
             f"{base}/tests/{{test_id}}/restore",
             _decision(
-                lambda s, u, p, b: decisions.restore_test(s, u, p["test_id"], text(b, "reason"))
+                lambda s, u, p, b: takedowns.restore_test(s, u, p["test_id"], text(b, "reason"))
             ),
         ),
         _post(f"{base}/tests/{{test_id}}/hold/keep", _hold("keep")),
@@ -89,7 +97,7 @@ def moderation_routes() -> list[Route]:
         _post(
             f"{base}/evidence/{{evidence_id}}/block",
             _decision(
-                lambda s, u, p, b: decisions.block_evidence(
+                lambda s, u, p, b: takedowns.block_evidence(
                     s, u, p["evidence_id"], text(b, "reason"), optional_id(b, "report_id")
                 )
             ),
@@ -101,7 +109,7 @@ def moderation_routes() -> list[Route]:
         _post(
             f"{base}/labels/map",
             _decision(
-                lambda s, u, p, b: decisions.map_label(
+                lambda s, u, p, b: label_decisions.map_label(
                     s, u, b.get("kind"), b.get("label"), text(b, "target"), text(b, "reason")
                 )
             ),
@@ -109,7 +117,7 @@ def moderation_routes() -> list[Route]:
         _post(
             f"{base}/labels/leave",
             _decision(
-                lambda s, u, p, b: decisions.leave_label_declared(
+                lambda s, u, p, b: label_decisions.leave_label_declared(
                     s, u, b.get("kind"), b.get("label"), text(b, "reason")
                 )
             ),

@@ -15,24 +15,33 @@ from sqlmodel import Session
 
 from benchmax import runtime
 from benchmax.models import User
-from benchmax.services.moderation import ModerationError, decisions, queues, roles
+from benchmax.services.moderation import (
+    ModerationError,
+    disputes,
+    holds,
+    label_decisions,
+    queues,
+    reports,
+    roles,
+    takedowns,
+)
 from benchmax.services.moderation.policy import is_admin
 from benchmax.state.session import SessionState
 from benchmax.state.views import human_date
 
 # action -> call(session, user, target, related, reason, extra)
 _ACTIONS: dict[str, Callable[[Session, User | None, str, str, str, str], Any]] = {
-    "remove": lambda s, u, t, r, why, x: decisions.remove_test(s, u, t, why, r or None),
-    "restore": lambda s, u, t, r, why, x: decisions.restore_test(s, u, t, why),
-    "block": lambda s, u, t, r, why, x: decisions.block_evidence(s, u, t, why, r or None),
-    "resolve": lambda s, u, t, r, why, x: decisions.decide_report(s, u, t, "resolve", why),
-    "dismiss": lambda s, u, t, r, why, x: decisions.decide_report(s, u, t, "dismiss", why),
-    "uphold": lambda s, u, t, r, why, x: decisions.decide_dispute(s, u, t, "uphold", why),
-    "overturn": lambda s, u, t, r, why, x: decisions.decide_dispute(s, u, t, "overturn", why, x),
-    "keep": lambda s, u, t, r, why, x: decisions.decide_hold(s, u, t, "keep", why),
-    "clear": lambda s, u, t, r, why, x: decisions.decide_hold(s, u, t, "clear", why),
-    "map": lambda s, u, t, r, why, x: decisions.map_label(s, u, r, t, x.strip(), why),
-    "leave": lambda s, u, t, r, why, x: decisions.leave_label_declared(s, u, r, t, why),
+    "remove": lambda s, u, t, r, why, x: takedowns.remove_test(s, u, t, why, r or None),
+    "restore": lambda s, u, t, r, why, x: takedowns.restore_test(s, u, t, why),
+    "block": lambda s, u, t, r, why, x: takedowns.block_evidence(s, u, t, why, r or None),
+    "resolve": lambda s, u, t, r, why, x: reports.decide_report(s, u, t, "resolve", why),
+    "dismiss": lambda s, u, t, r, why, x: reports.decide_report(s, u, t, "dismiss", why),
+    "uphold": lambda s, u, t, r, why, x: disputes.decide_dispute(s, u, t, "uphold", why),
+    "overturn": lambda s, u, t, r, why, x: disputes.decide_dispute(s, u, t, "overturn", why, x),
+    "keep": lambda s, u, t, r, why, x: holds.decide_hold(s, u, t, "keep", why),
+    "clear": lambda s, u, t, r, why, x: holds.decide_hold(s, u, t, "clear", why),
+    "map": lambda s, u, t, r, why, x: label_decisions.map_label(s, u, r, t, x.strip(), why),
+    "leave": lambda s, u, t, r, why, x: label_decisions.leave_label_declared(s, u, r, t, why),
     "suspend": lambda s, u, t, r, why, x: roles.suspend(s, u, t, why),
     "reinstate": lambda s, u, t, r, why, x: roles.reinstate(s, u, t, why),
     "role": lambda s, u, t, r, why, x: roles.change_role(s, u, t, r, why),

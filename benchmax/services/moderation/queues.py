@@ -33,6 +33,7 @@ from benchmax.models._base import as_utc
 from benchmax.services import catalog
 from benchmax.services.moderation.policy import require_admin
 from benchmax.services.moderation.reports import REASON_LABELS
+from benchmax.services.moderation.takedowns import restore_problem
 
 HOLD_ACTIONS = ("hold.keep", "hold.clear")
 LEAVE_LABEL_ACTION = "label.leave"
@@ -109,7 +110,7 @@ class LabelItem:
 @dataclass(frozen=True)
 class RemovedItem:
     """A removed Test. ``reason``: the moderator's words on its latest removal ("" when no
-    decision records one). ``can_restore``: whether ``decisions.restore_test`` would pass its
+    decision records one). ``can_restore``: whether ``takedowns.restore_test`` would pass its
     safety checks now; when not, ``restore_problem`` says why, in words a moderator can read."""
 
     test_id: str
@@ -296,9 +297,6 @@ def removed_tests(session: Session, limit: int) -> list[RemovedItem]:
     """Removed Tests, most recently removed first, each with why it was removed and whether
     it could be made public again now."""
     # The very check restore_test makes, so the queue and the decision never disagree.
-    # decisions imports this module for its queue helpers, hence the import here.
-    from benchmax.services.moderation.decisions import restore_problem
-
     rows = session.exec(
         select(Test, User.handle)
         .join(User, col(User.id) == Test.contributor_id)

@@ -1,6 +1,9 @@
-"""Reports: any active signed-in user flags a public Test, or one of its files, for moderators."""
+"""Reports: any active signed-in user flags a public Test, or one of its files, for moderators;
+a moderator resolves or dismisses it."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from sqlmodel import Session, select
 
@@ -10,15 +13,24 @@ from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    ModerationDecision,
     Report,
     ReportReason,
     SourceVisibility,
     Test,
     User,
 )
+from benchmax.models._base import is_public_id
+from benchmax.services.moderation.cases import close_case, decided_test
 from benchmax.services.moderation.errors import ModerationError
-from benchmax.services.moderation.policy import clean_text, require_active
+from benchmax.services.moderation.policy import (
+    clean_reason,
+    clean_text,
+    require_active,
+    require_admin,
+)
 from benchmax.services.moderation.rate_limits import check_hourly_limit
+from benchmax.services.moderation.records import record_decision
 from benchmax.services.moderation.reviews import public_test
 
 DETAILS_MAX = 2000
@@ -111,3 +123,32 @@ def create_report(
     )
     session.flush()
     return report
+
+
+def decide_report(
+    session: Session,
+    actor: User | None,
+    report_id: str,
+    outcome: Literal["resolve", "dismiss"],
+    reason: str,
+) -> ModerationDecision:
+    """Close a report: resolved (acted on) or dismissed (nothing to do)."""
+    admin = require_admin(actor, "decide reports")
+    clean = clean_reason(reason)
+    report = session.get(Report, report_id) if is_public_id(report_id) else None
+    if report is None:
+        raise ModerationError("report_not_found", "No report has this id.", 404)
+    decided_test(session, admin, report.test_id)
+    if report.state != CaseState.OPEN:
+        raise ModerationError("report_closed", "That report was already decided.", 409)
+    state = CaseState.RESOLVED if outcome == "resolve" else CaseState.DISMISSED
+    close_case(report, state, session)
+    return record_decision(
+        session,
+        admin,
+        f"report.{outcome}",
+        ("report", report.id),
+        clean,
+        ("open", state.value),
+        report_id=report.id,
+    )
