@@ -14,6 +14,7 @@ from benchmax.models.job import Job, JobState
 from benchmax.models.moderation import (
     CaseState,
     Dispute,
+    ModerationAction,
     ModerationDecision,
     ModerationHold,
     Report,
@@ -48,6 +49,7 @@ __all__ = [
     "MetricSample",
     "ModelFamily",
     "ModelVersion",
+    "ModerationAction",
     "ModerationDecision",
     "ModerationHold",
     "Report",

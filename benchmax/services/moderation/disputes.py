@@ -12,6 +12,7 @@ from benchmax.models import (
     AuditEvent,
     CaseState,
     Dispute,
+    ModerationAction,
     ModerationDecision,
     Review,
     TestState,
@@ -158,7 +159,7 @@ def decide_dispute(
     return record_decision(
         session,
         admin,
-        f"dispute.{outcome}",
+        ModerationAction(f"dispute.{outcome}"),
         ("dispute", dispute.id),
         clean,
         states,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from sqlmodel import Session, select
 
-from benchmax.models import CaseState, ModerationDecision, ModerationHold, User
+from benchmax.models import CaseState, ModerationAction, ModerationDecision, ModerationHold, User
 from benchmax.services.moderation.cases import close_case, decided_test
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin
@@ -49,5 +49,10 @@ def decide_hold(
             close_case(hold, CaseState.DISMISSED, session)
         next_state = "cleared"
     return record_decision(
-        session, admin, f"hold.{outcome}", ("test", test.id), clean, (previous, next_state)
+        session,
+        admin,
+        ModerationAction(f"hold.{outcome}"),
+        ("test", test.id),
+        clean,
+        (previous, next_state),
     )

@@ -10,6 +10,7 @@ from benchmax.models import (
     Harness,
     LabelKind,
     LabelMapping,
+    ModerationAction,
     ModerationDecision,
     Test,
     User,
@@ -18,7 +19,7 @@ from benchmax.services.catalog import link_declared_setup
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin
-from benchmax.services.moderation.queues import LEAVE_LABEL_ACTION, label_target_id
+from benchmax.services.moderation.queues import label_target_id
 from benchmax.services.moderation.records import record_decision
 
 
@@ -79,7 +80,12 @@ def map_label(
     session.flush()
     _relink(session, clean_kind, key)
     return record_decision(
-        session, admin, "label.map", ("label_mapping", mapping.id), clean, ("unmatched", "mapped")
+        session,
+        admin,
+        ModerationAction.LABEL_MAP,
+        ("label_mapping", mapping.id),
+        clean,
+        ("unmatched", "mapped"),
     )
 
 
@@ -93,7 +99,7 @@ def leave_label_declared(
     return record_decision(
         session,
         admin,
-        LEAVE_LABEL_ACTION,
+        ModerationAction.LABEL_LEAVE,
         ("label", label_target_id(clean_kind.value, key)),
         clean,
         ("unmatched", "declared"),

@@ -20,6 +20,7 @@ from benchmax.models import (
     CaseState,
     Dispute,
     EvidenceFile,
+    ModerationAction,
     ModerationDecision,
     ModerationHold,
     Report,
@@ -35,9 +36,7 @@ from benchmax.services.moderation.policy import require_admin
 from benchmax.services.moderation.reports import REASON_LABELS
 from benchmax.services.moderation.takedowns import restore_problem
 
-HOLD_ACTIONS = ("hold.keep", "hold.clear")
-LEAVE_LABEL_ACTION = "label.leave"
-REMOVE_TEST_ACTION = "test.remove"
+HOLD_ACTIONS = (ModerationAction.HOLD_KEEP, ModerationAction.HOLD_CLEAR)
 
 
 def injection_codes(scan_report: object) -> list[str]:
@@ -254,7 +253,7 @@ def flagged_tests(session: Session, limit: int) -> list[FlagItem]:
             test_state=str(tests[test_id].state),
             hold_codes=holds.get(test_id, []),
             finding_codes=sorted(set(findings.get(test_id, []))),
-            kept=decided.get(test_id) == "hold.keep",
+            kept=decided.get(test_id) == ModerationAction.HOLD_KEEP,
         )
         for test_id in test_ids[:limit]
     ]
@@ -267,7 +266,7 @@ def label_requests(session: Session, limit: int) -> list[LabelItem]:
     left = set(
         session.exec(
             select(ModerationDecision.target_id).where(
-                col(ModerationDecision.action) == LEAVE_LABEL_ACTION,
+                col(ModerationDecision.action) == ModerationAction.LABEL_LEAVE,
                 col(ModerationDecision.target_id).in_(list(targets)),
             )
         ).all()
@@ -286,7 +285,7 @@ def _latest_removals(session: Session, test_ids: list[str]) -> dict[str, Moderat
         .where(
             col(ModerationDecision.target_type) == "test",
             col(ModerationDecision.target_id).in_(test_ids),
-            col(ModerationDecision.action) == REMOVE_TEST_ACTION,
+            col(ModerationDecision.action) == ModerationAction.TEST_REMOVE,
         )
         .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
     ).all()

@@ -13,6 +13,7 @@ from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    ModerationAction,
     ModerationDecision,
     Report,
     ReportReason,
@@ -146,7 +147,7 @@ def decide_report(
     return record_decision(
         session,
         admin,
-        f"report.{outcome}",
+        ModerationAction(f"report.{outcome}"),
         ("report", report.id),
         clean,
         ("open", state.value),

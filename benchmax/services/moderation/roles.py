@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from benchmax.models import AccountStatus, Role, User
+from benchmax.models import AccountStatus, ModerationAction, Role, User
 from benchmax.services import accounts
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_active, require_admin
@@ -52,7 +52,12 @@ def change_role(session: Session, actor: User | None, handle: str, role: str, re
     except accounts.AccountPermissionError as error:
         raise ModerationError("not_allowed", error.message, 403) from None
     record_decision(
-        session, admin, "user.role", ("user", user.id), clean, (previous.value, new_role.value)
+        session,
+        admin,
+        ModerationAction.USER_ROLE,
+        ("user", user.id),
+        clean,
+        (previous.value, new_role.value),
     )
     return user
 
@@ -73,7 +78,12 @@ def suspend(session: Session, actor: User | None, handle: str, reason: str) -> U
     user.status = AccountStatus.SUSPENDED
     session.add(user)
     record_decision(
-        session, admin, "user.suspend", ("user", user.id), clean, ("active", "suspended")
+        session,
+        admin,
+        ModerationAction.USER_SUSPEND,
+        ("user", user.id),
+        clean,
+        ("active", "suspended"),
     )
     return user
 
@@ -88,6 +98,11 @@ def reinstate(session: Session, actor: User | None, handle: str, reason: str) ->
     user.status = AccountStatus.ACTIVE
     session.add(user)
     record_decision(
-        session, admin, "user.reinstate", ("user", user.id), clean, ("suspended", "active")
+        session,
+        admin,
+        ModerationAction.USER_REINSTATE,
+        ("user", user.id),
+        clean,
+        ("suspended", "active"),
     )
     return user

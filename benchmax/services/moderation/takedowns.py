@@ -13,6 +13,7 @@ from benchmax.models import (
     CaseState,
     EvidenceFile,
     EvidenceState,
+    ModerationAction,
     ModerationDecision,
     Test,
     TestState,
@@ -68,7 +69,7 @@ def remove_test(
     return record_decision(
         session,
         admin,
-        "test.remove",
+        ModerationAction.TEST_REMOVE,
         ("test", test.id),
         clean,
         ("public", "removed"),
@@ -108,7 +109,12 @@ def restore_test(
     test.failure_code = test.failure_reason = ""
     session.add(test)
     return record_decision(
-        session, admin, "test.restore", ("test", test.id), clean, ("removed", "public")
+        session,
+        admin,
+        ModerationAction.TEST_RESTORE,
+        ("test", test.id),
+        clean,
+        ("removed", "public"),
     )
 
 
@@ -144,7 +150,7 @@ def block_evidence(
     decision = record_decision(
         session,
         admin,
-        "evidence.block",
+        ModerationAction.EVIDENCE_BLOCK,
         ("evidence", evidence.id),
         clean,
         ("approved", "blocked"),
@@ -153,6 +159,11 @@ def block_evidence(
     if test.state == TestState.PUBLIC and not _has_evidence(test, _evidence(session, test)):
         _hide(session, test, "Removed: its only evidence was blocked by a moderator", clean)
         record_decision(
-            session, admin, "test.remove", ("test", test.id), clean, ("public", "removed")
+            session,
+            admin,
+            ModerationAction.TEST_REMOVE,
+            ("test", test.id),
+            clean,
+            ("public", "removed"),
         )
     return decision

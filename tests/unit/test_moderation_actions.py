@@ -1,0 +1,26 @@
+"""One registry of moderation actions serves the API and the /moderation page."""
+
+from __future__ import annotations
+
+from benchmax.api.moderation import _ROUTES
+from benchmax.models import ModerationAction
+from benchmax.services.moderation import ModerationError, actions
+
+
+def test_every_action_has_one_service_call_and_one_route() -> None:
+    assert set(actions.ACTIONS) == set(ModerationAction)
+    assert sorted(_ROUTES.values()) == sorted(ModerationAction)
+
+
+def test_an_unknown_action_is_refused_before_anything_runs() -> None:
+    try:
+        actions.perform(None, None, "test.delete", actions.Request("t", "reason"))  # type: ignore[arg-type]
+    except ModerationError as error:
+        assert (error.code, error.status) == ("unknown_action", 404)
+    else:
+        raise AssertionError("an unknown action ran")
+
+
+def test_verbs_name_the_page_buttons() -> None:
+    assert ModerationAction.TEST_REMOVE.verb == "remove"
+    assert len({action.verb for action in ModerationAction}) == len(ModerationAction)
