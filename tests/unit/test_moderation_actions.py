@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmax.api.moderation import _ROUTES
 from benchmax.models import ModerationAction
 from benchmax.services.moderation import ModerationError, actions
@@ -13,12 +15,10 @@ def test_every_action_has_one_service_call_and_one_route() -> None:
 
 
 def test_an_unknown_action_is_refused_before_anything_runs() -> None:
-    try:
+    with pytest.raises(ModerationError) as refused:
         actions.perform(None, None, "test.delete", actions.Request("t", "reason"))  # type: ignore[arg-type]
-    except ModerationError as error:
-        assert (error.code, error.status) == ("unknown_action", 404)
-    else:
-        raise AssertionError("an unknown action ran")
+
+    assert (refused.value.code, refused.value.status) == ("unknown_action", 404)
 
 
 def test_verbs_name_the_page_buttons() -> None:
