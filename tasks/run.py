@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-from datetime import timedelta
 from typing import Any
 
 from taskiq import InMemoryBroker, TaskiqEvents
@@ -24,11 +23,10 @@ from benchmax.adapters.queue import (
     configure_dispatcher,
     current_dispatcher,
 )
-from benchmax.services.jobs import JobContext, run_job, sweep
-from benchmax.services.operations import take_metrics_sample
-from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
+from benchmax.services.jobs import JobContext, run_job
 from benchmax.settings import get_settings
 from tasks.broker import broker
+from tasks.periodic import PERIODIC_JOBS, PeriodicJob
 
 _context: JobContext | None = None
 
@@ -55,31 +53,18 @@ async def run_job_task(job_id: int) -> str:
     return await asyncio.to_thread(run_job, job_id, job_context(), worker_id())
 
 
-@broker.task(
-    task_name="benchmax.sweep",
-    schedule=[{"interval": get_settings().sweep_interval_seconds}],
-)
-async def sweep_task() -> int:
-    return await asyncio.to_thread(sweep, job_context())
+def _schedule(job: PeriodicJob) -> None:
+    """Register ``job`` as a Taskiq task the scheduler sends every ``job.every`` seconds."""
+
+    async def run_periodic() -> int:
+        return await asyncio.to_thread(job.run, job_context())
+
+    interval = int(job.every(get_settings()))
+    broker.task(task_name=job.task_name, schedule=[{"interval": interval}])(run_periodic)
 
 
-QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
-
-
-@broker.task(
-    task_name="benchmax.cleanup_quarantine",
-    schedule=[{"interval": int(QUARANTINE_CLEANUP_INTERVAL.total_seconds())}],
-)
-async def cleanup_quarantine_task() -> int:
-    return await asyncio.to_thread(cleanup_quarantine, job_context())
-
-
-@broker.task(
-    task_name="benchmax.metrics_sample",
-    schedule=[{"interval": get_settings().metrics_interval_seconds}],
-)
-async def metrics_sample_task() -> int:
-    return await asyncio.to_thread(take_metrics_sample, job_context())
+for _job in PERIODIC_JOBS:
+    _schedule(_job)
 
 
 def build_dispatcher() -> TaskiqDispatcher:
