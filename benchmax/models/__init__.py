@@ -1,6 +1,6 @@
 """Every table, imported in one place so metadata is complete for Alembic and the app."""
 
-from benchmax.models.audit import AuditEvent
+from benchmax.models.audit import AuditAction, AuditEvent, audit
 from benchmax.models.catalog import (
     CatalogModel,
     Harness,
@@ -33,6 +33,7 @@ __all__ = [
     "AccountStatus",
     "ApiToken",
     "ApiTokenUse",
+    "AuditAction",
     "AuditEvent",
     "BackupRecord",
     "CaseState",
@@ -62,4 +63,5 @@ __all__ = [
     "Test",
     "TestState",
     "User",
+    "audit",
 ]

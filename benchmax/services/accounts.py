@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from benchmax.adapters.auth import LOCAL_SUBJECT_PREFIX, SessionVerifier, local_subject
-from benchmax.models import AccountStatus, AuditEvent, Role, User
+from benchmax.models import AccountStatus, AuditAction, Role, User, audit
 from benchmax.settings import Settings
 
 HANDLE_MIN, HANDLE_MAX = 3, 32
@@ -109,25 +109,19 @@ def _user_by_subject(session: Session, subject: str) -> User | None:
     return session.exec(select(User).where(User.auth_subject == subject)).first()
 
 
-def _audit(session: Session, actor: User | None, action: str, user: User, **detail: str) -> None:
-    session.add(
-        AuditEvent(
-            actor_id=actor.id if actor else None,
-            action=action,
-            subject_type="user",
-            subject_id=user.id,
-            detail=detail,
-        )
-    )
-
-
 def _set_role(session: Session, user: User, role: Role, actor: User | None) -> None:
     """Change the role and audit it; setting the role a user already has records nothing."""
     previous = Role(user.role)  # the column hands back plain text
     if previous != role:
         user.role = role
         session.add(user)
-        _audit(session, actor, "user.role_granted", user, role=role.value, previous=previous.value)
+        audit(
+            session,
+            AuditAction.USER_ROLE_GRANTED,
+            ("user", user.id),
+            actor_id=actor.id if actor else None,
+            detail={"role": role.value, "previous": previous.value},
+        )
         session.flush()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmax.api.moderation import _ROUTES
-from benchmax.models import ModerationAction
+from benchmax.models import AuditAction, ModerationAction
 from benchmax.services.moderation import ModerationError, actions
 
 
@@ -24,3 +24,12 @@ def test_an_unknown_action_is_refused_before_anything_runs() -> None:
 def test_verbs_name_the_page_buttons() -> None:
     assert ModerationAction.TEST_REMOVE.verb == "remove"
     assert len({action.verb for action in ModerationAction}) == len(ModerationAction)
+
+
+def test_audit_names_are_a_closed_list() -> None:
+    names = {str(action) for action in AuditAction} | {
+        f"moderation.{action}" for action in ModerationAction
+    }
+
+    assert len(names) == len(AuditAction) + len(ModerationAction)
+    assert all(len(name) <= 64 for name in names)  # the audit_event.action column

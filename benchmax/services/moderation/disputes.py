@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
-    AuditEvent,
+    AuditAction,
     CaseState,
     Dispute,
     ModerationAction,
@@ -17,6 +17,7 @@ from benchmax.models import (
     Review,
     TestState,
     User,
+    audit,
 )
 from benchmax.models._base import is_public_id
 from benchmax.services.moderation.cases import close_case, decided_test
@@ -97,14 +98,12 @@ def open_dispute(
     try:
         with session.begin_nested():
             session.add(dispute)
-            session.add(
-                AuditEvent(
-                    actor_id=user.id,
-                    action="dispute.opened",
-                    subject_type="dispute",
-                    subject_id=dispute.id,
-                    detail={"review_id": review.id, "test_id": test.id},
-                )
+            audit(
+                session,
+                AuditAction.DISPUTE_OPENED,
+                ("dispute", dispute.id),
+                actor_id=user.id,
+                detail={"review_id": review.id, "test_id": test.id},
             )
     except IntegrityError:
         # Lost a race (or met a path that skipped the check): answer as the check would.

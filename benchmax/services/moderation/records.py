@@ -14,12 +14,12 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
-    AuditEvent,
     Dispute,
     EvidenceFile,
     ModerationAction,
     ModerationDecision,
     User,
+    audit,
 )
 from benchmax.models._base import as_utc
 
@@ -76,14 +76,12 @@ def record_decision(
     )
     session.add(decision)
     ids = {"decision_id": decision.id, "report_id": report_id, "dispute_id": dispute_id}
-    session.add(
-        AuditEvent(
-            actor_id=actor.id,
-            action=f"moderation.{action}",
-            subject_type=target_type,
-            subject_id=target_id,
-            detail={key: value for key, value in ids.items() if value},
-        )
+    audit(
+        session,
+        action,
+        target,
+        actor_id=actor.id,
+        detail={key: value for key, value in ids.items() if value},
     )
     session.flush()
     return decision

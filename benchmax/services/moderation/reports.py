@@ -8,7 +8,7 @@ from typing import Literal
 from sqlmodel import Session, select
 
 from benchmax.models import (
-    AuditEvent,
+    AuditAction,
     CaseState,
     EvidenceFile,
     EvidenceKind,
@@ -20,6 +20,7 @@ from benchmax.models import (
     SourceVisibility,
     Test,
     User,
+    audit,
 )
 from benchmax.models._base import is_public_id
 from benchmax.services.moderation.cases import close_case, decided_test
@@ -113,14 +114,12 @@ def create_report(
         details=clean_details,
     )
     session.add(report)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="report.created",
-            subject_type="report",
-            subject_id=report.id,
-            detail={"test_id": test.id},
-        )
+    audit(
+        session,
+        AuditAction.REPORT_CREATED,
+        ("report", report.id),
+        actor_id=user.id,
+        detail={"test_id": test.id},
     )
     session.flush()
     return report

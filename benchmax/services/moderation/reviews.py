@@ -14,7 +14,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
-    AuditEvent,
+    AuditAction,
     Review,
     ReviewerKind,
     ReviewState,
@@ -22,6 +22,7 @@ from benchmax.models import (
     Test,
     TestState,
     User,
+    audit,
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.moderation.errors import ModerationError
@@ -159,17 +160,12 @@ def append_review(
         corrects_review_id=corrects.id if corrects else None,
     )
     session.add(review)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="review.corrected" if corrects else "review.added",
-            subject_type="review",
-            subject_id=review.id,
-            detail={
-                "test_id": test.id,
-                **({"corrects_review_id": corrects.id} if corrects else {}),
-            },
-        )
+    audit(
+        session,
+        AuditAction.REVIEW_CORRECTED if corrects else AuditAction.REVIEW_ADDED,
+        ("review", review.id),
+        actor_id=user.id,
+        detail={"test_id": test.id, **({"corrects_review_id": corrects.id} if corrects else {})},
     )
     session.flush()
     refresh_review_state(session, test)

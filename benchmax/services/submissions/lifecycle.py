@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from benchmax.models import AuditEvent, EvidenceState, JobState, Test, TestState, User
+from benchmax.models import AuditAction, EvidenceState, JobState, Test, TestState, User, audit
 from benchmax.models._base import utcnow
 from benchmax.services import jobs
 from benchmax.services.submissions.errors import SubmissionError
@@ -85,14 +85,12 @@ def retry_processing(session: Session, user: User, test_id: str) -> Test:
     test.updated_at = utcnow()
     session.add(test)
     _start_processing(session, test, actor=user)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="test.retry_processing",
-            subject_type="test",
-            subject_id=test.id,
-            detail={"failure_code": failure_code},
-        )
+    audit(
+        session,
+        AuditAction.TEST_RETRY_PROCESSING,
+        ("test", test.id),
+        actor_id=user.id,
+        detail={"failure_code": failure_code},
     )
     session.flush()
     return test
