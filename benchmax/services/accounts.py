@@ -19,7 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from benchmax.adapters.auth import LOCAL_SUBJECT_PREFIX, SessionVerifier, local_subject
-from benchmax.models import AccountStatus, AuditAction, Role, User, audit
+from benchmax.models import AuditAction, Role, User, audit
+from benchmax.services.moderation.policy import may_grant
 from benchmax.settings import Settings
 
 HANDLE_MIN, HANDLE_MAX = 3, 32
@@ -43,11 +44,6 @@ RESERVED_HANDLES = frozenset(
 
 DISPLAY_NAME_MAX = 80
 _GENERATED_SUFFIX_ATTEMPTS = 8
-# Who may hand out which role: owners anything, moderators only the reviewer bit.
-_GRANTABLE = {
-    Role.OWNER: frozenset(Role),
-    Role.MODERATOR: frozenset({Role.CONTRIBUTOR, Role.REVIEWER}),
-}
 
 
 class AccountError(ValueError):
@@ -215,14 +211,8 @@ def grant_role(session: Session, handle: str, role: Role | str, actor: User | No
     user = find_user_by_handle(session, handle)
     if user is None:
         raise AccountError(f"No account has the handle '{handle}'.")
-    if actor is not None:
-        allowed = _GRANTABLE.get(actor.role, frozenset())
-        if (
-            actor.status != AccountStatus.ACTIVE
-            or new_role not in allowed
-            or user.role not in allowed
-        ):
-            raise AccountPermissionError("You are not allowed to grant that role.")
+    if actor is not None and not may_grant(actor, Role(user.role), new_role):
+        raise AccountPermissionError("You are not allowed to grant that role.")
     _set_role(session, user, new_role, actor)
     return user
 

@@ -12,7 +12,7 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.models import User
 from benchmax.services.moderation import ModerationError, actions, queues
-from benchmax.services.moderation.policy import is_admin
+from benchmax.services.moderation.policy import can_moderate
 from benchmax.state.session import SessionState
 from benchmax.state.views import human_date
 
@@ -98,7 +98,7 @@ class ModerationState(SessionState):
     account_handle: rx.Field[str] = rx.field("")
 
     def _refresh(self, user: User | None) -> None:
-        self.allowed = bool(user and is_admin(user) and user.can_write)
+        self.allowed = can_moderate(user)
         if not self.allowed:
             self.reports, self.disputes, self.flags, self.labels = [], [], [], []
             self.removed = []
