@@ -20,7 +20,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services import detail_view
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
 from benchmax.services.detail_view import get_test_view, render_markdown
 from tests.factories import make_evidence, make_test, make_user

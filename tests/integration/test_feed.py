@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from benchmax.models import EvidenceKind, EvidenceState, ReviewState, Test, TestState
 from benchmax.models._base import utcnow
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
 from benchmax.services.feed import (
     FeedFilters,

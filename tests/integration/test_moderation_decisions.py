@@ -26,7 +26,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.services import detail_view, feed
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.moderation import (
     ModerationError,
     disputes,

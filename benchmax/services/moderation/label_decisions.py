@@ -15,7 +15,7 @@ from benchmax.models import (
     Test,
     User,
 )
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin

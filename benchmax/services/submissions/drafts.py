@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import Test, TestState, User
 from benchmax.models._base import utcnow
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.fields import clean_fields
 from benchmax.services.submissions.records import editable_test
