@@ -15,11 +15,12 @@ from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
 from benchmax.models import User
 from benchmax.services import detail_view
+from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.moderation import disputes, reviews
 from benchmax.services.submissions import status_label
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, human_date, size_text
+from benchmax.state.views import attempts_text, size_text
 
 
 def _evidence_dict(item: Any, origin: str) -> dict[str, str]:

@@ -11,10 +11,10 @@ import reflex as rx
 
 from benchmax import runtime
 from benchmax.models import User
+from benchmax.services.dates import human_date
 from benchmax.services.moderation import ModerationError, actions, queues
 from benchmax.services.moderation.policy import can_moderate
 from benchmax.state.session import SessionState
-from benchmax.state.views import human_date
 
 
 def _report(item: queues.ReportItem) -> dict[str, str]:

@@ -11,13 +11,13 @@ one is still loading is dropped. Every action re-verifies the session on the ser
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
 from typing import Any
 
 import reflex as rx
 
 from benchmax import runtime
 from benchmax.services import backup as backups
+from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.jobs import JobStateError
 from benchmax.services.operations import (
     Dashboard,
@@ -32,10 +32,6 @@ from benchmax.state.session import SessionState
 from benchmax.state.views import size_text
 
 POLL_SECONDS = 3.0
-
-
-def _when(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else "—"
 
 
 def _duration(seconds: float | None) -> str:
@@ -62,18 +58,18 @@ def view(data: Dashboard) -> dict[str, Any]:
         )
         backup_view = {
             "present": "yes",
-            "time": _when(backup.created_at),
+            "time": clock_time(backup.created_at),
             "manifest": backup.manifest_key,
             "objects": f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
-            "verified": f"{verified} ({_when(backup.verified_at)})",
+            "verified": f"{verified} ({clock_time(backup.verified_at)})",
         }
     return {
-        "generated_at": _when(data.generated_at),
+        "generated_at": clock_time(data.generated_at),
         "job_rows": [
             {"kind": count.kind, "state": count.state.value, "count": str(count.count)}
             for count in data.job_counts
         ],
-        "finished_counts_at": _when(data.finished_counts_at),
+        "finished_counts_at": clock_time(data.finished_counts_at),
         "oldest_waiting": _duration(data.oldest_waiting_seconds),
         "dead_jobs": [
             {
@@ -82,7 +78,7 @@ def view(data: Dashboard) -> dict[str, Any]:
                 "subject_id": job.subject_id,
                 "attempts": str(job.attempts),
                 "error": job.last_error_code or "—",
-                "updated": _when(job.updated_at),
+                "updated": clock_time(job.updated_at),
             }
             for job in data.dead_jobs
         ],
@@ -91,7 +87,7 @@ def view(data: Dashboard) -> dict[str, Any]:
         "ttp_count": data.time_to_public.published,
         "ttp_series": [
             {
-                "time": point.taken_at.strftime("%H:%M"),
+                "time": chart_time(point.taken_at),
                 "p50": round(point.p50_seconds or 0.0, 2),
                 "p95": round(point.p95_seconds or 0.0, 2),
             }
@@ -105,7 +101,7 @@ def view(data: Dashboard) -> dict[str, Any]:
             {"prefix": usage.prefix, "objects": str(usage.objects), "bytes": size_text(usage.bytes)}
             for usage in inventory.prefixes
         ],
-        "storage_taken_at": _when(inventory.taken_at),
+        "storage_taken_at": clock_time(inventory.taken_at),
         "orphan_count": inventory.orphan_object_count,
         "orphan_objects": list(inventory.orphan_objects),
         "missing_count": inventory.missing_object_count,
@@ -117,7 +113,7 @@ def view(data: Dashboard) -> dict[str, Any]:
                 "action": event.action,
                 "actor": event.actor_id or "—",
                 "subject": f"{event.subject_type} {event.subject_id}",
-                "time": _when(event.created_at),
+                "time": clock_time(event.created_at),
             }
             for event in data.recent_audit
         ],

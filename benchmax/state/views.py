@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
+from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.submissions import status_label
-
-
-def human_date(value: datetime | str | None) -> str:
-    if value is None or value == "":
-        return ""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value.strftime("%d %b %Y, %H:%M UTC")
 
 
 def size_text(size: int) -> str:
