@@ -15,6 +15,7 @@ from benchmax.models import (
     EvidenceState,
     ModerationAction,
     ModerationDecision,
+    Report,
     Test,
     TestState,
     User,
@@ -43,12 +44,32 @@ def _has_evidence(test: Test, files: list[EvidenceFile]) -> bool:
     return bool(test.output_text.strip()) or any(f.state == EvidenceState.APPROVED for f in files)
 
 
-def _hide(session: Session, test: Test, outcome: str, reason: str) -> None:
+def _take_down(
+    session: Session, admin: User, test: Test, outcome: str, reason: str, report: Report | None
+) -> ModerationDecision:
+    """Hide a public Test, settle ``report`` if one was named, and record the removal."""
     test.state = TestState.REMOVED
     test.removed_at = utcnow()
     test.failure_code = REMOVED_CODE
     test.failure_reason = outcome_line(outcome, reason)
     session.add(test)
+    return record_decision(
+        session,
+        admin,
+        ModerationAction.TEST_REMOVE,
+        ("test", test.id),
+        reason,
+        ("public", "removed"),
+        report_id=_settle(session, report),
+    )
+
+
+def _settle(session: Session, report: Report | None) -> str | None:
+    """Resolve the report a decision acts on; its id for the decision row."""
+    if report is None:
+        return None
+    close_case(report, CaseState.RESOLVED, session)
+    return report.id
 
 
 def remove_test(
@@ -63,18 +84,7 @@ def remove_test(
             "not_public", f"Only public Tests can be removed; this one is {test.state}.", 409
         )
     report = open_report_for(session, report_id, test)
-    _hide(session, test, "Removed by a moderator", clean)
-    if report is not None:
-        close_case(report, CaseState.RESOLVED, session)
-    return record_decision(
-        session,
-        admin,
-        ModerationAction.TEST_REMOVE,
-        ("test", test.id),
-        clean,
-        ("public", "removed"),
-        report_id=report.id if report else None,
-    )
+    return _take_down(session, admin, test, "Removed by a moderator", clean, report)
 
 
 def restore_problem(test: Test, files: list[EvidenceFile]) -> str | None:
@@ -145,8 +155,6 @@ def block_evidence(
     evidence.block_reason = outcome_line("Blocked by a moderator", clean)
     evidence.updated_at = utcnow()
     session.add(evidence)
-    if report is not None:
-        close_case(report, CaseState.RESOLVED, session)
     decision = record_decision(
         session,
         admin,
@@ -154,16 +162,9 @@ def block_evidence(
         ("evidence", evidence.id),
         clean,
         ("approved", "blocked"),
-        report_id=report.id if report else None,
+        report_id=_settle(session, report),
     )
     if test.state == TestState.PUBLIC and not _has_evidence(test, _evidence(session, test)):
-        _hide(session, test, "Removed: its only evidence was blocked by a moderator", clean)
-        record_decision(
-            session,
-            admin,
-            ModerationAction.TEST_REMOVE,
-            ("test", test.id),
-            clean,
-            ("public", "removed"),
-        )
+        outcome = "Removed: its only evidence was blocked by a moderator"
+        _take_down(session, admin, test, outcome, clean, None)
     return decision
