@@ -7,30 +7,34 @@ by itself when the tab closes. Element ids (``ops-*``) are stable for the browse
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.dashboard import scroll_table, section, stat_card
 from benchmax.components.layout import page_shell
-from benchmax.state.operations import POLL_SECONDS
+from benchmax.state.operations import POLL_SECONDS, DeadJobRow, JobRow, OperationsView
 from benchmax.state.operations import OperationsState as S
 
-
-def _job_row(row: dict) -> rx.Component:  # type: ignore[type-arg]
-    return rx.table.row(
-        rx.table.cell(row["kind"]), rx.table.cell(row["state"]), rx.table.cell(row["count"])
-    )
+# Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
+D = cast("ObjectVar[OperationsView]", S.dash)
 
 
-def _dead_row(job: dict) -> rx.Component:  # type: ignore[type-arg]
-    job_id = job["id"]
+def _job_row(row: ObjectVar[JobRow]) -> rx.Component:
+    return rx.table.row(rx.table.cell(row.kind), rx.table.cell(row.state), rx.table.cell(row.count))
+
+
+def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
+    job_id = job.id
     return rx.table.row(
         rx.table.cell(job_id),
-        rx.table.cell(job["kind"]),
-        rx.table.cell(rx.code(job["subject_id"])),
-        rx.table.cell(job["attempts"]),
-        rx.table.cell(rx.code(job["error"])),
-        rx.table.cell(job["updated"]),
+        rx.table.cell(job.kind),
+        rx.table.cell(rx.code(job.subject_id)),
+        rx.table.cell(job.attempts),
+        rx.table.cell(rx.code(job.error)),
+        rx.table.cell(job.updated),
         rx.table.cell(
             rx.hstack(
                 rx.input(
@@ -64,7 +68,7 @@ def _toolbar() -> rx.Component:
     return rx.hstack(
         rx.heading("Operations", size="7"),
         rx.spacer(),
-        rx.text("Updated ", S.generated_at, size="1", color_scheme="gray", id="ops-updated"),
+        rx.text("Updated ", D.generated_at, size="1", color_scheme="gray", id="ops-updated"),
         autorefresh_button(
             rx.icon("refresh-cw", size=14),
             "Refresh",
@@ -101,13 +105,13 @@ def _notice() -> rx.Component:
 def _stats() -> rx.Component:
     """The figures an owner looks at first."""
     return rx.flex(
-        stat_card("Oldest waiting job", S.oldest_waiting, "ops-oldest-waiting"),
-        stat_card("Time to public p50 (24 h)", S.ttp_p50, "ops-ttp-p50"),
-        stat_card("Time to public p95 (24 h)", S.ttp_p95, "ops-ttp-p95"),
-        stat_card("Open reports", S.open_reports.to_string(), "ops-open-reports"),
-        stat_card("Open disputes", S.open_disputes.to_string(), "ops-open-disputes"),
-        stat_card("Open holds", S.open_holds.to_string(), "ops-open-holds"),
-        stat_card("AI review", S.ai_review, "ops-ai-review"),
+        stat_card("Oldest waiting job", D.oldest_waiting, "ops-oldest-waiting"),
+        stat_card("Time to public p50 (24 h)", D.ttp_p50, "ops-ttp-p50"),
+        stat_card("Time to public p95 (24 h)", D.ttp_p95, "ops-ttp-p95"),
+        stat_card("Open reports", D.open_reports.to_string(), "ops-open-reports"),
+        stat_card("Open disputes", D.open_disputes.to_string(), "ops-open-disputes"),
+        stat_card("Open holds", D.open_holds.to_string(), "ops-open-holds"),
+        stat_card("AI review", D.ai_review, "ops-ai-review"),
         wrap="wrap",
         spacing="3",
     )
@@ -118,10 +122,10 @@ def _dead_jobs() -> rx.Component:
     return section(
         "Dead-letter jobs",
         rx.cond(
-            S.dead_jobs.length() > 0,
+            D.dead_jobs.length() > 0,
             scroll_table(
                 ["Job", "Kind", "Subject", "Attempts", "Last error", "Updated", "Action"],
-                S.dead_jobs,
+                D.dead_jobs,
                 _dead_row,
                 "ops-dead-table",
             ),
@@ -136,8 +140,8 @@ def _jobs() -> rx.Component:
     return section(
         "Jobs by kind and state",
         rx.cond(
-            S.job_rows.length() > 0,
-            scroll_table(["Kind", "State", "Jobs"], S.job_rows, _job_row, "ops-jobs-table"),
+            D.job_rows.length() > 0,
+            scroll_table(["Kind", "State", "Jobs"], D.job_rows, _job_row, "ops-jobs-table"),
             rx.text(
                 "No jobs yet: they appear once a Test is submitted.",
                 color_scheme="gray",
@@ -146,7 +150,7 @@ def _jobs() -> rx.Component:
         ),
         rx.text(
             "Pending, running and dead are live; done and discarded as of ",
-            S.finished_counts_at,
+            D.finished_counts_at,
             size="1",
             color_scheme="gray",
         ),
@@ -158,7 +162,7 @@ def _time_to_public() -> rx.Component:
     """How long Tests took from submission to public, over the last day."""
     return section(
         "Time to public",
-        rx.text(S.ttp_count.to_string(), " Tests published in the last 24 hours.", size="2"),
+        rx.text(D.ttp_count.to_string(), " Tests published in the last 24 hours.", size="2"),
         rx.recharts.line_chart(
             rx.recharts.line(data_key="p50", name="p50 (s)", stroke="var(--accent-9)"),
             rx.recharts.line(data_key="p95", name="p95 (s)", stroke="var(--orange-9)"),
@@ -166,7 +170,7 @@ def _time_to_public() -> rx.Component:
             rx.recharts.y_axis(),
             rx.recharts.legend(),
             rx.recharts.graphing_tooltip(),
-            data=S.ttp_series,
+            data=D.ttp_series,
             width="100%",
             height=240,
         ),
@@ -180,24 +184,24 @@ def _storage() -> rx.Component:
         "Storage",
         scroll_table(
             ["Prefix", "Objects", "Bytes"],
-            S.storage_rows,
+            D.storage_rows,
             lambda row: rx.table.row(
-                rx.table.cell(rx.code(row["prefix"])),
-                rx.table.cell(row["objects"]),
-                rx.table.cell(row["bytes"]),
+                rx.table.cell(rx.code(row.prefix)),
+                rx.table.cell(row.objects),
+                rx.table.cell(row.bytes),
             ),
             "ops-storage-table",
         ),
-        rx.text("Inventory taken ", S.storage_taken_at, size="1", color_scheme="gray"),
+        rx.text("Inventory taken ", D.storage_taken_at, size="1", color_scheme="gray"),
         rx.text(
-            S.orphan_count.to_string(),
+            D.orphan_count.to_string(),
             " objects without a row; ",
-            S.missing_count.to_string(),
+            D.missing_count.to_string(),
             " approved rows without their object.",
             id="ops-orphan-summary",
         ),
-        rx.foreach(S.orphan_objects, lambda key: rx.code("orphan: " + key)),
-        rx.foreach(S.missing_objects, lambda key: rx.code("missing: " + key)),
+        rx.foreach(D.orphan_objects, lambda key: rx.code("orphan: " + key)),
+        rx.foreach(D.missing_objects, lambda key: rx.code("missing: " + key)),
         section_id="ops-storage",
     )
 
@@ -207,11 +211,11 @@ def _backup() -> rx.Component:
     return section(
         "Last backup",
         rx.cond(
-            S.backup["present"] != "",
+            D.backup.present,
             rx.vstack(
-                rx.text(S.backup["time"], " — ", S.backup["objects"]),
-                rx.code(S.backup["manifest"]),
-                rx.text(S.backup["verified"], id="ops-backup-verified"),
+                rx.text(D.backup.time, " — ", D.backup.objects),
+                rx.code(D.backup.manifest),
+                rx.text(D.backup.verified, id="ops-backup-verified"),
             ),
             rx.text("No backup yet.", color_scheme="gray"),
         ),
@@ -225,13 +229,13 @@ def _audit_events() -> rx.Component:
         "Recent audit events",
         scroll_table(
             ["Id", "Action", "Actor", "Subject", "Time"],
-            S.audit_rows,
+            D.audit_rows,
             lambda row: rx.table.row(
-                rx.table.cell(row["id"]),
-                rx.table.cell(row["action"]),
-                rx.table.cell(row["actor"]),
-                rx.table.cell(row["subject"]),
-                rx.table.cell(row["time"]),
+                rx.table.cell(row.id),
+                rx.table.cell(row.action),
+                rx.table.cell(row.actor),
+                rx.table.cell(row.subject),
+                rx.table.cell(row.time),
             ),
             "ops-audit-table",
         ),
