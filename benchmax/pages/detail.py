@@ -168,9 +168,9 @@ def _owner_notice() -> rx.Component:
     )
 
 
-def _detail() -> rx.Component:
-    return rx.vstack(
-        _owner_notice(),
+def _heading() -> list[rx.Component]:
+    """Status, publication date, title and contributor."""
+    return [
         rx.hstack(
             status_badge(TEST.status, TEST.status_color),
             rx.text("Published ", TEST.published, size="2", color_scheme="gray"),
@@ -184,54 +184,74 @@ def _detail() -> rx.Component:
             id="test-title",
         ),
         rx.text("by ", rx.link(TEST.contributor, href="/u/" + TEST.handle), size="3"),
+    ]
+
+
+def _output() -> rx.Component:
+    """The pasted output, rendered from Markdown and sanitised on the server."""
+    return rx.cond(
+        S.output_html != "",
+        _section(
+            "Output",
+            rx.box(
+                rx.html(S.output_html),
+                class_name="markdown-body",
+                width="100%",
+                id="test-output",
+            ),
+        ),
+    )
+
+
+def _evidence() -> rx.Component:
+    """The files, each viewed from the user-content origin."""
+    return _section(
+        "Evidence",
+        rx.cond(
+            S.evidence.length() > 0,
+            rx.grid(
+                rx.foreach(S.evidence, _evidence_item),
+                columns=rx.breakpoints(initial="1", md="2"),
+                align="start",
+                spacing="3",
+                width="100%",
+            ),
+            rx.text("No files; the output above is the evidence.", color_scheme="gray", size="2"),
+        ),
+        rx.text(
+            "Files are served from a separate origin and never run in this page.",
+            size="1",
+            color_scheme="gray",
+        ),
+    )
+
+
+def _preview() -> rx.Component:
+    """Where the automated preview will go; not available yet."""
+    return rx.cond(
+        S.has_source,
+        _section(
+            "Automated preview",
+            rx.callout(
+                "Automated preview unavailable",
+                icon="monitor-off",
+                color_scheme="gray",
+                id="preview-unavailable",
+            ),
+        ),
+    )
+
+
+def _detail() -> rx.Component:
+    return rx.vstack(
+        _owner_notice(),
+        *_heading(),
         _section("Prompt", _pre(TEST.prompt, id="test-prompt")),
         _setup(),
         rx.cond(TEST.notes != "", _section("Notes", _pre(TEST.notes))),
-        rx.cond(
-            S.output_html != "",
-            _section(
-                "Output",
-                rx.box(
-                    rx.html(S.output_html),
-                    class_name="markdown-body",
-                    width="100%",
-                    id="test-output",
-                ),
-            ),
-        ),
-        _section(
-            "Evidence",
-            rx.cond(
-                S.evidence.length() > 0,
-                rx.grid(
-                    rx.foreach(S.evidence, _evidence_item),
-                    columns=rx.breakpoints(initial="1", md="2"),
-                    align="start",
-                    spacing="3",
-                    width="100%",
-                ),
-                rx.text(
-                    "No files; the output above is the evidence.", color_scheme="gray", size="2"
-                ),
-            ),
-            rx.text(
-                "Files are served from a separate origin and never run in this page.",
-                size="1",
-                color_scheme="gray",
-            ),
-        ),
-        rx.cond(
-            S.has_source,
-            _section(
-                "Automated preview",
-                rx.callout(
-                    "Automated preview unavailable",
-                    icon="monitor-off",
-                    color_scheme="gray",
-                    id="preview-unavailable",
-                ),
-            ),
-        ),
+        _output(),
+        _evidence(),
+        _preview(),
         _reviews(),
         actions_panel(),
         spacing="5",
