@@ -10,6 +10,8 @@ Test, nor a dispute about their own review.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from sqlmodel import Session
 
 from benchmax.models import CaseState, Dispute, ModerationHold, Report, Test, User
@@ -17,6 +19,7 @@ from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.moderation.errors import ModerationError
 
 _FAILURE_REASON_MAX = 500  # Test.failure_reason and EvidenceFile.block_reason columns
+Case = TypeVar("Case", Report, Dispute)
 
 
 def outcome_line(outcome: str, reason: str) -> str:
@@ -56,3 +59,16 @@ def close_case(case: Report | Dispute | ModerationHold, state: CaseState, sessio
     case.state = state
     case.closed_at = utcnow()
     session.add(case)
+
+
+def open_case(
+    session: Session, admin: User, model: type[Case], case_id: str, noun: str
+) -> tuple[Case, Test]:
+    """The open report or dispute ``case_id`` and its Test, which is not the moderator's own."""
+    case = session.get(model, case_id) if is_public_id(case_id) else None
+    if case is None:
+        raise ModerationError(f"{noun}_not_found", f"No {noun} has this id.", 404)
+    test = decided_test(session, admin, case.test_id)
+    if case.state != CaseState.OPEN:
+        raise ModerationError(f"{noun}_closed", f"That {noun} was already decided.", 409)
+    return case, test

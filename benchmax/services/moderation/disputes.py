@@ -20,7 +20,7 @@ from benchmax.models import (
     audit,
 )
 from benchmax.models._base import is_public_id
-from benchmax.services.moderation.cases import close_case, decided_test
+from benchmax.services.moderation.cases import close_case, open_case
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import (
     REASON_MAX,
@@ -123,12 +123,7 @@ def decide_dispute(
     """Uphold the disputed review (it stands) or overturn it: a correction by the moderator,
     with ``score`` and the reason as its reasoning, is appended to the review's history."""
     admin = require_admin(actor, "decide disputes")
-    dispute = session.get(Dispute, dispute_id) if is_public_id(dispute_id) else None
-    if dispute is None:
-        raise ModerationError("dispute_not_found", "No dispute has this id.", 404)
-    test = decided_test(session, admin, dispute.test_id)
-    if dispute.state != CaseState.OPEN:
-        raise ModerationError("dispute_closed", "That dispute was already decided.", 409)
+    dispute, test = open_case(session, admin, Dispute, dispute_id, "dispute")
     review = session.get(Review, dispute.review_id)
     assert review is not None  # a foreign key guarantees it
     if review.reviewer_id == admin.id:

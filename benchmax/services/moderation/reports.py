@@ -22,8 +22,7 @@ from benchmax.models import (
     User,
     audit,
 )
-from benchmax.models._base import is_public_id
-from benchmax.services.moderation.cases import close_case, decided_test
+from benchmax.services.moderation.cases import close_case, open_case
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import (
     clean_reason,
@@ -135,12 +134,7 @@ def decide_report(
     """Close a report: resolved (acted on) or dismissed (nothing to do)."""
     admin = require_admin(actor, "decide reports")
     clean = clean_reason(reason)
-    report = session.get(Report, report_id) if is_public_id(report_id) else None
-    if report is None:
-        raise ModerationError("report_not_found", "No report has this id.", 404)
-    decided_test(session, admin, report.test_id)
-    if report.state != CaseState.OPEN:
-        raise ModerationError("report_closed", "That report was already decided.", 409)
+    report, _test = open_case(session, admin, Report, report_id, "report")
     state = CaseState.RESOLVED if outcome == "resolve" else CaseState.DISMISSED
     close_case(report, state, session)
     return record_decision(
