@@ -15,17 +15,14 @@ from benchmax.models._base import utcnow
 from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.fields import clean_fields
-from benchmax.services.submissions.records import editable_test
+from benchmax.services.submissions.records import editable_test, require_writer
 
 FIRST_STEP, LAST_STEP = 1, 5
 
 
 def create_draft(session: Session, user: User) -> Test:
     """A new, empty, private draft owned by ``user``."""
-    if not user.can_write:
-        raise SubmissionError(
-            "account_suspended", "Suspended accounts cannot submit Tests.", status=403
-        )
+    require_writer(user, "submit Tests")
     test = Test(
         contributor_id=user.id,
         prompt="",

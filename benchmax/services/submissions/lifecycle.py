@@ -24,6 +24,7 @@ from benchmax.services.submissions.records import (
     latest_jobs,
     live_files,
     lock_test,
+    require_writer,
 )
 
 REQUIRED_MESSAGES = {
@@ -69,10 +70,7 @@ def submit(session: Session, user: User, test_id: str) -> Test:
 
 def retry_processing(session: Session, user: User, test_id: str) -> Test:
     """Run a Test whose processing failed again: dead jobs are requeued, missing ones added."""
-    if not user.can_write:
-        raise SubmissionError(
-            "account_suspended", "Suspended accounts cannot retry Tests.", status=403
-        )
+    require_writer(user, "retry Tests")
     test = get_own_test(session, user, test_id)
     if test.state != TestState.FAILED:
         raise SubmissionError(
