@@ -162,7 +162,7 @@ def _stop_flood(ctx: JobContext, flooder: User) -> None:
 @contextmanager
 def _embedded(scratch: Path, cap: int) -> Iterator[JobContext]:
     import tasks.run
-    from tasks.broker import build_dispatcher
+    from tasks.run import build_dispatcher
 
     database = scratch / f"embedded-{cap}.db"
     db_upgrade(f"sqlite:///{database}")

@@ -161,6 +161,32 @@ def _wait_for(url: str, timeout: float, processes: Sequence[subprocess.Popen[byt
     return False
 
 
+def _dev_commands(args: argparse.Namespace) -> list[list[str]]:
+    """The user-content service and the web app (with its in-process queue), as commands."""
+    usercontent = [
+        sys.executable, "-m", "uvicorn", "usercontent_service.app:app",
+        "--host", "127.0.0.1", "--port", str(args.usercontent_port),
+        "--no-server-header", "--no-access-log", "--log-level", "warning",
+    ]  # fmt: skip
+    web = [
+        sys.executable, "-m", "reflex", "run", "--env", "prod", "--single-port",
+        "--frontend-port", str(args.port), "--backend-host", args.host, "--loglevel", "warning",
+    ]  # fmt: skip
+    return [usercontent, web]
+
+
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Ask every process to stop, then kill whichever has not within 15 seconds."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def _cmd_dev(args: argparse.Namespace) -> int:
     """Start the web app (with its in-process queue) and the user-content service."""
     env = _dev_environment(args)
@@ -171,48 +197,7 @@ def _cmd_dev(args: argparse.Namespace) -> int:
     db_upgrade()
     _cmd_demo_seed(argparse.Namespace(if_empty=True))
 
-    processes: list[subprocess.Popen[bytes]] = []
-    processes.append(
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "usercontent_service.app:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(args.usercontent_port),
-                "--no-server-header",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-    )
-    processes.append(
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "reflex",
-                "run",
-                "--env",
-                "prod",
-                "--single-port",
-                "--frontend-port",
-                str(args.port),
-                "--backend-host",
-                args.host,
-                "--loglevel",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-    )
+    processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in _dev_commands(args)]
     app_url = f"http://localhost:{args.port}"
     uc_url = f"http://127.0.0.1:{args.usercontent_port}"
     try:
@@ -231,14 +216,7 @@ def _cmd_dev(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        _stop(processes)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,8 +18,7 @@ from benchmax.settings import get_settings
 
 @asynccontextmanager
 async def job_runtime() -> AsyncIterator[None]:
-    from tasks.broker import build_dispatcher
-    from tasks.run import use_job_context
+    from tasks.run import build_dispatcher, use_job_context
     from tasks.scheduler import run_embedded_sweeper
 
     settings = get_settings()

@@ -1,4 +1,5 @@
-"""The task functions: thin wrappers that run job services in a thread.
+"""The task functions, thin wrappers that run job services in a thread, and the dispatcher
+that sends them.
 
 Handlers are synchronous database code, so each message is handed to ``run_job`` (or
 ``sweep``) in a worker thread and the event loop stays free to receive more. Modules that
@@ -11,15 +12,21 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-from datetime import timedelta
+from typing import Any
 
-from benchmax.adapters.queue import RUN_JOB_TASK
-from benchmax.services.jobs import JobContext, run_job, sweep
-from benchmax.services.operations import take_metrics_sample
-from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
-from benchmax.services.submissions.expiry import expire_drafts
+from taskiq import InMemoryBroker, TaskiqEvents
+
+from benchmax.adapters.queue import (
+    RUN_JOB_TASK,
+    TaskiqDispatcher,
+    build_broker,
+    configure_dispatcher,
+    current_dispatcher,
+)
+from benchmax.services.jobs import JobContext, run_job
 from benchmax.settings import get_settings
 from tasks.broker import broker
+from tasks.periodic import PERIODIC_JOBS, PeriodicJob
 
 _context: JobContext | None = None
 
@@ -46,36 +53,42 @@ async def run_job_task(job_id: int) -> str:
     return await asyncio.to_thread(run_job, job_id, job_context(), worker_id())
 
 
-@broker.task(
-    task_name="benchmax.sweep",
-    schedule=[{"interval": get_settings().sweep_interval_seconds}],
-)
-async def sweep_task() -> int:
-    return await asyncio.to_thread(sweep, job_context())
+def _schedule(job: PeriodicJob) -> None:
+    """Register ``job`` as a Taskiq task the scheduler sends every ``job.every`` seconds."""
+
+    async def run_periodic() -> int:
+        return await asyncio.to_thread(job.run, job_context())
+
+    interval = int(job.every(get_settings()))
+    broker.task(task_name=job.task_name, schedule=[{"interval": interval}])(run_periodic)
 
 
-QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
+for _job in PERIODIC_JOBS:
+    _schedule(_job)
 
 
-@broker.task(
-    task_name="benchmax.cleanup_quarantine",
-    schedule=[{"interval": int(QUARANTINE_CLEANUP_INTERVAL.total_seconds())}],
-)
-async def cleanup_quarantine_task() -> int:
-    return await asyncio.to_thread(cleanup_quarantine, job_context())
+def build_dispatcher() -> TaskiqDispatcher:
+    """The dispatcher this process should use to send jobs.
+
+    In memory, jobs go to this very broker and run in this process (the tasks above are
+    registered on it). With Redis the dispatcher gets a broker of its own: it sends from its
+    own event loop, and Redis connections must not be shared between loops (a worker listens
+    on ``broker`` in its main loop).
+    """
+    if isinstance(broker, InMemoryBroker):
+        return TaskiqDispatcher(broker)
+    return TaskiqDispatcher(build_broker(get_settings()))
 
 
-@broker.task(
-    task_name="benchmax.expire_drafts",
-    schedule=[{"interval": get_settings().draft_expiry_interval_seconds}],
-)
-async def expire_drafts_task() -> int:
-    return await asyncio.to_thread(expire_drafts, job_context())
+@broker.on_event(TaskiqEvents.WORKER_STARTUP)
+async def _start_dispatching(_state: Any) -> None:
+    """Handlers may enqueue follow-up jobs, so a worker needs a dispatcher too."""
+    if current_dispatcher() is None:
+        configure_dispatcher(build_dispatcher())
 
 
-@broker.task(
-    task_name="benchmax.metrics_sample",
-    schedule=[{"interval": get_settings().metrics_interval_seconds}],
-)
-async def metrics_sample_task() -> int:
-    return await asyncio.to_thread(take_metrics_sample, job_context())
+@broker.on_event(TaskiqEvents.WORKER_SHUTDOWN)
+async def _stop_dispatching(_state: Any) -> None:
+    dispatcher = configure_dispatcher(None)
+    if isinstance(dispatcher, TaskiqDispatcher):
+        dispatcher.close()

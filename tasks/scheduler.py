@@ -1,5 +1,5 @@
-"""Periodic work: the job sweep, the quarantine clean-up, expired drafts and /operations metric
-samples, on a Taskiq scheduler or inside the web process.
+"""Periodic work (the table in ``tasks.periodic``: the job sweep, the quarantine clean-up,
+expired drafts and /operations metric samples), on a Taskiq scheduler or inside the web process.
 
 Production runs exactly one ``taskiq scheduler tasks.scheduler:scheduler`` (or, the same,
 ``python -m tasks.scheduler``); it sends ``benchmax.sweep`` every ``sweep_interval_seconds``
@@ -21,12 +21,10 @@ from contextlib import suppress
 from taskiq import TaskiqScheduler
 from taskiq.schedule_sources import LabelScheduleSource
 
-from benchmax.services.jobs import JobContext, sweep
-from benchmax.services.operations import take_metrics_sample
-from benchmax.services.pipeline import cleanup_quarantine
-from benchmax.services.submissions.expiry import expire_drafts
+import tasks.run  # noqa: F401 - registers the scheduled tasks on the broker
+from benchmax.services.jobs import JobContext
 from tasks.broker import broker
-from tasks.run import QUARANTINE_CLEANUP_INTERVAL  # also registers the scheduled tasks
+from tasks.periodic import PERIODIC_JOBS
 
 logger = logging.getLogger(__name__)
 
@@ -34,43 +32,30 @@ scheduler = TaskiqScheduler(broker, sources=[LabelScheduleSource(broker)])
 
 
 async def run_embedded_sweeper(ctx: JobContext, stop: asyncio.Event) -> None:
-    """Sweep now and then every ``sweep_interval_seconds`` until ``stop`` is set.
+    """Run every periodic job now and then on its interval until ``stop`` is set.
 
-    The first sweep at start-up picks up whatever the previous run of the process left.
-    Needs this process's dispatcher to be configured. The quarantine clean-up runs at start-up
-    and then every ``QUARANTINE_CLEANUP_INTERVAL``; a metric sample every
-    ``metrics_interval_seconds``; expired drafts are deleted every
-    ``draft_expiry_interval_seconds``.
+    The first round at start-up picks up whatever the previous run of the process left.
+    Needs this process's dispatcher to be configured. A failed run is logged (its error type
+    only) and tried again at its next interval.
     """
-    next_cleanup = next_sample = next_expiry = time.monotonic()
+    due = dict.fromkeys(PERIODIC_JOBS, time.monotonic())
     while not stop.is_set():
-        if time.monotonic() >= next_sample:
-            next_sample += ctx.settings.metrics_interval_seconds
+        for job in PERIODIC_JOBS:
+            if time.monotonic() < due[job]:
+                continue
+            due[job] = time.monotonic() + job.every(ctx.settings)
             try:
-                await asyncio.to_thread(take_metrics_sample, ctx)
+                done = await asyncio.to_thread(job.run, ctx)
             except Exception as exc:
-                logger.warning("metric sample failed (%s)", type(exc).__name__)
-        if time.monotonic() >= next_cleanup:
-            next_cleanup += QUARANTINE_CLEANUP_INTERVAL.total_seconds()
-            try:
-                await asyncio.to_thread(cleanup_quarantine, ctx)
-            except Exception as exc:
-                logger.warning("quarantine clean-up failed (%s)", type(exc).__name__)
-        if time.monotonic() >= next_expiry:
-            next_expiry += ctx.settings.draft_expiry_interval_seconds
-            try:
-                await asyncio.to_thread(expire_drafts, ctx)
-            except Exception as exc:
-                logger.warning("draft expiry failed (%s)", type(exc).__name__)
-        try:
-            sent = await asyncio.to_thread(sweep, ctx)
-        except Exception as exc:
-            logger.warning("job sweep failed (%s); retrying next interval", type(exc).__name__)
-        else:
-            if sent:
-                logger.info("job sweep re-sent %d jobs", sent)
+                logger.warning(
+                    "%s failed (%s); retrying next interval", job.what, type(exc).__name__
+                )
+            else:
+                if done and job.report:
+                    logger.info(job.report, done)
+        wait = max(0.0, min(due.values()) - time.monotonic())
         with suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), ctx.settings.sweep_interval_seconds)
+            await asyncio.wait_for(stop.wait(), wait)
 
 
 if __name__ == "__main__":

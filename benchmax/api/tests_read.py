@@ -30,9 +30,7 @@ async def list_tests(request: Request) -> JSONResponse:
         )
     except ValueError as exc:
         return error_response(400, "invalid_filter", str(exc))
-    return JSONResponse(
-        {"items": [card.to_json() for card in page.items], "next_cursor": page.next_cursor}
-    )
+    return JSONResponse(page.to_json())
 
 
 async def get_test(request: Request) -> JSONResponse:

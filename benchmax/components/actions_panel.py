@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.state.actions_panel import REPORT_REASONS, WHOLE_TEST
 from benchmax.state.actions_panel import TestActionsState as S
+from benchmax.state.detail import ReviewRow
 
 
 def _label(text: str, field_id: str) -> rx.Component:
@@ -107,7 +109,7 @@ def _report_form() -> rx.Component:
                             rx.el.option("The whole Test", value=WHOLE_TEST),
                             rx.foreach(
                                 S.evidence,
-                                lambda f: rx.el.option("File: " + f["name"], value=f["id"]),
+                                lambda f: rx.el.option("File: " + f.name, value=f.id),
                             ),
                             id="report-target",
                             value=S.report_target,
@@ -133,29 +135,29 @@ def _report_form() -> rx.Component:
     )
 
 
-def _review_row(review: Any) -> rx.Component:
+def _review_row(review: ObjectVar[ReviewRow]) -> rx.Component:
     return rx.hstack(
-        rx.text(review["score"], "/100 · ", review["kind"], size="2"),
-        rx.cond(review["current"] == "", rx.badge("Superseded", color_scheme="gray")),
-        rx.cond(review["disputed"] != "", rx.badge("Dispute open", color_scheme="amber")),
+        rx.text(review.score, "/100 · ", review.kind, size="2"),
+        rx.cond(review.superseded, rx.badge("Superseded", color_scheme="gray")),
+        rx.cond(review.disputed, rx.badge("Dispute open", color_scheme="amber")),
         rx.cond(
-            S.is_contributor & (review["current"] != "") & (review["disputed"] == ""),
+            S.is_contributor & ~review.superseded & ~review.disputed,
             rx.button(
                 "Dispute",
                 size="1",
                 variant="soft",
-                id="dispute-open-" + review["id"],
-                on_click=S.open_dispute(review["id"]),
+                id="dispute-open-" + review.id,
+                on_click=S.open_dispute(review.id),
             ),
         ),
         rx.cond(
-            S.can_review & (review["current"] != "") & (review["mine"] != ""),
+            S.can_review & ~review.superseded & review.mine,
             rx.button(
                 "Correct",
                 size="1",
                 variant="soft",
-                id="review-correct-" + review["id"],
-                on_click=S.start_correction(review["id"]),
+                id="review-correct-" + review.id,
+                on_click=S.start_correction(review.id),
             ),
         ),
         spacing="2",

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.badges import declared_label, status_badge
+from benchmax.state.views import CardView
 
 
-def feed_card(item: rx.Var[dict[str, str]]) -> rx.Component:
+def feed_card(item: ObjectVar[CardView]) -> rx.Component:
     return rx.card(
         rx.flex(
             rx.cond(
-                item["thumb"] != "",
+                item.thumb != "",
                 rx.image(
-                    src=item["thumb"],
+                    src=item.thumb,
                     alt="Evidence thumbnail",
                     width=["100%", "140px"],
                     height=["160px", "100px"],
@@ -25,27 +27,27 @@ def feed_card(item: rx.Var[dict[str, str]]) -> rx.Component:
             ),
             rx.vstack(
                 rx.hstack(
-                    status_badge(item["status"], item["status_color"]),
-                    rx.cond(item["sample"] != "", rx.badge("Sample", color_scheme="gray")),
-                    rx.text(item["kinds"], size="1", color_scheme="gray"),
+                    status_badge(item.status, item.status_color),
+                    rx.cond(item.sample, rx.badge("Sample", color_scheme="gray")),
+                    rx.text(item.kinds, size="1", color_scheme="gray"),
                     spacing="2",
                     align="center",
                     wrap="wrap",
                 ),
                 rx.link(
-                    rx.heading(item["title"], size="4", class_name="card-title"),
-                    href=item["href"],
+                    rx.heading(item.title, size="4", class_name="card-title"),
+                    href=item.href,
                     color_scheme="gray",
                     high_contrast=True,
                     class_name="test-card-link",
                 ),
-                rx.text(item["setup"], " · ", item["attempts"], size="2"),
+                rx.text(item.setup, " · ", item.attempts, size="2"),
                 declared_label(),
                 rx.hstack(
                     rx.text("by", size="2", color_scheme="gray"),
-                    rx.link(item["contributor"], href="/u/" + item["handle"], size="2"),
+                    rx.link(item.contributor, href="/u/" + item.handle, size="2"),
                     rx.text("·", size="2", color_scheme="gray"),
-                    rx.text(item["published"], size="2", color_scheme="gray"),
+                    rx.text(item.published, size="2", color_scheme="gray"),
                     spacing="1",
                     wrap="wrap",
                 ),
@@ -62,5 +64,5 @@ def feed_card(item: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
-def card_list(items: rx.Var[list[dict[str, str]]]) -> rx.Component:
+def card_list(items: rx.Var[list[CardView]]) -> rx.Component:
     return rx.vstack(rx.foreach(items, feed_card), spacing="3", width="100%")

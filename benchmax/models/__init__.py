@@ -1,6 +1,6 @@
 """Every table, imported in one place so metadata is complete for Alembic and the app."""
 
-from benchmax.models.audit import AuditEvent
+from benchmax.models.audit import AuditAction, AuditEvent, audit
 from benchmax.models.catalog import (
     CatalogModel,
     Harness,
@@ -14,6 +14,7 @@ from benchmax.models.job import Job, JobState
 from benchmax.models.moderation import (
     CaseState,
     Dispute,
+    ModerationAction,
     ModerationDecision,
     ModerationHold,
     Report,
@@ -32,6 +33,7 @@ __all__ = [
     "AccountStatus",
     "ApiToken",
     "ApiTokenUse",
+    "AuditAction",
     "AuditEvent",
     "BackupRecord",
     "CaseState",
@@ -48,6 +50,7 @@ __all__ = [
     "MetricSample",
     "ModelFamily",
     "ModelVersion",
+    "ModerationAction",
     "ModerationDecision",
     "ModerationHold",
     "Report",
@@ -60,4 +63,5 @@ __all__ = [
     "Test",
     "TestState",
     "User",
+    "audit",
 ]

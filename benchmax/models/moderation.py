@@ -81,6 +81,30 @@ class ModerationHold(SQLModel, table=True):
     closed_at: datetime | None = time_field()
 
 
+class ModerationAction(StrEnum):
+    """Every decision a moderator can record: ``ModerationDecision.action`` holds one."""
+
+    TEST_REMOVE = "test.remove"
+    TEST_RESTORE = "test.restore"
+    EVIDENCE_BLOCK = "evidence.block"
+    REPORT_RESOLVE = "report.resolve"
+    REPORT_DISMISS = "report.dismiss"
+    DISPUTE_UPHOLD = "dispute.uphold"
+    DISPUTE_OVERTURN = "dispute.overturn"
+    HOLD_KEEP = "hold.keep"
+    HOLD_CLEAR = "hold.clear"
+    LABEL_MAP = "label.map"
+    LABEL_LEAVE = "label.leave"
+    USER_ROLE = "user.role"
+    USER_SUSPEND = "user.suspend"
+    USER_REINSTATE = "user.reinstate"
+
+    @property
+    def verb(self) -> str:
+        """The action without its subject ("remove"), as the page's element ids use it."""
+        return self.value.partition(".")[2]
+
+
 class ModerationDecision(SQLModel, table=True):
     """Never updated or deleted: the database refuses both."""
 
@@ -88,7 +112,7 @@ class ModerationDecision(SQLModel, table=True):
 
     id: str = id_field()
     moderator_id: str = Field(foreign_key="user.id", index=True, max_length=16)
-    action: str = Field(max_length=64)
+    action: str = Field(max_length=64)  # a ModerationAction
     target_type: str = Field(max_length=32)
     target_id: str = Field(max_length=64, index=True)
     reason: str = Field(sa_type=Text)

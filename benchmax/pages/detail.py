@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.actions_panel import actions_panel
 from benchmax.components.badges import declared_label, kind_icon, status_badge
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
+from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
 from benchmax.state.detail import TestDetailState as S
+
+# Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
+TEST = cast("ObjectVar[TestPanel]", S.test)
 
 
 def _section(title: str, *children: rx.Component, **props: object) -> rx.Component:
@@ -39,59 +46,57 @@ def _setup() -> rx.Component:
         "Declared setup",
         declared_label(),
         rx.data_list.root(
-            row("Model", S.test["model"], "setup-model"),
-            rx.cond(
-                S.test["catalog"] != "", row("Catalog entry", S.test["catalog"], "setup-catalog")
-            ),
-            row("Harness", S.test["harness"], "setup-harness"),
-            row("Reasoning", S.test["reasoning"], "setup-reasoning"),
-            row("Attempts", S.test["attempts"], "setup-attempts"),
+            row("Model", TEST.model, "setup-model"),
+            rx.cond(TEST.catalog != "", row("Catalog entry", TEST.catalog, "setup-catalog")),
+            row("Harness", TEST.harness, "setup-harness"),
+            row("Reasoning", TEST.reasoning, "setup-reasoning"),
+            row("Attempts", TEST.attempts, "setup-attempts"),
             orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
         rx.cond(
-            S.test["settings"] != "",
+            TEST.settings != "",
             rx.vstack(
                 rx.text("Settings", weight="medium", size="2"),
-                _pre(S.test["settings"]),
+                _pre(TEST.settings),
                 width="100%",
             ),
         ),
     )
 
 
-def _evidence_item(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _evidence_item(item: ObjectVar[EvidenceRow]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.match(
-                item["kind"],
+                item.kind,
                 (
                     "image",
                     rx.link(
                         rx.image(
-                            src=item["url"],
-                            alt=item["name"],
+                            src=item.url,
+                            alt=item.name,
                             max_width="100%",
                             max_height="480px",
                             referrer_policy="no-referrer",
                             class_name="evidence-image",
                         ),
-                        href=item["url"],
+                        href=item.url,
                         is_external=True,
                     ),
                 ),
-                ("video", rx.video(src=item["url"], controls=True, width="100%")),
+                ("video", rx.video(src=item.url, controls=True, width="100%")),
                 rx.fragment(),
             ),
             rx.hstack(
-                kind_icon(item["kind"], 16),
+                kind_icon(item.kind, 16),
                 rx.link(
-                    item["name"],
-                    href=item["url"],
+                    item.name,
+                    href=item.url,
                     class_name="evidence-link",
                     is_external=True,
                     rel="noopener noreferrer",
                 ),
-                rx.text(item["size"], size="1", color_scheme="gray"),
+                rx.text(item.size, size="1", color_scheme="gray"),
                 spacing="2",
                 align="center",
                 wrap="wrap",
@@ -99,6 +104,24 @@ def _evidence_item(item: rx.Var[dict[str, str]]) -> rx.Component:
             width="100%",
         ),
         width="100%",
+    )
+
+
+def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
+    return rx.card(
+        rx.hstack(
+            rx.badge(r.score, "/100", size="2"),
+            rx.text(r.kind, weight="medium", size="2"),
+            rx.text(r.created, size="1", color_scheme="gray"),
+            rx.cond(r.superseded, rx.badge("Superseded", color_scheme="gray")),
+            rx.cond(r.corrects != "", rx.badge("Correction", color_scheme="blue")),
+            wrap="wrap",
+            spacing="2",
+            align="center",
+        ),
+        rx.text(r.reasoning, size="2", white_space="pre-wrap"),
+        width="100%",
+        class_name="review-card",
     )
 
 
@@ -110,25 +133,7 @@ def _reviews() -> rx.Component:
             rx.vstack(
                 rx.foreach(
                     S.reviews,
-                    lambda r: rx.card(
-                        rx.hstack(
-                            rx.badge(r["score"], "/100", size="2"),
-                            rx.text(r["kind"], weight="medium", size="2"),
-                            rx.text(r["created"], size="1", color_scheme="gray"),
-                            rx.cond(
-                                r["superseded"] != "", rx.badge("Superseded", color_scheme="gray")
-                            ),
-                            rx.cond(
-                                r["corrects"] != "", rx.badge("Correction", color_scheme="blue")
-                            ),
-                            wrap="wrap",
-                            spacing="2",
-                            align="center",
-                        ),
-                        rx.text(r["reasoning"], size="2", white_space="pre-wrap"),
-                        width="100%",
-                        class_name="review-card",
-                    ),
+                    _review_card,
                 ),
                 width="100%",
                 id="reviews",
@@ -150,9 +155,9 @@ def _owner_notice() -> rx.Component:
             rx.callout.icon(rx.icon("lock")),
             rx.callout.text(
                 "Only you can see this Test. State: ",
-                rx.text.strong(S.test["status"]),
+                rx.text.strong(TEST.status),
                 ". ",
-                S.test["failure"],
+                TEST.failure,
                 " ",
                 rx.link("Go to My Tests to fix or retry", href="/me"),
             ),
@@ -163,70 +168,90 @@ def _owner_notice() -> rx.Component:
     )
 
 
-def _detail() -> rx.Component:
-    return rx.vstack(
-        _owner_notice(),
+def _heading() -> list[rx.Component]:
+    """Status, publication date, title and contributor."""
+    return [
         rx.hstack(
-            status_badge(S.test["status"], S.test["status_color"]),
-            rx.text("Published ", S.test["published"], size="2", color_scheme="gray"),
+            status_badge(TEST.status, TEST.status_color),
+            rx.text("Published ", TEST.published, size="2", color_scheme="gray"),
             spacing="3",
             align="center",
             wrap="wrap",
         ),
         rx.heading(
-            rx.cond(S.test["title"] != "", S.test["title"], "Untitled Test"),
+            rx.cond(TEST.title != "", TEST.title, "Untitled Test"),
             size="7",
             id="test-title",
         ),
-        rx.text("by ", rx.link(S.test["contributor"], href="/u/" + S.test["handle"]), size="3"),
-        _section("Prompt", _pre(S.test["prompt"], id="test-prompt")),
-        _setup(),
-        rx.cond(S.test["notes"] != "", _section("Notes", _pre(S.test["notes"]))),
-        rx.cond(
-            S.output_html != "",
-            _section(
-                "Output",
-                rx.box(
-                    rx.html(S.output_html),
-                    class_name="markdown-body",
-                    width="100%",
-                    id="test-output",
-                ),
-            ),
-        ),
+        rx.text("by ", rx.link(TEST.contributor, href="/u/" + TEST.handle), size="3"),
+    ]
+
+
+def _output() -> rx.Component:
+    """The pasted output, rendered from Markdown and sanitised on the server."""
+    return rx.cond(
+        S.output_html != "",
         _section(
-            "Evidence",
-            rx.cond(
-                S.evidence.length() > 0,
-                rx.grid(
-                    rx.foreach(S.evidence, _evidence_item),
-                    columns=rx.breakpoints(initial="1", md="2"),
-                    align="start",
-                    spacing="3",
-                    width="100%",
-                ),
-                rx.text(
-                    "No files; the output above is the evidence.", color_scheme="gray", size="2"
-                ),
-            ),
-            rx.text(
-                "Files are served from a separate origin and never run in this page.",
-                size="1",
-                color_scheme="gray",
+            "Output",
+            rx.box(
+                rx.html(S.output_html),
+                class_name="markdown-body",
+                width="100%",
+                id="test-output",
             ),
         ),
+    )
+
+
+def _evidence() -> rx.Component:
+    """The files, each viewed from the user-content origin."""
+    return _section(
+        "Evidence",
         rx.cond(
-            S.has_source,
-            _section(
-                "Automated preview",
-                rx.callout(
-                    "Automated preview unavailable",
-                    icon="monitor-off",
-                    color_scheme="gray",
-                    id="preview-unavailable",
-                ),
+            S.evidence.length() > 0,
+            rx.grid(
+                rx.foreach(S.evidence, _evidence_item),
+                columns=rx.breakpoints(initial="1", md="2"),
+                align="start",
+                spacing="3",
+                width="100%",
+            ),
+            rx.text("No files; the output above is the evidence.", color_scheme="gray", size="2"),
+        ),
+        rx.text(
+            "Files are served from a separate origin and never run in this page.",
+            size="1",
+            color_scheme="gray",
+        ),
+    )
+
+
+def _preview() -> rx.Component:
+    """Where the automated preview will go; not available yet."""
+    return rx.cond(
+        S.has_source,
+        _section(
+            "Automated preview",
+            rx.callout(
+                "Automated preview unavailable",
+                icon="monitor-off",
+                color_scheme="gray",
+                id="preview-unavailable",
             ),
         ),
+    )
+
+
+def _detail() -> rx.Component:
+    return rx.vstack(
+        _owner_notice(),
+        *_heading(),
+        _section("Prompt", _pre(TEST.prompt, id="test-prompt")),
+        _setup(),
+        rx.cond(TEST.notes != "", _section("Notes", _pre(TEST.notes))),
+        _output(),
+        _evidence(),
+        _preview(),
         _reviews(),
         actions_panel(),
         spacing="5",

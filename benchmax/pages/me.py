@@ -96,6 +96,73 @@ def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
+def _new_token() -> rx.Component:
+    """The token just created, shown this once."""
+    return rx.cond(
+        S.new_token != "",
+        rx.callout.root(
+            rx.callout.icon(rx.icon("key-round")),
+            rx.callout.text(
+                "Copy your new token now — it will not be shown again: ",
+                rx.code(S.new_token, id="new-token"),
+                " ",
+                rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
+            ),
+            color_scheme="green",
+            width="100%",
+        ),
+    )
+
+
+def _token_form() -> rx.Component:
+    """Name and create a token."""
+    return rx.form(
+        rx.hstack(
+            rx.input(
+                id="token-name",
+                value=S.token_name,
+                on_change=S.set_token_name,
+                placeholder="Token name, e.g. my harness",
+                max_length=80,
+                aria_label="Token name",
+                width="100%",
+            ),
+            rx.button("Create token", type="submit", id="token-create"),
+            width="100%",
+        ),
+        on_submit=lambda _form: S.create_token(),
+        width="100%",
+    )
+
+
+def _token_row(t: rx.Var[dict[str, str]]) -> rx.Component:
+    """One token: its name, last four characters, dates and Revoke."""
+    return rx.hstack(
+        rx.text(t["name"], weight="medium", size="2"),
+        rx.code("bmx_…" + t["last_four"]),
+        rx.text(
+            "created ",
+            t["created"],
+            " · last used ",
+            t["last_used"],
+            size="1",
+            color_scheme="gray",
+        ),
+        rx.spacer(),
+        rx.button(
+            "Revoke",
+            size="1",
+            variant="soft",
+            color_scheme="red",
+            on_click=S.revoke_token(t["id"]),
+        ),
+        width="100%",
+        wrap="wrap",
+        align="center",
+        class_name="token-row",
+    )
+
+
 def _tokens() -> rx.Component:
     return rx.vstack(
         rx.heading("API tokens", size="5", as_="h2"),
@@ -105,37 +172,8 @@ def _tokens() -> rx.Component:
             size="2",
             color_scheme="gray",
         ),
-        rx.cond(
-            S.new_token != "",
-            rx.callout.root(
-                rx.callout.icon(rx.icon("key-round")),
-                rx.callout.text(
-                    "Copy your new token now — it will not be shown again: ",
-                    rx.code(S.new_token, id="new-token"),
-                    " ",
-                    rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
-                ),
-                color_scheme="green",
-                width="100%",
-            ),
-        ),
-        rx.form(
-            rx.hstack(
-                rx.input(
-                    id="token-name",
-                    value=S.token_name,
-                    on_change=S.set_token_name,
-                    placeholder="Token name, e.g. my harness",
-                    max_length=80,
-                    aria_label="Token name",
-                    width="100%",
-                ),
-                rx.button("Create token", type="submit", id="token-create"),
-                width="100%",
-            ),
-            on_submit=lambda _form: S.create_token(),
-            width="100%",
-        ),
+        _new_token(),
+        _token_form(),
         rx.cond(
             S.token_error != "", rx.text(S.token_error, color_scheme="red", size="2", role="alert")
         ),
@@ -144,30 +182,7 @@ def _tokens() -> rx.Component:
             rx.vstack(
                 rx.foreach(
                     S.token_list,
-                    lambda t: rx.hstack(
-                        rx.text(t["name"], weight="medium", size="2"),
-                        rx.code("bmx_…" + t["last_four"]),
-                        rx.text(
-                            "created ",
-                            t["created"],
-                            " · last used ",
-                            t["last_used"],
-                            size="1",
-                            color_scheme="gray",
-                        ),
-                        rx.spacer(),
-                        rx.button(
-                            "Revoke",
-                            size="1",
-                            variant="soft",
-                            color_scheme="red",
-                            on_click=S.revoke_token(t["id"]),
-                        ),
-                        width="100%",
-                        wrap="wrap",
-                        align="center",
-                        class_name="token-row",
-                    ),
+                    _token_row,
                 ),
                 width="100%",
             ),

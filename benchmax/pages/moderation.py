@@ -7,11 +7,13 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.layout import page_shell
+from benchmax.models import ModerationAction
 from benchmax.state.moderation import ModerationState as S
 
 # Reflex's stubs type dict-valued state vars as arrays; these are the dict vars as they are.
 _REASONS: Any = S.reasons
 _EXTRAS: Any = S.extras
+A = ModerationAction
 
 
 def _reason_box(
@@ -39,17 +41,17 @@ def _reason_box(
     )  # fmt: skip
 
 
-def _button(label: str, key: rx.Var[str], action: str, target: rx.Var[str] | str,
+def _button(label: str, key: rx.Var[str], action: ModerationAction, target: rx.Var[str] | str,
             related: rx.Var[str] | str = "", color: str = "iris",
             disabled: rx.Var[bool] | bool = False) -> rx.Component:  # fmt: skip
     return rx.button(
         label,
-        on_click=S.decide(key, action, target, related),
+        on_click=S.decide(key, action.value, target, related),
         color_scheme=color,
         variant="soft",
         size="2",
         disabled=disabled,
-        id=action + "-" + key,
+        id=action.verb + "-" + key,
     )
 
 
@@ -83,13 +85,20 @@ def _report(item: rx.Var[dict[str, str]]) -> rx.Component:
         rx.cond(item["details"] != "", rx.text(item["details"], size="2", white_space="pre-wrap")),
         _reason_box(key),
         rx.hstack(
-            _button("Remove Test", key, "remove", item["test_id"], item["id"], "red"),
+            _button("Remove Test", key, A.TEST_REMOVE, item["test_id"], item["id"], "red"),
             rx.cond(
                 item["evidence_id"] != "",
-                _button("Block this file", key, "block", item["evidence_id"], item["id"], "orange"),
+                _button(
+                    "Block this file",
+                    key,
+                    A.EVIDENCE_BLOCK,
+                    item["evidence_id"],
+                    item["id"],
+                    "orange",
+                ),
             ),
-            _button("Resolve", key, "resolve", item["id"]),
-            _button("Dismiss", key, "dismiss", item["id"], "", "gray"),
+            _button("Resolve", key, A.REPORT_RESOLVE, item["id"]),
+            _button("Dismiss", key, A.REPORT_DISMISS, item["id"], "", "gray"),
             wrap="wrap",
             spacing="2",
         ),
@@ -126,8 +135,8 @@ def _dispute(item: rx.Var[dict[str, str]]) -> rx.Component:
                 id="score-" + key,
                 width="14rem",
             ),
-            _button("Uphold review", key, "uphold", item["id"], "", "gray"),
-            _button("Overturn with correction", key, "overturn", item["id"], "", "orange"),
+            _button("Uphold review", key, A.DISPUTE_UPHOLD, item["id"], "", "gray"),
+            _button("Overturn with correction", key, A.DISPUTE_OVERTURN, item["id"], "", "orange"),
             wrap="wrap",
             spacing="2",
             align="center",
@@ -147,9 +156,9 @@ def _flag(item: rx.Var[dict[str, str]]) -> rx.Component:
         ),
         _reason_box(key),
         rx.hstack(
-            _button("Keep hold", key, "keep", item["test_id"], "", "amber"),
-            _button("Clear", key, "clear", item["test_id"]),
-            _button("Remove Test", key, "remove", item["test_id"], "", "red"),
+            _button("Keep hold", key, A.HOLD_KEEP, item["test_id"], "", "amber"),
+            _button("Clear", key, A.HOLD_CLEAR, item["test_id"]),
+            _button("Remove Test", key, A.TEST_REMOVE, item["test_id"], "", "red"),
             wrap="wrap",
             spacing="2",
         ),
@@ -179,8 +188,8 @@ def _label(item: rx.Var[dict[str, str]]) -> rx.Component:
         ),
         _reason_box(key),
         rx.hstack(
-            _button("Map to catalog entry", key, "map", item["label"], item["kind"]),
-            _button("Leave as declared", key, "leave", item["label"], item["kind"], "gray"),
+            _button("Map to catalog entry", key, A.LABEL_MAP, item["label"], item["kind"]),
+            _button("Leave as declared", key, A.LABEL_LEAVE, item["label"], item["kind"], "gray"),
             wrap="wrap",
             spacing="2",
         ),
@@ -220,7 +229,7 @@ def _removed(item: rx.Var[dict[str, str]]) -> rx.Component:
             _button(
                 "Restore Test",
                 key,
-                "restore",
+                A.TEST_RESTORE,
                 item["test_id"],
                 "",
                 "green",
@@ -263,11 +272,11 @@ def _accounts() -> rx.Component:
         ),
         _reason_box(rx.Var.create(key)),
         rx.hstack(
-            _button("Suspend", key, "suspend", "", "", "red"),
-            _button("Reinstate", key, "reinstate", ""),
-            _button("Make reviewer", key, "role", "", "reviewer"),
-            _button("Make moderator", key, "role", "", "moderator"),
-            _button("Make contributor", key, "role", "", "contributor", "gray"),
+            _button("Suspend", key, A.USER_SUSPEND, "", "", "red"),
+            _button("Reinstate", key, A.USER_REINSTATE, ""),
+            _button("Make reviewer", key, A.USER_ROLE, "", "reviewer"),
+            _button("Make moderator", key, A.USER_ROLE, "", "moderator"),
+            _button("Make contributor", key, A.USER_ROLE, "", "contributor", "gray"),
             wrap="wrap",
             spacing="2",
         ),

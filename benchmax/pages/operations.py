@@ -7,53 +7,34 @@ by itself when the tab closes. Element ids (``ops-*``) are stable for the browse
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
+from benchmax.components.dashboard import scroll_table, section, stat_card
 from benchmax.components.layout import page_shell
-from benchmax.state.operations import POLL_SECONDS
+from benchmax.state.operations import POLL_SECONDS, DeadJobRow, JobRow, OperationsView
 from benchmax.state.operations import OperationsState as S
 
-
-def _table(headers: list[str], rows: rx.Var, cells, table_id: str) -> rx.Component:  # type: ignore[no-untyped-def]
-    return rx.box(
-        rx.table.root(
-            rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in headers])),
-            rx.table.body(rx.foreach(rows, cells)),
-            id=table_id,
-            width="100%",
-            size="1",
-            # One line per row; on a phone the table scrolls sideways inside its box.
-            white_space="nowrap",
-        ),
-        width="100%",
-        overflow_x="auto",
-    )
+# Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
+D = cast("ObjectVar[OperationsView]", S.dash)
 
 
-def _stat(label: str, value: rx.Var | str, stat_id: str) -> rx.Component:
-    return rx.card(
-        rx.text(label, size="1", color_scheme="gray"),
-        rx.text(value, size="5", weight="bold", id=stat_id),
-        min_width="9rem",
-    )
+def _job_row(row: ObjectVar[JobRow]) -> rx.Component:
+    return rx.table.row(rx.table.cell(row.kind), rx.table.cell(row.state), rx.table.cell(row.count))
 
 
-def _job_row(row: dict) -> rx.Component:  # type: ignore[type-arg]
-    return rx.table.row(
-        rx.table.cell(row["kind"]), rx.table.cell(row["state"]), rx.table.cell(row["count"])
-    )
-
-
-def _dead_row(job: dict) -> rx.Component:  # type: ignore[type-arg]
-    job_id = job["id"]
+def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
+    job_id = job.id
     return rx.table.row(
         rx.table.cell(job_id),
-        rx.table.cell(job["kind"]),
-        rx.table.cell(rx.code(job["subject_id"])),
-        rx.table.cell(job["attempts"]),
-        rx.table.cell(rx.code(job["error"])),
-        rx.table.cell(job["updated"]),
+        rx.table.cell(job.kind),
+        rx.table.cell(rx.code(job.subject_id)),
+        rx.table.cell(job.attempts),
+        rx.table.cell(rx.code(job.error)),
+        rx.table.cell(job.updated),
         rx.table.cell(
             rx.hstack(
                 rx.input(
@@ -82,156 +63,197 @@ def _dead_row(job: dict) -> rx.Component:  # type: ignore[type-arg]
     )
 
 
-def _section(title: str, *children: rx.Component, section_id: str) -> rx.Component:
-    return rx.vstack(rx.heading(title, size="4"), *children, id=section_id, width="100%")
+def _toolbar() -> rx.Component:
+    """The heading, when the figures were taken, Refresh and a backup on demand."""
+    return rx.hstack(
+        rx.heading("Operations", size="7"),
+        rx.spacer(),
+        rx.text("Updated ", D.generated_at, size="1", color_scheme="gray", id="ops-updated"),
+        autorefresh_button(
+            rx.icon("refresh-cw", size=14),
+            "Refresh",
+            every_seconds=POLL_SECONDS,
+            on_click=S.refresh,
+            variant="soft",
+            id="ops-refresh",
+        ),
+        rx.button(
+            "Create backup now",
+            on_click=S.create_backup,
+            loading=S.backup_running,
+            id="ops-backup-create",
+        ),
+        width="100%",
+        align="center",
+        wrap="wrap",
+    )
+
+
+def _notice() -> rx.Component:
+    """What the last requeue, discard or backup did."""
+    return rx.cond(
+        S.notice != "",
+        rx.callout(
+            S.notice,
+            color_scheme=rx.cond(S.notice_ok, "green", "red"),
+            id="ops-notice",
+            width="100%",
+        ),
+    )
+
+
+def _stats() -> rx.Component:
+    """The figures an owner looks at first."""
+    return rx.flex(
+        stat_card("Oldest waiting job", D.oldest_waiting, "ops-oldest-waiting"),
+        stat_card("Time to public p50 (24 h)", D.ttp_p50, "ops-ttp-p50"),
+        stat_card("Time to public p95 (24 h)", D.ttp_p95, "ops-ttp-p95"),
+        stat_card("Open reports", D.open_reports.to_string(), "ops-open-reports"),
+        stat_card("Open disputes", D.open_disputes.to_string(), "ops-open-disputes"),
+        stat_card("Open holds", D.open_holds.to_string(), "ops-open-holds"),
+        stat_card("AI review", D.ai_review, "ops-ai-review"),
+        wrap="wrap",
+        spacing="3",
+    )
+
+
+def _dead_jobs() -> rx.Component:
+    """Jobs that used up their attempts, each with requeue and discard."""
+    return section(
+        "Dead-letter jobs",
+        rx.cond(
+            D.dead_jobs.length() > 0,
+            scroll_table(
+                ["Job", "Kind", "Subject", "Attempts", "Last error", "Updated", "Action"],
+                D.dead_jobs,
+                _dead_row,
+                "ops-dead-table",
+            ),
+            rx.text("No dead jobs.", color_scheme="gray", id="ops-dead-empty"),
+        ),
+        section_id="ops-dead-list",
+    )
+
+
+def _jobs() -> rx.Component:
+    """Job counts by kind and state."""
+    return section(
+        "Jobs by kind and state",
+        rx.cond(
+            D.job_rows.length() > 0,
+            scroll_table(["Kind", "State", "Jobs"], D.job_rows, _job_row, "ops-jobs-table"),
+            rx.text(
+                "No jobs yet: they appear once a Test is submitted.",
+                color_scheme="gray",
+                id="ops-jobs-empty",
+            ),
+        ),
+        rx.text(
+            "Pending, running and dead are live; done and discarded as of ",
+            D.finished_counts_at,
+            size="1",
+            color_scheme="gray",
+        ),
+        section_id="ops-jobs",
+    )
+
+
+def _time_to_public() -> rx.Component:
+    """How long Tests took from submission to public, over the last day."""
+    return section(
+        "Time to public",
+        rx.text(D.ttp_count.to_string(), " Tests published in the last 24 hours.", size="2"),
+        rx.recharts.line_chart(
+            rx.recharts.line(data_key="p50", name="p50 (s)", stroke="var(--accent-9)"),
+            rx.recharts.line(data_key="p95", name="p95 (s)", stroke="var(--orange-9)"),
+            rx.recharts.x_axis(data_key="time"),
+            rx.recharts.y_axis(),
+            rx.recharts.legend(),
+            rx.recharts.graphing_tooltip(),
+            data=D.ttp_series,
+            width="100%",
+            height=240,
+        ),
+        section_id="ops-ttp",
+    )
+
+
+def _storage() -> rx.Component:
+    """Objects per prefix, and objects and rows that lost each other."""
+    return section(
+        "Storage",
+        scroll_table(
+            ["Prefix", "Objects", "Bytes"],
+            D.storage_rows,
+            lambda row: rx.table.row(
+                rx.table.cell(rx.code(row.prefix)),
+                rx.table.cell(row.objects),
+                rx.table.cell(row.bytes),
+            ),
+            "ops-storage-table",
+        ),
+        rx.text("Inventory taken ", D.storage_taken_at, size="1", color_scheme="gray"),
+        rx.text(
+            D.orphan_count.to_string(),
+            " objects without a row; ",
+            D.missing_count.to_string(),
+            " approved rows without their object.",
+            id="ops-orphan-summary",
+        ),
+        rx.foreach(D.orphan_objects, lambda key: rx.code("orphan: " + key)),
+        rx.foreach(D.missing_objects, lambda key: rx.code("missing: " + key)),
+        section_id="ops-storage",
+    )
+
+
+def _backup() -> rx.Component:
+    """The newest backup and whether it verified."""
+    return section(
+        "Last backup",
+        rx.cond(
+            D.backup.present,
+            rx.vstack(
+                rx.text(D.backup.time, " — ", D.backup.objects),
+                rx.code(D.backup.manifest),
+                rx.text(D.backup.verified, id="ops-backup-verified"),
+            ),
+            rx.text("No backup yet.", color_scheme="gray"),
+        ),
+        section_id="ops-backup",
+    )
+
+
+def _audit_events() -> rx.Component:
+    """The newest audit events (ids only)."""
+    return section(
+        "Recent audit events",
+        scroll_table(
+            ["Id", "Action", "Actor", "Subject", "Time"],
+            D.audit_rows,
+            lambda row: rx.table.row(
+                rx.table.cell(row.id),
+                rx.table.cell(row.action),
+                rx.table.cell(row.actor),
+                rx.table.cell(row.subject),
+                rx.table.cell(row.time),
+            ),
+            "ops-audit-table",
+        ),
+        section_id="ops-audit",
+    )
 
 
 def _dashboard() -> rx.Component:
     return rx.vstack(
-        rx.hstack(
-            rx.heading("Operations", size="7"),
-            rx.spacer(),
-            rx.text("Updated ", S.generated_at, size="1", color_scheme="gray", id="ops-updated"),
-            autorefresh_button(
-                rx.icon("refresh-cw", size=14),
-                "Refresh",
-                every_seconds=POLL_SECONDS,
-                on_click=S.refresh,
-                variant="soft",
-                id="ops-refresh",
-            ),
-            rx.button(
-                "Create backup now",
-                on_click=S.create_backup,
-                loading=S.backup_running,
-                id="ops-backup-create",
-            ),
-            width="100%",
-            align="center",
-            wrap="wrap",
-        ),
-        rx.cond(
-            S.notice != "",
-            rx.callout(
-                S.notice,
-                color_scheme=rx.cond(S.notice_ok, "green", "red"),
-                id="ops-notice",
-                width="100%",
-            ),
-        ),
-        rx.flex(
-            _stat("Oldest waiting job", S.oldest_waiting, "ops-oldest-waiting"),
-            _stat("Time to public p50 (24 h)", S.ttp_p50, "ops-ttp-p50"),
-            _stat("Time to public p95 (24 h)", S.ttp_p95, "ops-ttp-p95"),
-            _stat("Open reports", S.open_reports.to_string(), "ops-open-reports"),
-            _stat("Open disputes", S.open_disputes.to_string(), "ops-open-disputes"),
-            _stat("Open holds", S.open_holds.to_string(), "ops-open-holds"),
-            _stat("AI review", S.ai_review, "ops-ai-review"),
-            wrap="wrap",
-            spacing="3",
-        ),
-        _section(
-            "Dead-letter jobs",
-            rx.cond(
-                S.dead_jobs.length() > 0,
-                _table(
-                    ["Job", "Kind", "Subject", "Attempts", "Last error", "Updated", "Action"],
-                    S.dead_jobs,
-                    _dead_row,
-                    "ops-dead-table",
-                ),
-                rx.text("No dead jobs.", color_scheme="gray", id="ops-dead-empty"),
-            ),
-            section_id="ops-dead-list",
-        ),
-        _section(
-            "Jobs by kind and state",
-            rx.cond(
-                S.job_rows.length() > 0,
-                _table(["Kind", "State", "Jobs"], S.job_rows, _job_row, "ops-jobs-table"),
-                rx.text(
-                    "No jobs yet: they appear once a Test is submitted.",
-                    color_scheme="gray",
-                    id="ops-jobs-empty",
-                ),
-            ),
-            rx.text(
-                "Pending, running and dead are live; done and discarded as of ",
-                S.finished_counts_at,
-                size="1",
-                color_scheme="gray",
-            ),
-            section_id="ops-jobs",
-        ),
-        _section(
-            "Time to public",
-            rx.text(S.ttp_count.to_string(), " Tests published in the last 24 hours.", size="2"),
-            rx.recharts.line_chart(
-                rx.recharts.line(data_key="p50", name="p50 (s)", stroke="var(--accent-9)"),
-                rx.recharts.line(data_key="p95", name="p95 (s)", stroke="var(--orange-9)"),
-                rx.recharts.x_axis(data_key="time"),
-                rx.recharts.y_axis(),
-                rx.recharts.legend(),
-                rx.recharts.graphing_tooltip(),
-                data=S.ttp_series,
-                width="100%",
-                height=240,
-            ),
-            section_id="ops-ttp",
-        ),
-        _section(
-            "Storage",
-            _table(
-                ["Prefix", "Objects", "Bytes"],
-                S.storage_rows,
-                lambda row: rx.table.row(
-                    rx.table.cell(rx.code(row["prefix"])),
-                    rx.table.cell(row["objects"]),
-                    rx.table.cell(row["bytes"]),
-                ),
-                "ops-storage-table",
-            ),
-            rx.text("Inventory taken ", S.storage_taken_at, size="1", color_scheme="gray"),
-            rx.text(
-                S.orphan_count.to_string(),
-                " objects without a row; ",
-                S.missing_count.to_string(),
-                " approved rows without their object.",
-                id="ops-orphan-summary",
-            ),
-            rx.foreach(S.orphan_objects, lambda key: rx.code("orphan: " + key)),
-            rx.foreach(S.missing_objects, lambda key: rx.code("missing: " + key)),
-            section_id="ops-storage",
-        ),
-        _section(
-            "Last backup",
-            rx.cond(
-                S.backup["present"] != "",
-                rx.vstack(
-                    rx.text(S.backup["time"], " — ", S.backup["objects"]),
-                    rx.code(S.backup["manifest"]),
-                    rx.text(S.backup["verified"], id="ops-backup-verified"),
-                ),
-                rx.text("No backup yet.", color_scheme="gray"),
-            ),
-            section_id="ops-backup",
-        ),
-        _section(
-            "Recent audit events",
-            _table(
-                ["Id", "Action", "Actor", "Subject", "Time"],
-                S.audit_rows,
-                lambda row: rx.table.row(
-                    rx.table.cell(row["id"]),
-                    rx.table.cell(row["action"]),
-                    rx.table.cell(row["actor"]),
-                    rx.table.cell(row["subject"]),
-                    rx.table.cell(row["time"]),
-                ),
-                "ops-audit-table",
-            ),
-            section_id="ops-audit",
-        ),
+        _toolbar(),
+        _notice(),
+        _stats(),
+        _dead_jobs(),
+        _jobs(),
+        _time_to_public(),
+        _storage(),
+        _backup(),
+        _audit_events(),
         spacing="5",
         width="100%",
         id="ops-dashboard",

@@ -19,7 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from benchmax.adapters.auth import LOCAL_SUBJECT_PREFIX, SessionVerifier, local_subject
-from benchmax.models import AccountStatus, AuditEvent, Role, User
+from benchmax.models import AuditAction, Role, User, audit
+from benchmax.services.moderation.policy import may_grant
 from benchmax.settings import Settings
 
 HANDLE_MIN, HANDLE_MAX = 3, 32
@@ -43,11 +44,6 @@ RESERVED_HANDLES = frozenset(
 
 DISPLAY_NAME_MAX = 80
 _GENERATED_SUFFIX_ATTEMPTS = 8
-# Who may hand out which role: owners anything, moderators only the reviewer bit.
-_GRANTABLE = {
-    Role.OWNER: frozenset(Role),
-    Role.MODERATOR: frozenset({Role.CONTRIBUTOR, Role.REVIEWER}),
-}
 
 
 class AccountError(ValueError):
@@ -109,25 +105,19 @@ def _user_by_subject(session: Session, subject: str) -> User | None:
     return session.exec(select(User).where(User.auth_subject == subject)).first()
 
 
-def _audit(session: Session, actor: User | None, action: str, user: User, **detail: str) -> None:
-    session.add(
-        AuditEvent(
-            actor_id=actor.id if actor else None,
-            action=action,
-            subject_type="user",
-            subject_id=user.id,
-            detail=detail,
-        )
-    )
-
-
 def _set_role(session: Session, user: User, role: Role, actor: User | None) -> None:
     """Change the role and audit it; setting the role a user already has records nothing."""
     previous = Role(user.role)  # the column hands back plain text
     if previous != role:
         user.role = role
         session.add(user)
-        _audit(session, actor, "user.role_granted", user, role=role.value, previous=previous.value)
+        audit(
+            session,
+            AuditAction.USER_ROLE_GRANTED,
+            ("user", user.id),
+            actor_id=actor.id if actor else None,
+            detail={"role": role.value, "previous": previous.value},
+        )
         session.flush()
 
 
@@ -221,14 +211,8 @@ def grant_role(session: Session, handle: str, role: Role | str, actor: User | No
     user = find_user_by_handle(session, handle)
     if user is None:
         raise AccountError(f"No account has the handle '{handle}'.")
-    if actor is not None:
-        allowed = _GRANTABLE.get(actor.role, frozenset())
-        if (
-            actor.status != AccountStatus.ACTIVE
-            or new_role not in allowed
-            or user.role not in allowed
-        ):
-            raise AccountPermissionError("You are not allowed to grant that role.")
+    if actor is not None and not may_grant(actor, Role(user.role), new_role):
+        raise AccountPermissionError("You are not allowed to grant that role.")
     _set_role(session, user, new_role, actor)
     return user
 

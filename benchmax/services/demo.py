@@ -26,7 +26,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import utcnow
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 
 SAMPLE_HANDLE = "benchmax-samples"
 SAMPLE_TAG = "[Sample] "

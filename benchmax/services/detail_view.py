@@ -8,7 +8,7 @@ approved, and a source ZIP kept private, are listed to the contributor only.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +30,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.dates import json_ready
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
 
 # Markdown with raw HTML off, and images off so ![x](url) renders as a plain link: an inline
@@ -106,17 +107,13 @@ class TestView:
     contributor_display_name: str
     evidence: list[EvidenceItem]
     reviews: list[ReviewEntry]
-    created_at: str
-    updated_at: str
-    submitted_at: str | None
-    published_at: str | None
+    created_at: datetime
+    updated_at: datetime
+    submitted_at: datetime | None
+    published_at: datetime | None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return as_utc(moment).isoformat() if moment else None
+        return json_ready(self)
 
 
 def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem]:
@@ -200,8 +197,8 @@ def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> Test
         contributor_display_name=contributor.display_name if contributor else "",
         evidence=_evidence(session, test, is_owner),
         reviews=reviews_of(session, test.id),
-        created_at=_iso(test.created_at) or "",
-        updated_at=_iso(test.updated_at) or "",
-        submitted_at=_iso(test.submitted_at),
-        published_at=_iso(test.published_at),
+        created_at=as_utc(test.created_at),
+        updated_at=as_utc(test.updated_at),
+        submitted_at=as_utc(test.submitted_at) if test.submitted_at else None,
+        published_at=as_utc(test.published_at) if test.published_at else None,
     )

@@ -14,7 +14,7 @@ import binascii
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +31,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.dates import json_ready
 from benchmax.services.labels import label_key, resolve_harness_id, resolve_model_id
 
 MAX_PAGE_SIZE = 100
@@ -113,10 +114,10 @@ class FeedCard:
     thumbnail_evidence_id: str | None
     thumbnail_safe_name: str | None
     is_sample: bool
-    published_at: str
+    published_at: datetime
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return json_ready(self)
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ def _card(test: Test, handle: str, display_name: str, thumbnail_name: str | None
         thumbnail_evidence_id=test.thumbnail_evidence_id if thumbnail_name else None,
         thumbnail_safe_name=thumbnail_name,
         is_sample=test.is_sample,
-        published_at=as_utc(test.published_at).isoformat(),
+        published_at=as_utc(test.published_at),
     )
 
 

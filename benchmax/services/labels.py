@@ -1,7 +1,7 @@
 """Free-text labels and the catalog entries they stand for.
 
 This module is the one place that decides when two labels mean the same thing. Both linking a
-submission (``catalog.link_declared_setup``) and filtering the feed (``feed.list_feed``) go
+submission (``catalog_linking.link_declared_setup``) and filtering the feed (``feed.list_feed``) go
 through it, so a label that links a Test is also the label that finds it.
 
 Rules, in order:

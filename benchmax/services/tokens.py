@@ -20,7 +20,7 @@ from datetime import timedelta
 from sqlmodel import Session, col, select
 
 from benchmax.adapters.auth import API_TOKEN_PREFIX
-from benchmax.models import ApiToken, AuditEvent, User
+from benchmax.models import ApiToken, AuditAction, User, audit
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.accounts import has_hidden_characters
 
@@ -55,12 +55,6 @@ def validate_token_name(raw: str) -> str:
     return name
 
 
-def _audit(session: Session, user: User, action: str, token: ApiToken) -> None:
-    session.add(
-        AuditEvent(actor_id=user.id, action=action, subject_type="api_token", subject_id=token.id)
-    )
-
-
 def list_tokens(session: Session, user: User) -> list[ApiToken]:
     """The user's tokens that still work, newest first."""
     statement = (
@@ -85,7 +79,7 @@ def create_token(session: Session, user: User, name: str) -> tuple[ApiToken, str
         user_id=user.id, name=clean_name, token_hash=_hash(plaintext), last_four=plaintext[-4:]
     )
     session.add(token)
-    _audit(session, user, "api_token.created", token)
+    audit(session, AuditAction.API_TOKEN_CREATED, ("api_token", token.id), actor_id=user.id)
     session.flush()
     return token, plaintext
 
@@ -136,6 +130,6 @@ def revoke_token(session: Session, user: User, token_id: str) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = utcnow()
         session.add(token)
-        _audit(session, user, "api_token.revoked", token)
+        audit(session, AuditAction.API_TOKEN_REVOKED, ("api_token", token.id), actor_id=user.id)
         session.flush()
     return token

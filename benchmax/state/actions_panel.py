@@ -70,7 +70,7 @@ class TestActionsState(TestDetailState):
                 reviews.add_review(
                     session,
                     user,
-                    self.test.get("id", ""),
+                    self.test.id,
                     self.review_score,
                     self.review_reasoning,
                     self.corrects_id or None,
@@ -107,7 +107,7 @@ class TestActionsState(TestDetailState):
                 reports.create_report(
                     session,
                     user,
-                    self.test.get("id", ""),
+                    self.test.id,
                     self.report_reason,
                     self.report_details,
                     evidence_id,

@@ -7,7 +7,7 @@ per visit.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import reflex as rx
 
@@ -15,47 +15,125 @@ from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
 from benchmax.models import User
 from benchmax.services import detail_view
+from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.moderation import disputes, reviews
+from benchmax.services.moderation.reviews import ReviewEntry
 from benchmax.services.submissions import status_label
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, human_date, size_text
+from benchmax.state.views import attempts_text, size_text
+
+_REVIEWER_KINDS = {"ai": "AI judge", "admin": "Admin", "human": "Approved reviewer"}
 
 
-def _evidence_dict(item: Any, origin: str) -> dict[str, str]:
-    return {
-        "id": item.id,
-        "kind": str(item.kind or ""),
-        "name": item.safe_name,
-        "size": size_text(item.size_bytes),
-        "url": evidence_url(origin, item.id, item.safe_name),
-        "state": str(item.state),
-    }
+@dataclass(frozen=True)
+class TestPanel:
+    """The Test as the page shows it, every value ready to render; empty when not found."""
+
+    __test__ = False  # not a pytest class
+
+    id: str = ""
+    title: str = ""
+    prompt: str = ""
+    model: str = ""
+    catalog: str = ""
+    harness: str = ""
+    reasoning: str = ""
+    attempts: str = ""
+    settings: str = ""
+    notes: str = ""
+    handle: str = ""
+    contributor: str = ""
+    published: str = ""
+    status: str = ""
+    status_color: str = ""
+    state: str = ""
+    failure: str = ""
+
+    @classmethod
+    def of(cls, view: detail_view.TestView) -> TestPanel:
+        review, state = str(view.review_state), str(view.state)
+        return cls(
+            id=view.id,
+            title=view.title,
+            prompt=view.prompt,
+            model=f"{view.model_label} {view.model_version_label}".strip(),
+            catalog=view.catalog_model.name if view.catalog_model else "",
+            harness=view.harness_label,
+            reasoning=view.reasoning_label,
+            attempts=attempts_text(view.attempts),
+            settings=view.settings_text,
+            notes=view.notes,
+            handle=view.contributor_handle,
+            contributor=view.contributor_display_name or view.contributor_handle,
+            published=human_date(view.published_at),
+            status=status_label(state, review),
+            status_color=REVIEW_COLORS.get(review, "gray") if state == "public" else "red",
+            state=state,
+            failure=view.failure_reason,
+        )
 
 
-def _review_dict(review: Any, viewer: User | None, disputed: set[str]) -> dict[str, str]:
-    kind = str(review.reviewer_kind)
-    return {
-        "id": review.id,
-        "score": str(review.score),
-        "reasoning": review.reasoning,
-        "kind": {"ai": "AI judge", "admin": "Admin", "human": "Approved reviewer"}.get(kind, kind),
-        "corrects": review.corrects_review_id or "",
-        "superseded": "yes" if review.superseded else "",
-        "current": "" if review.superseded else "yes",
-        "created": human_date(review.created_at),
-        "disputed": "yes" if review.id in disputed else "",
-        "mine": "yes" if viewer and review.reviewer_handle == viewer.handle else "",
-    }
+@dataclass(frozen=True)
+class EvidenceRow:
+    """One file; ``url`` points at the user-content origin, never this app."""
+
+    id: str
+    kind: str
+    name: str
+    size: str
+    url: str
+    state: str
+
+    @classmethod
+    def of(cls, item: detail_view.EvidenceItem, origin: str) -> EvidenceRow:
+        return cls(
+            id=item.id,
+            kind=str(item.kind or ""),
+            name=item.safe_name,
+            size=size_text(item.size_bytes),
+            url=evidence_url(origin, item.id, item.safe_name),
+            state=str(item.state),
+        )
+
+
+@dataclass(frozen=True)
+class ReviewRow:
+    """One review of the history, with what this viewer may do about it."""
+
+    id: str
+    score: str
+    reasoning: str
+    kind: str
+    corrects: str
+    superseded: bool
+    created: str
+    disputed: bool  # an open dispute is waiting on it
+    mine: bool  # the viewer wrote it
+
+    @classmethod
+    def of(cls, review: ReviewEntry, viewer: User | None, disputed: set[str]) -> ReviewRow:
+        kind = str(review.reviewer_kind)
+        return cls(
+            id=review.id,
+            score=str(review.score),
+            reasoning=review.reasoning,
+            kind=_REVIEWER_KINDS.get(kind, kind),
+            corrects=review.corrects_review_id or "",
+            superseded=review.superseded,
+            created=human_date(review.created_at),
+            disputed=review.id in disputed,
+            mine=bool(viewer and review.reviewer_handle == viewer.handle),
+        )
 
 
 class TestDetailState(SessionState):
     found: rx.Field[bool] = rx.field(False)
     loaded: rx.Field[bool] = rx.field(False)
-    test: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    test: rx.Field[TestPanel] = rx.field(default_factory=TestPanel)
     output_html: rx.Field[str] = rx.field("")
-    evidence: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    reviews: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    evidence: rx.Field[list[EvidenceRow]] = rx.field(default_factory=list)
+    reviews: rx.Field[list[ReviewRow]] = rx.field(default_factory=list)
     is_owner_view: rx.Field[bool] = rx.field(False)
     has_source: rx.Field[bool] = rx.field(False)
     # For the actions panel: offered only on a public Test, and only what this viewer may do
@@ -80,34 +158,14 @@ class TestDetailState(SessionState):
         self.found = view is not None
         self.available = public
         if view is None:
-            self.test, self.evidence, self.reviews, self.output_html = {}, [], [], ""
+            self.test, self.evidence, self.reviews, self.output_html = TestPanel(), [], [], ""
             self.can_review = self.is_contributor = False
             return
         origin = runtime.settings().usercontent_origin
-        review = str(view.review_state)
-        state = str(view.state)
-        self.test = {
-            "id": view.id,
-            "title": view.title,
-            "prompt": view.prompt,
-            "model": f"{view.model_label} {view.model_version_label}".strip(),
-            "catalog": view.catalog_model.name if view.catalog_model else "",
-            "harness": view.harness_label,
-            "reasoning": view.reasoning_label,
-            "attempts": attempts_text(view.attempts),
-            "settings": view.settings_text,
-            "notes": view.notes,
-            "handle": view.contributor_handle,
-            "contributor": view.contributor_display_name or view.contributor_handle,
-            "published": human_date(view.published_at),
-            "status": status_label(state, review),
-            "status_color": REVIEW_COLORS.get(review, "gray") if state == "public" else "red",
-            "state": state,
-            "failure": view.failure_reason,
-        }
+        self.test = TestPanel.of(view)
         self.output_html = view.output_html
-        self.evidence = [_evidence_dict(item, origin) for item in view.evidence]
-        self.reviews = [_review_dict(r, user, disputed) for r in view.reviews]
+        self.evidence = [EvidenceRow.of(item, origin) for item in view.evidence]
+        self.reviews = [ReviewRow.of(review, user, disputed) for review in view.reviews]
         self.is_owner_view = not public
         self.has_source = any(item.kind == "source" for item in view.evidence)
         active = bool(user and user.can_write)

@@ -10,7 +10,7 @@ from reflex.event import EventSpec
 from benchmax import runtime
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
-from benchmax.state.views import card_dict
+from benchmax.state.views import CardView
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "contributor", "status", "q")
 ANY = "any"
@@ -24,7 +24,7 @@ class FeedState(SessionState):
     contributor: rx.Field[str] = rx.field("")
     status: rx.Field[str] = rx.field(ANY)
     q: rx.Field[str] = rx.field("")
-    items: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    items: rx.Field[list[CardView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
     families: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     error: rx.Field[str] = rx.field("")
@@ -44,7 +44,7 @@ class FeedState(SessionState):
             self.error = "That page link has expired. Showing the newest Tests instead."
             self.items, self.next_cursor = [], ""
             return
-        cards = [card_dict(card) for card in page.items]
+        cards = [CardView.of(card) for card in page.items]
         self.items = [*self.items, *cards] if cursor else cards
         self.next_cursor = page.next_cursor or ""
         self.error = ""

@@ -6,9 +6,9 @@ import reflex as rx
 
 from benchmax import runtime
 from benchmax.services import submissions, tokens
+from benchmax.services.dates import human_date
 from benchmax.services.moderation.records import decisions_for_tests
 from benchmax.state.session import SessionState
-from benchmax.state.views import human_date
 
 STATUS_COLORS = {
     "Draft": "gray",

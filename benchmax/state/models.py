@@ -7,7 +7,7 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
-from benchmax.state.views import card_dict
+from benchmax.state.views import CardView
 
 
 class ModelsState(SessionState):
@@ -48,7 +48,7 @@ class ModelDetailState(SessionState):
     name: rx.Field[str] = rx.field("")
     subtitle: rx.Field[str] = rx.field("")
     models: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    items: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    items: rx.Field[list[CardView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
 
     def _page(self, cursor: str | None) -> feed.FeedPage | None:
@@ -85,7 +85,7 @@ class ModelDetailState(SessionState):
         page = self._page(None)
         self.loaded = True
         self.found = page is not None
-        self.items = [card_dict(c) for c in page.items] if page else []
+        self.items = [CardView.of(c) for c in page.items] if page else []
         self.next_cursor = (page.next_cursor or "") if page else ""
 
     @rx.event
@@ -94,5 +94,5 @@ class ModelDetailState(SessionState):
             return
         page = self._page(self.next_cursor)
         if page is not None:
-            self.items = [*self.items, *[card_dict(c) for c in page.items]]
+            self.items = [*self.items, *[CardView.of(c) for c in page.items]]
             self.next_cursor = page.next_cursor or ""

@@ -7,36 +7,14 @@ What a moderator typed stays in the form when a decision is refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import reflex as rx
-from sqlmodel import Session
 
 from benchmax import runtime
 from benchmax.models import User
-from benchmax.services.moderation import ModerationError, decisions, queues, roles
-from benchmax.services.moderation.policy import is_admin
+from benchmax.services.dates import human_date
+from benchmax.services.moderation import ModerationError, actions, queues
+from benchmax.services.moderation.policy import can_moderate
 from benchmax.state.session import SessionState
-from benchmax.state.views import human_date
-
-# action -> call(session, user, target, related, reason, extra)
-_ACTIONS: dict[str, Callable[[Session, User | None, str, str, str, str], Any]] = {
-    "remove": lambda s, u, t, r, why, x: decisions.remove_test(s, u, t, why, r or None),
-    "restore": lambda s, u, t, r, why, x: decisions.restore_test(s, u, t, why),
-    "block": lambda s, u, t, r, why, x: decisions.block_evidence(s, u, t, why, r or None),
-    "resolve": lambda s, u, t, r, why, x: decisions.decide_report(s, u, t, "resolve", why),
-    "dismiss": lambda s, u, t, r, why, x: decisions.decide_report(s, u, t, "dismiss", why),
-    "uphold": lambda s, u, t, r, why, x: decisions.decide_dispute(s, u, t, "uphold", why),
-    "overturn": lambda s, u, t, r, why, x: decisions.decide_dispute(s, u, t, "overturn", why, x),
-    "keep": lambda s, u, t, r, why, x: decisions.decide_hold(s, u, t, "keep", why),
-    "clear": lambda s, u, t, r, why, x: decisions.decide_hold(s, u, t, "clear", why),
-    "map": lambda s, u, t, r, why, x: decisions.map_label(s, u, r, t, x.strip(), why),
-    "leave": lambda s, u, t, r, why, x: decisions.leave_label_declared(s, u, r, t, why),
-    "suspend": lambda s, u, t, r, why, x: roles.suspend(s, u, t, why),
-    "reinstate": lambda s, u, t, r, why, x: roles.reinstate(s, u, t, why),
-    "role": lambda s, u, t, r, why, x: roles.change_role(s, u, t, r, why),
-}
 
 
 def _report(item: queues.ReportItem) -> dict[str, str]:
@@ -120,7 +98,7 @@ class ModerationState(SessionState):
     account_handle: rx.Field[str] = rx.field("")
 
     def _refresh(self, user: User | None) -> None:
-        self.allowed = bool(user and is_admin(user) and user.can_write)
+        self.allowed = can_moderate(user)
         if not self.allowed:
             self.reports, self.disputes, self.flags, self.labels = [], [], [], []
             self.removed = []
@@ -153,22 +131,25 @@ class ModerationState(SessionState):
 
     @rx.event
     def decide(self, key: str, action: str, target: str, related: str) -> None:
-        """Apply one decision; on refusal keep the typed reason and show why beside it."""
+        """Apply one decision; on refusal keep the typed reason and show why beside it.
+
+        ``related`` is the second thing a form names: the report a removal settles, a label's
+        kind, or the role to give; the extra box holds a label's catalog slug or a score.
+        """
         user = self._require_user()
-        call = _ACTIONS.get(action)
-        if call is None:
-            return
-        target = self.account_handle.strip() if key == "account" else target
+        extra = self.extras.get(key, "")
+        request = actions.Request(
+            target=self.account_handle.strip() if key == "account" else target,
+            reason=self.reasons.get(key, ""),
+            report_id=related or None,
+            kind=related,
+            role=related,
+            slug=extra.strip(),
+            score=extra,
+        )
         try:
             with runtime.db_session() as session:
-                call(
-                    session,
-                    user,
-                    target,
-                    related,
-                    self.reasons.get(key, ""),
-                    self.extras.get(key, ""),
-                )
+                actions.perform(session, user, action, request)
         except ModerationError as error:
             self.errors = {**self.errors, key: error.message}
             self.notice = ""

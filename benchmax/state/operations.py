@@ -11,13 +11,14 @@ one is still loading is dropped. Every action re-verifies the session on the ser
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any
 
 import reflex as rx
 
 from benchmax import runtime
 from benchmax.services import backup as backups
+from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.jobs import JobStateError
 from benchmax.services.operations import (
     Dashboard,
@@ -28,14 +29,11 @@ from benchmax.services.operations import (
     requeue_job,
     require_owner,
 )
+from benchmax.services.operations.dashboard import BackupSummary
 from benchmax.state.session import SessionState
 from benchmax.state.views import size_text
 
 POLL_SECONDS = 3.0
-
-
-def _when(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else "—"
 
 
 def _duration(seconds: float | None) -> str:
@@ -48,108 +46,155 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def view(data: Dashboard) -> dict[str, Any]:
-    """The dashboard as plain strings and numbers for the page's vars."""
-    inventory = data.inventory
-    backup = data.last_backup
+@dataclass(frozen=True)
+class JobRow:
+    kind: str
+    state: str
+    count: str
+
+
+@dataclass(frozen=True)
+class DeadJobRow:
+    id: str
+    kind: str
+    subject_id: str
+    attempts: str
+    error: str
+    updated: str
+
+
+@dataclass(frozen=True)
+class StorageRow:
+    prefix: str
+    objects: str
+    bytes: str
+
+
+@dataclass(frozen=True)
+class BackupPanel:
+    """The newest backup; ``present`` False when there is none yet."""
+
+    present: bool = False
+    time: str = ""
+    manifest: str = ""
+    objects: str = ""
+    verified: str = ""
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    id: str
+    action: str
+    actor: str
+    subject: str
+    time: str
+
+
+@dataclass(frozen=True)
+class OperationsView:
+    """The dashboard as the page shows it; ``OperationsView()`` is the empty one."""
+
+    generated_at: str = ""
+    job_rows: list[JobRow] = field(default_factory=list)
+    finished_counts_at: str = ""
+    oldest_waiting: str = ""
+    dead_jobs: list[DeadJobRow] = field(default_factory=list)
+    ttp_p50: str = ""
+    ttp_p95: str = ""
+    ttp_count: int = 0
+    # Recharts takes its data as plain objects: {"time", "p50", "p95"} (seconds) per point.
+    ttp_series: list[dict[str, Any]] = field(default_factory=list)
+    open_reports: int = 0
+    open_disputes: int = 0
+    open_holds: int = 0
+    ai_review: str = ""
+    storage_rows: list[StorageRow] = field(default_factory=list)
+    storage_taken_at: str = ""
+    orphan_count: int = 0
+    orphan_objects: list[str] = field(default_factory=list)
+    missing_count: int = 0
+    missing_objects: list[str] = field(default_factory=list)
+    backup: BackupPanel = field(default_factory=BackupPanel)
+    audit_rows: list[AuditRow] = field(default_factory=list)
+
+
+def _backup_panel(backup: BackupSummary | None) -> BackupPanel:
     if backup is None:
-        backup_view = {"present": "", "time": "", "manifest": "", "objects": "", "verified": ""}
-    else:
-        verified = (
-            "not verified"
-            if backup.verify_ok is None
-            else ("verified" if backup.verify_ok else f"{backup.verify_differences} differences")
-        )
-        backup_view = {
-            "present": "yes",
-            "time": _when(backup.created_at),
-            "manifest": backup.manifest_key,
-            "objects": f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
-            "verified": f"{verified} ({_when(backup.verified_at)})",
-        }
-    return {
-        "generated_at": _when(data.generated_at),
-        "job_rows": [
-            {"kind": count.kind, "state": count.state.value, "count": str(count.count)}
-            for count in data.job_counts
+        return BackupPanel()
+    verified = (
+        "not verified"
+        if backup.verify_ok is None
+        else ("verified" if backup.verify_ok else f"{backup.verify_differences} differences")
+    )
+    return BackupPanel(
+        present=True,
+        time=clock_time(backup.created_at),
+        manifest=backup.manifest_key,
+        objects=f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
+        verified=f"{verified} ({clock_time(backup.verified_at)})",
+    )
+
+
+def view(data: Dashboard) -> OperationsView:
+    """The dashboard as plain strings and numbers for the page."""
+    inventory = data.inventory
+    return OperationsView(
+        generated_at=clock_time(data.generated_at),
+        job_rows=[
+            JobRow(count.kind, count.state.value, str(count.count)) for count in data.job_counts
         ],
-        "finished_counts_at": _when(data.finished_counts_at),
-        "oldest_waiting": _duration(data.oldest_waiting_seconds),
-        "dead_jobs": [
-            {
-                "id": str(job.id),
-                "kind": job.kind,
-                "subject_id": job.subject_id,
-                "attempts": str(job.attempts),
-                "error": job.last_error_code or "—",
-                "updated": _when(job.updated_at),
-            }
+        finished_counts_at=clock_time(data.finished_counts_at),
+        oldest_waiting=_duration(data.oldest_waiting_seconds),
+        dead_jobs=[
+            DeadJobRow(
+                id=str(job.id),
+                kind=job.kind,
+                subject_id=job.subject_id,
+                attempts=str(job.attempts),
+                error=job.last_error_code or "—",
+                updated=clock_time(job.updated_at),
+            )
             for job in data.dead_jobs
         ],
-        "ttp_p50": _duration(data.time_to_public.p50_seconds),
-        "ttp_p95": _duration(data.time_to_public.p95_seconds),
-        "ttp_count": data.time_to_public.published,
-        "ttp_series": [
+        ttp_p50=_duration(data.time_to_public.p50_seconds),
+        ttp_p95=_duration(data.time_to_public.p95_seconds),
+        ttp_count=data.time_to_public.published,
+        ttp_series=[
             {
-                "time": point.taken_at.strftime("%H:%M"),
+                "time": chart_time(point.taken_at),
                 "p50": round(point.p50_seconds or 0.0, 2),
                 "p95": round(point.p95_seconds or 0.0, 2),
             }
             for point in data.ttp_series
         ],
-        "open_reports": data.open_reports,
-        "open_disputes": data.open_disputes,
-        "open_holds": data.open_holds,
-        "ai_review": data.ai_review,
-        "storage_rows": [
-            {"prefix": usage.prefix, "objects": str(usage.objects), "bytes": size_text(usage.bytes)}
+        open_reports=data.open_reports,
+        open_disputes=data.open_disputes,
+        open_holds=data.open_holds,
+        ai_review=data.ai_review,
+        storage_rows=[
+            StorageRow(usage.prefix, str(usage.objects), size_text(usage.bytes))
             for usage in inventory.prefixes
         ],
-        "storage_taken_at": _when(inventory.taken_at),
-        "orphan_count": inventory.orphan_object_count,
-        "orphan_objects": list(inventory.orphan_objects),
-        "missing_count": inventory.missing_object_count,
-        "missing_objects": list(inventory.missing_objects),
-        "backup": backup_view,
-        "audit_rows": [
-            {
-                "id": str(event.id),
-                "action": event.action,
-                "actor": event.actor_id or "—",
-                "subject": f"{event.subject_type} {event.subject_id}",
-                "time": _when(event.created_at),
-            }
+        storage_taken_at=clock_time(inventory.taken_at),
+        orphan_count=inventory.orphan_object_count,
+        orphan_objects=list(inventory.orphan_objects),
+        missing_count=inventory.missing_object_count,
+        missing_objects=list(inventory.missing_objects),
+        backup=_backup_panel(data.last_backup),
+        audit_rows=[
+            AuditRow(
+                id=str(event.id),
+                action=event.action,
+                actor=event.actor_id or "—",
+                subject=f"{event.subject_type} {event.subject_id}",
+                time=clock_time(event.created_at),
+            )
             for event in data.recent_audit
         ],
-    }
+    )
 
 
-EMPTY_VIEW: dict[str, Any] = {
-    "generated_at": "",
-    "job_rows": [],
-    "finished_counts_at": "",
-    "oldest_waiting": "",
-    "dead_jobs": [],
-    "ttp_p50": "",
-    "ttp_p95": "",
-    "ttp_count": 0,
-    "ttp_series": [],
-    "open_reports": 0,
-    "open_disputes": 0,
-    "open_holds": 0,
-    "ai_review": "",
-    "storage_rows": [],
-    "storage_taken_at": "",
-    "orphan_count": 0,
-    "orphan_objects": [],
-    "missing_count": 0,
-    "missing_objects": [],
-    "backup": {"present": "", "time": "", "manifest": "", "objects": "", "verified": ""},
-    "audit_rows": [],
-}
-
-
-def _load_view(user: Any) -> dict[str, Any]:
+def _load_view(user: Any) -> OperationsView:
     with runtime.db_session() as session:
         return view(owner_dashboard(session, runtime.storage(), user))
 
@@ -157,36 +202,15 @@ def _load_view(user: Any) -> dict[str, Any]:
 class OperationsState(SessionState):
     allowed: rx.Field[bool] = rx.field(False)
     loaded: rx.Field[bool] = rx.field(False)
-    generated_at: rx.Field[str] = rx.field("")
-    job_rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    finished_counts_at: rx.Field[str] = rx.field("")
-    oldest_waiting: rx.Field[str] = rx.field("")
-    dead_jobs: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    ttp_p50: rx.Field[str] = rx.field("")
-    ttp_p95: rx.Field[str] = rx.field("")
-    ttp_count: rx.Field[int] = rx.field(0)
-    ttp_series: rx.Field[list[dict[str, Any]]] = rx.field(default_factory=list)
-    open_reports: rx.Field[int] = rx.field(0)
-    open_disputes: rx.Field[int] = rx.field(0)
-    open_holds: rx.Field[int] = rx.field(0)
-    ai_review: rx.Field[str] = rx.field("")
-    storage_rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    storage_taken_at: rx.Field[str] = rx.field("")
-    orphan_count: rx.Field[int] = rx.field(0)
-    orphan_objects: rx.Field[list[str]] = rx.field(default_factory=list)
-    missing_count: rx.Field[int] = rx.field(0)
-    missing_objects: rx.Field[list[str]] = rx.field(default_factory=list)
-    backup: rx.Field[dict[str, str]] = rx.field(default_factory=lambda: dict(EMPTY_VIEW["backup"]))
-    audit_rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    dash: rx.Field[OperationsView] = rx.field(default_factory=OperationsView)
     reasons: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
     notice_ok: rx.Field[bool] = rx.field(True)
     backup_running: rx.Field[bool] = rx.field(False)
     _refreshing: bool = False
 
-    def _show(self, fresh: dict[str, Any]) -> None:
-        for name, value in fresh.items():
-            setattr(self, name, value)
+    def _show(self, fresh: OperationsView) -> None:
+        self.dash = fresh
 
     def _owner(self) -> Any:
         """The re-verified viewer if an active owner; otherwise drop every datum and refuse."""
@@ -195,7 +219,7 @@ class OperationsState(SessionState):
             return require_owner(user)
         except NotAllowedError:
             self.allowed = False
-            self._show(EMPTY_VIEW)
+            self._show(OperationsView())
             return None
 
     def _say(self, text: str, ok: bool = True) -> None:

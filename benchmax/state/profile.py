@@ -8,7 +8,7 @@ from benchmax import runtime
 from benchmax.services import feed
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.state.session import SessionState
-from benchmax.state.views import card_dict
+from benchmax.state.views import CardView
 
 
 class ProfileState(SessionState):
@@ -16,14 +16,14 @@ class ProfileState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     handle: rx.Field[str] = rx.field("")
     display_name: rx.Field[str] = rx.field("")
-    items: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    items: rx.Field[list[CardView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
 
     def _load(self, cursor: str | None) -> None:
         filters = feed.FeedFilters.from_query({"contributor": self.handle})
         with runtime.db_session() as session:
             page = feed.list_feed(session, filters, cursor, runtime.settings().feed_page_size)
-        cards = [card_dict(card) for card in page.items]
+        cards = [CardView.of(card) for card in page.items]
         self.items = [*self.items, *cards] if cursor else cards
         self.next_cursor = page.next_cursor or ""
 

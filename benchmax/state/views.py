@@ -1,22 +1,15 @@
-"""Turn service dataclasses into the flat string dicts Reflex components render."""
+"""Turn service DTOs into the view models and strings Reflex components render."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from dataclasses import dataclass
 
 from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
+from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
+from benchmax.services.feed import FeedCard
 from benchmax.services.submissions import status_label
-
-
-def human_date(value: datetime | str | None) -> str:
-    if value is None or value == "":
-        return ""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value.strftime("%d %b %Y, %H:%M UTC")
 
 
 def size_text(size: int) -> str:
@@ -40,29 +33,50 @@ def setup_text(model: str, version: str, harness: str, reasoning: str) -> str:
     return f"{model_part} · {harness} · reasoning: {reasoning}"
 
 
-def card_dict(card: Any) -> dict[str, str]:
-    """A feed card as strings; thumbnails point at the user-content origin, never this app."""
-    origin = runtime.settings().usercontent_origin
-    thumb = ""
-    if card.thumbnail_evidence_id:
-        thumb = evidence_url(
-            origin, card.thumbnail_evidence_id, card.thumbnail_safe_name or "image"
+@dataclass(frozen=True)
+class CardView:
+    """A feed card as the page shows it; thumbnails point at the user-content origin."""
+
+    id: str
+    href: str
+    title: str
+    handle: str
+    contributor: str
+    setup: str
+    attempts: str
+    status: str
+    sample: bool
+    status_color: str
+    kinds: str
+    thumb: str  # empty: no thumbnail
+    published: str
+
+    @classmethod
+    def of(cls, card: FeedCard) -> CardView:
+        origin = runtime.settings().usercontent_origin
+        thumb = ""
+        if card.thumbnail_evidence_id:
+            thumb = evidence_url(
+                origin, card.thumbnail_evidence_id, card.thumbnail_safe_name or "image"
+            )
+        review = str(card.review_state)
+        return cls(
+            id=card.id,
+            href=f"/tests/{card.id}",
+            title=card.title,
+            handle=card.contributor_handle,
+            contributor=card.contributor_display_name or card.contributor_handle,
+            setup=setup_text(
+                card.model_label,
+                card.model_version_label,
+                card.harness_label,
+                card.reasoning_label,
+            ),
+            attempts=attempts_text(card.attempts),
+            status=status_label("public", review),
+            sample=card.is_sample,
+            status_color=REVIEW_COLORS.get(review, "gray"),
+            kinds=" · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",
+            thumb=thumb,
+            published=human_date(card.published_at),
         )
-    review = str(card.review_state)
-    return {
-        "id": card.id,
-        "href": f"/tests/{card.id}",
-        "title": card.title,
-        "handle": card.contributor_handle,
-        "contributor": card.contributor_display_name or card.contributor_handle,
-        "setup": setup_text(
-            card.model_label, card.model_version_label, card.harness_label, card.reasoning_label
-        ),
-        "attempts": attempts_text(card.attempts),
-        "status": status_label("public", review),
-        "sample": "yes" if card.is_sample else "",
-        "status_color": REVIEW_COLORS.get(review, "gray"),
-        "kinds": " · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",
-        "thumb": thumb,
-        "published": human_date(card.published_at),
-    }

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from benchmax.adapters.storage import build_storage
 from benchmax.models import EvidenceKind, Test, TestState
-from benchmax.services.moderation import decisions
+from benchmax.services.moderation import takedowns
 from tests.e2e.conftest import LiveApp, wait_ready
 from tests.factories import make_stored_evidence, make_test, make_user
 
@@ -62,7 +62,7 @@ def test_images_load_from_the_usercontent_origin_and_stop_after_removal(
     # Moderator-style removal through the service layer: the next request must 404.
     with Session(live_app.engine) as session:
         moderator = make_user(session, role="moderator")
-        decisions.remove_test(session, moderator, test_id, "Removed in a browser test.")
+        takedowns.remove_test(session, moderator, test_id, "Removed in a browser test.")
         session.commit()
         assert session.get(Test, test_id).state == TestState.REMOVED  # type: ignore[union-attr]
 

@@ -20,12 +20,12 @@ from benchmax.models import (
 from benchmax.services.catalog import (
     declared_unmatched_labels,
     family_detail,
-    link_declared_setup,
     list_families,
     model_detail,
     suggest_harnesses,
     suggest_models,
 )
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
 from tests.factories import make_test
 

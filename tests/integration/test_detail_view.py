@@ -20,7 +20,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services import detail_view
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
 from benchmax.services.detail_view import get_test_view, render_markdown
 from tests.factories import make_evidence, make_test, make_user
@@ -70,7 +70,7 @@ def test_public_test_shows_every_detail_field(session: Session) -> None:
     assert (view.contributor_handle, view.contributor_display_name) == ("dana", "Dana D")
     assert (view.is_owner, view.failure_reason) == (False, "")
     assert view.published_at is not None
-    assert view.published_at.endswith("+00:00")
+    assert view.to_json()["published_at"].endswith("+00:00")
     assert json.loads(json.dumps(view.to_json()))["id"] == test.id
 
 

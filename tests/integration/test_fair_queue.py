@@ -19,8 +19,8 @@ from benchmax.adapters.queue import configure_dispatcher
 from benchmax.models import Job, JobState
 from benchmax.services.jobs import JobContext, enqueue
 from benchmax.settings import Settings
-from tasks.broker import broker, build_dispatcher
-from tasks.run import use_job_context
+from tasks.broker import broker
+from tasks.run import build_dispatcher, use_job_context
 from tests.integration import fairness_jobs as jobs
 from tests.integration.test_worker_durability import Stack, run_stack, wait_until
 

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from benchmax.models import EvidenceKind, EvidenceState, ReviewState, Test, TestState
 from benchmax.models._base import utcnow
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
 from benchmax.services.feed import (
     FeedFilters,
@@ -171,7 +171,7 @@ def test_card_shows_the_setup_and_only_an_approved_thumbnail(session: Session) -
     )
     assert card.evidence_kinds == ["image", "text"]
     assert (card.thumbnail_evidence_id, card.thumbnail_safe_name) == (image.id, "shot.png")
-    assert card.published_at.endswith("+00:00")
+    assert card.to_json()["published_at"].endswith("+00:00")
     assert (cards[blocked.id].thumbnail_evidence_id, cards[blocked.id].thumbnail_safe_name) == (
         None,
         None,

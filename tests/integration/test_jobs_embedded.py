@@ -14,8 +14,8 @@ from taskiq import InMemoryBroker
 from benchmax.adapters.queue import configure_dispatcher
 from benchmax.models import JobState
 from benchmax.services.jobs import JobContext, enqueue, job_handler
-from tasks.broker import broker, build_dispatcher
-from tasks.run import use_job_context
+from tasks.broker import broker
+from tasks.run import build_dispatcher, use_job_context
 from tasks.scheduler import run_embedded_sweeper
 from tests.jobs_fixtures import ago, reload_job, set_job
 

@@ -26,8 +26,17 @@ from benchmax.models import (
     User,
 )
 from benchmax.services import detail_view, feed
-from benchmax.services.catalog import link_declared_setup
-from benchmax.services.moderation import ModerationError, decisions, queues, records
+from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.moderation import (
+    ModerationError,
+    disputes,
+    holds,
+    label_decisions,
+    queues,
+    records,
+    reports,
+    takedowns,
+)
 from tests.factories import (
     make_dispute,
     make_evidence,
@@ -68,7 +77,7 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     engine = session.get_bind()
     assert find_servable(engine, storage, image.id) is not None  # type: ignore[arg-type]
 
-    decision = decisions.remove_test(session, moderator, test.id, REASON, report.id)
+    decision = takedowns.remove_test(session, moderator, test.id, REASON, report.id)
     session.commit()
 
     assert test.state == TestState.REMOVED
@@ -87,7 +96,7 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     [outcome] = _outcomes(session, test.id)
     assert (outcome.outcome, outcome.reason) == ("Removed by a moderator", REASON)
 
-    decisions.restore_test(session, moderator, test.id, "Address was a public office one.")
+    takedowns.restore_test(session, moderator, test.id, "Address was a public office one.")
     session.commit()
 
     assert test.state == TestState.PUBLIC
@@ -115,7 +124,7 @@ def test_restore_is_refused_when_a_file_never_passed_safety(session: Session) ->
 
     for test_id in (test.id, never_published.id):
         with pytest.raises(ModerationError) as refused:
-            decisions.restore_test(session, moderator, test_id, REASON)
+            takedowns.restore_test(session, moderator, test_id, REASON)
         assert refused.value.status == 409
         assert "cannot be restored" in refused.value.message
     assert session.exec(select(ModerationDecision)).all() == []
@@ -129,7 +138,7 @@ def test_blocking_a_file_keeps_the_test_public_while_the_evidence_rule_holds(
     test = make_test(session)
     bad, good = make_evidence(session, test), make_evidence(session, test)
 
-    decisions.block_evidence(session, moderator, bad.id, REASON)
+    takedowns.block_evidence(session, moderator, bad.id, REASON)
 
     assert bad.state == EvidenceState.BLOCKED
     assert test.state == TestState.PUBLIC
@@ -139,12 +148,12 @@ def test_blocking_a_file_keeps_the_test_public_while_the_evidence_rule_holds(
 
     only_file = make_test(session, output_text="")
     sole = make_evidence(session, only_file)
-    decisions.block_evidence(session, moderator, sole.id, REASON)
+    takedowns.block_evidence(session, moderator, sole.id, REASON)
     assert only_file.state == TestState.REMOVED
     actions = [o.action for o in _outcomes(session, only_file.id)]
     assert actions == ["evidence.block", "test.remove"]
     with pytest.raises(ModerationError, match="no output or approved file"):
-        decisions.restore_test(session, moderator, only_file.id, REASON)
+        takedowns.restore_test(session, moderator, only_file.id, REASON)
 
 
 @BOTH
@@ -152,9 +161,9 @@ def test_a_restored_test_with_a_moderator_blocked_file_is_safe(session: Session)
     moderator = _moderator(session)
     test = make_test(session)
     blocked = make_evidence(session, test)
-    decisions.block_evidence(session, moderator, blocked.id, REASON)
-    decisions.remove_test(session, moderator, test.id, REASON)
-    decisions.restore_test(session, moderator, test.id, REASON)
+    takedowns.block_evidence(session, moderator, blocked.id, REASON)
+    takedowns.remove_test(session, moderator, test.id, REASON)
+    takedowns.restore_test(session, moderator, test.id, REASON)
     assert test.state == TestState.PUBLIC
     assert blocked.state == EvidenceState.BLOCKED
 
@@ -167,7 +176,7 @@ def test_overturn_appends_a_correction_and_keeps_history(session: Session) -> No
     dispute = make_dispute(session, review)
     session.commit()
 
-    decision = decisions.decide_dispute(
+    decision = disputes.decide_dispute(
         session, moderator, dispute.id, "overturn", "The log shows every test passing.", 85
     )
     session.commit()
@@ -187,27 +196,27 @@ def test_overturn_needs_a_score_and_a_reviewable_reason(session: Session) -> Non
     moderator = _moderator(session)
     dispute = make_dispute(session, make_review(session, make_test(session), make_user(session)))
     with pytest.raises(ModerationError, match="at least 20"):
-        decisions.decide_dispute(session, moderator, dispute.id, "overturn", "Too short.", 50)
+        disputes.decide_dispute(session, moderator, dispute.id, "overturn", "Too short.", 50)
     with pytest.raises(ModerationError, match="whole number"):
-        decisions.decide_dispute(
+        disputes.decide_dispute(
             session, moderator, dispute.id, "overturn", "A long enough reasoning here.", 101
         )
-    decisions.decide_dispute(session, moderator, dispute.id, "uphold", "The review is fair.")
+    disputes.decide_dispute(session, moderator, dispute.id, "uphold", "The review is fair.")
     assert dispute.state == CaseState.DISMISSED
     with pytest.raises(ModerationError, match="already decided"):
-        decisions.decide_dispute(session, moderator, dispute.id, "uphold", "The review is fair.")
+        disputes.decide_dispute(session, moderator, dispute.id, "uphold", "The review is fair.")
 
 
 def test_moderators_never_decide_about_their_own_test_or_review(session: Session) -> None:
     moderator = _moderator(session)
     own = make_test(session, moderator)
     with pytest.raises(ModerationError) as refused:
-        decisions.remove_test(session, moderator, own.id, REASON)
+        takedowns.remove_test(session, moderator, own.id, REASON)
     assert refused.value.code == "own_test"
     other = make_test(session)
     dispute = make_dispute(session, make_review(session, other, moderator))
     with pytest.raises(ModerationError) as refused:
-        decisions.decide_dispute(session, moderator, dispute.id, "uphold", REASON)
+        disputes.decide_dispute(session, moderator, dispute.id, "uphold", REASON)
     assert refused.value.code == "own_review"
 
 
@@ -220,7 +229,7 @@ def test_reasons_too_short_or_too_long_are_refused(
 ) -> None:
     test = make_test(session)
     with pytest.raises(ModerationError, match=message) as refused:
-        decisions.remove_test(session, _moderator(session), test.id, reason)
+        takedowns.remove_test(session, _moderator(session), test.id, reason)
     assert refused.value.field == "reason"
     assert test.state == TestState.PUBLIC
 
@@ -241,20 +250,20 @@ def test_injection_findings_and_holds_are_queued_and_decided(session: Session) -
     assert items[flagged.id].finding_codes == ["ignore_instructions"]
     assert items[held.id].hold_codes == ["injection_signals"]
 
-    decisions.decide_hold(session, moderator, flagged.id, "keep", REASON)
-    decisions.decide_hold(session, moderator, held.id, "clear", REASON)
+    holds.decide_hold(session, moderator, flagged.id, "keep", REASON)
+    holds.decide_hold(session, moderator, held.id, "clear", REASON)
     session.commit()
 
     items = {item.test_id: item for item in queues.flagged_tests(session, 50)}
     assert set(items) == {flagged.id}
     assert items[flagged.id].kept
-    holds = session.exec(select(ModerationHold)).all()
-    assert {(h.test_id, h.state) for h in holds} == {
+    hold_rows = session.exec(select(ModerationHold)).all()
+    assert {(h.test_id, h.state) for h in hold_rows} == {
         (flagged.id, CaseState.OPEN),
         (held.id, CaseState.DISMISSED),
     }
     with pytest.raises(ModerationError, match="no open hold"):
-        decisions.decide_hold(session, moderator, make_test(session).id, "keep", REASON)
+        holds.decide_hold(session, moderator, make_test(session).id, "keep", REASON)
 
 
 @BOTH
@@ -275,8 +284,8 @@ def test_mapping_a_label_relinks_matching_tests(session: Session) -> None:
     labels = {(item.kind, item.key) for item in queues.label_requests(session, 50)}
     assert ("model", "zorblax ultra") in labels
 
-    decisions.map_label(session, moderator, "model", "Zorblax  ULTRA", "acme-one", REASON)
-    decisions.leave_label_declared(session, moderator, "harness", "My Rig v2", REASON)
+    label_decisions.map_label(session, moderator, "model", "Zorblax  ULTRA", "acme-one", REASON)
+    label_decisions.leave_label_declared(session, moderator, "harness", "My Rig v2", REASON)
     session.commit()
 
     assert first.catalog_model_id == second.catalog_model_id == model.id
@@ -288,10 +297,10 @@ def test_mapping_a_label_relinks_matching_tests(session: Session) -> None:
     assert ("harness", "my rig v 2") not in remaining
     assert ("model", "other thing") in remaining
     with pytest.raises(ModerationError) as refused:
-        decisions.map_label(session, moderator, "model", "zorblax ultra", "acme-one", REASON)
+        label_decisions.map_label(session, moderator, "model", "zorblax ultra", "acme-one", REASON)
     assert refused.value.status == 409
     with pytest.raises(ModerationError) as refused:
-        decisions.map_label(session, moderator, "harness", "Other Rig", "no-such", REASON)
+        label_decisions.map_label(session, moderator, "harness", "Other Rig", "no-such", REASON)
     assert refused.value.status == 404
 
 
@@ -299,7 +308,7 @@ def test_mapping_a_label_relinks_matching_tests(session: Session) -> None:
 def test_decisions_written_by_services_cannot_be_edited_or_deleted(session: Session) -> None:
     moderator = _moderator(session)
     report = make_report(session, make_test(session), make_user(session))
-    decisions.decide_report(session, moderator, report.id, "dismiss", REASON)
+    reports.decide_report(session, moderator, report.id, "dismiss", REASON)
     session.commit()
     decision = session.exec(select(ModerationDecision)).one()
     session.delete(decision)
@@ -317,7 +326,7 @@ def test_queues_list_open_reports_and_disputes_oldest_first(session: Session) ->
     test = make_test(session)
     first = make_report(session, test, make_user(session))
     second = make_report(session, test, make_user(session))
-    decisions.decide_report(session, moderator, second.id, "resolve", REASON)
+    reports.decide_report(session, moderator, second.id, "resolve", REASON)
     dispute = make_dispute(session, make_review(session, test, make_user(session)))
     result = queues.moderation_queues(session, moderator)
     assert [item.id for item in result.reports] == [first.id]
@@ -333,9 +342,9 @@ def test_outcomes_for_many_tests_go_to_their_own_test_only(session: Session) -> 
     removed, blocked, elsewhere = make_test(session), make_test(session), make_test(session)
     bad = make_evidence(session, blocked)
     make_evidence(session, blocked)
-    decisions.remove_test(session, moderator, removed.id, REASON)
-    decisions.block_evidence(session, moderator, bad.id, REASON)
-    decisions.remove_test(session, moderator, elsewhere.id, REASON)
+    takedowns.remove_test(session, moderator, removed.id, REASON)
+    takedowns.block_evidence(session, moderator, bad.id, REASON)
+    takedowns.remove_test(session, moderator, elsewhere.id, REASON)
 
     outcomes = records.decisions_for_tests(session, [removed.id, blocked.id])
 

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from benchmax.models import AccountStatus, EvidenceState, Role, Test, TestState, User
 from benchmax.models._base import utcnow
-from benchmax.services.moderation import ModerationError, decisions, queues
+from benchmax.services.moderation import ModerationError, queues, takedowns
 from benchmax.state.moderation import _removed
 from tests.factories import make_evidence, make_test, make_user
 
@@ -41,11 +41,11 @@ def test_removed_tests_are_listed_newest_first_with_their_latest_removal_reason(
     middle = make_test(session)
     still_public = make_test(session)
     # Removal order differs from removed_at order: the queue must sort by removed_at.
-    decisions.remove_test(session, moderator, newest.id, "Spam advert pasted as output.")
-    decisions.remove_test(session, moderator, oldest.id, "First reason, later restored.")
-    decisions.restore_test(session, moderator, oldest.id, "The report was mistaken, restored.")
-    decisions.remove_test(session, moderator, oldest.id, "Second reason after a new report.")
-    decisions.remove_test(session, moderator, middle.id, REASON)
+    takedowns.remove_test(session, moderator, newest.id, "Spam advert pasted as output.")
+    takedowns.remove_test(session, moderator, oldest.id, "First reason, later restored.")
+    takedowns.restore_test(session, moderator, oldest.id, "The report was mistaken, restored.")
+    takedowns.remove_test(session, moderator, oldest.id, "Second reason after a new report.")
+    takedowns.remove_test(session, moderator, middle.id, REASON)
     _removed_at(session, oldest, 30)
     _removed_at(session, middle, 20)
     _removed_at(session, newest, 10)
@@ -75,10 +75,10 @@ def test_can_restore_agrees_with_what_restore_test_does(session: Session) -> Non
     nothing_left = make_test(session, output_text="")
     sole_file = make_evidence(session, nothing_left)
     never_published = make_test(session, state=TestState.REMOVED, published_at=None)
-    decisions.remove_test(session, moderator, fine.id, REASON)
-    decisions.remove_test(session, moderator, quarantined.id, REASON)
+    takedowns.remove_test(session, moderator, fine.id, REASON)
+    takedowns.remove_test(session, moderator, quarantined.id, REASON)
     # Blocking the only file removes the Test with a decision of its own.
-    decisions.block_evidence(session, moderator, sole_file.id, "Malware inside the log file.")
+    takedowns.block_evidence(session, moderator, sole_file.id, "Malware inside the log file.")
     session.commit()
 
     items = {item.test_id: item for item in queues.removed_tests(session, 50)}
@@ -94,7 +94,7 @@ def test_can_restore_agrees_with_what_restore_test_does(session: Session) -> Non
     assert "never published" in items[never_published.id].restore_problem
     for item in blocked:
         with pytest.raises(ModerationError) as refused:
-            decisions.restore_test(session, moderator, item.test_id, REASON)
+            takedowns.restore_test(session, moderator, item.test_id, REASON)
         assert refused.value.status == 409
         assert item.restore_problem in refused.value.message
 
@@ -103,13 +103,13 @@ def test_can_restore_agrees_with_what_restore_test_does(session: Session) -> Non
 def test_a_restored_test_leaves_the_removed_queue(session: Session) -> None:
     moderator = _moderator(session)
     kept, restored = make_test(session), make_test(session)
-    decisions.remove_test(session, moderator, kept.id, REASON)
-    decisions.remove_test(session, moderator, restored.id, REASON)
+    takedowns.remove_test(session, moderator, kept.id, REASON)
+    takedowns.remove_test(session, moderator, restored.id, REASON)
     session.commit()
     before = queues.moderation_queues(session, moderator)
     assert {item.test_id for item in before.removed} == {kept.id, restored.id}
 
-    decisions.restore_test(session, moderator, restored.id, "The report was mistaken, restored.")
+    takedowns.restore_test(session, moderator, restored.id, "The report was mistaken, restored.")
     session.commit()
 
     after = queues.moderation_queues(session, moderator)
@@ -122,7 +122,7 @@ def test_a_restored_test_leaves_the_removed_queue(session: Session) -> None:
 
 @BOTH
 def test_only_moderators_and_owners_see_the_removed_queue(session: Session) -> None:
-    decisions.remove_test(session, _moderator(session), make_test(session).id, REASON)
+    takedowns.remove_test(session, _moderator(session), make_test(session).id, REASON)
     session.commit()
     refused_actors = {
         "anonymous": (None, 401),

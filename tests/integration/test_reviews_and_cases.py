@@ -29,14 +29,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import utcnow
-from benchmax.services.moderation import (
-    ModerationError,
-    decisions,
-    disputes,
-    reports,
-    reviews,
-    roles,
-)
+from benchmax.services.moderation import ModerationError, disputes, reports, reviews, roles
 from tests.factories import (
     make_dispute,
     make_evidence,
@@ -206,7 +199,7 @@ def test_decided_disputes_do_not_block_a_new_one(session: Session) -> None:
     make_dispute(session, review, state=CaseState.RESOLVED, closed_at=utcnow())
     first = disputes.open_dispute(session, contributor, review.id, "It ignores my log.", per_hour=5)
     moderator = make_user(session, role=Role.MODERATOR)
-    decisions.decide_dispute(session, moderator, first.id, "uphold", "The log was read in full.")
+    disputes.decide_dispute(session, moderator, first.id, "uphold", "The log was read in full.")
     disputes.open_dispute(session, contributor, review.id, "It ignores my video.", per_hour=5)
     session.commit()
     states = [dispute.state for dispute in _disputes_of(session, review)]

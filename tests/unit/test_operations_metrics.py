@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
 
 import pytest
@@ -56,7 +57,7 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
         last_backup=None,
         recent_audit=(AuditSummary(9, "job.requeue", None, "job", "7", NOW),),
     )
-    page = view(data)
+    page = asdict(view(data))
     assert page["dead_jobs"] == [
         {
             "id": "7",
@@ -70,5 +71,5 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
     assert (page["oldest_waiting"], page["ttp_p50"], page["ttp_p95"]) == ("2.5 min", "12.0 s", "—")
     assert page["storage_rows"] == [{"prefix": "evidence/", "objects": "3", "bytes": "3.0 MiB"}]
     assert page["missing_objects"] == ["evidence/x"]
-    assert page["backup"]["present"] == ""
+    assert page["backup"]["present"] is False
     assert page["audit_rows"][0]["actor"] == "—"

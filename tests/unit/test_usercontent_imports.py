@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "usercontent_service"
+from tests.unit.import_graph import ROOT, all_imports
+
 ALLOWED = ("benchmax.models", "benchmax.db", "benchmax.adapters.storage", "benchmax.settings")
 
 
-def _benchmax_imports() -> list[tuple[str, str, list[str]]]:
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                found.append((path.name, node.module, [alias.name for alias in node.names]))
-            elif isinstance(node, ast.Import):
-                found.extend((path.name, alias.name, []) for alias in node.names)
-    return [item for item in found if item[1].split(".")[0] == "benchmax"]
+def _benchmax_imports() -> list[tuple[str, str, tuple[str, ...]]]:
+    return [
+        (found.where(), found.target, found.names)
+        for found in all_imports("usercontent_service")
+        if found.target.split(".")[0] == "benchmax"
+    ]
 
 
 def test_only_allowed_benchmax_modules_are_imported() -> None:

@@ -73,6 +73,20 @@ def _upload_file(storage: ObjectStorage, key: str, path: Path) -> tuple[str, int
     return digest.hexdigest(), size
 
 
+def _store_manifest(storage: ObjectStorage, prefix: str, manifest: Manifest) -> tuple[str, str]:
+    """Write the manifest and its SHA-256 line under ``prefix``; its key and digest."""
+    data = manifest.encode()
+    digest, _size = sha256_chunks([data])
+    manifest_key = prefix + MANIFEST_NAME
+    storage.put(manifest_key, [data], content_type="application/json")
+    storage.put(
+        prefix + MANIFEST_HASH_NAME,
+        [f"{digest}  {MANIFEST_NAME}\n".encode()],
+        content_type="text/plain",
+    )
+    return manifest_key, digest
+
+
 def create_backup(
     engine: Engine,
     storage: ObjectStorage,
@@ -104,15 +118,7 @@ def create_backup(
             tables=snapshot.tables,
             objects=tuple(objects),
         )
-        data = manifest.encode()
-        digest, _size = sha256_chunks([data])
-        manifest_key = prefix + MANIFEST_NAME
-        storage.put(manifest_key, [data], content_type="application/json")
-        storage.put(
-            prefix + MANIFEST_HASH_NAME,
-            [f"{digest}  {MANIFEST_NAME}\n".encode()],
-            content_type="text/plain",
-        )
+        manifest_key, digest = _store_manifest(storage, prefix, manifest)
         # Read back what was stored: a backup that cannot be read is no backup.
         stored = load_manifest(storage, manifest_key)
         problems = tuple(check_snapshot(storage, stored.manifest))

@@ -15,7 +15,7 @@ from sqlalchemy import func, update
 from sqlalchemy.orm import Session
 from sqlmodel import col, select
 
-from benchmax.models import AuditEvent, Job, JobState
+from benchmax.models import AuditAction, Job, JobState, audit
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs.enqueue import send_after_commit
 from benchmax.services.jobs.runner import affected_rows
@@ -33,7 +33,12 @@ class JobCount:
 
 
 def _act_on_dead(
-    session: Session, job_id: int, action: str, actor_id: str | None, reason: str, **values: Any
+    session: Session,
+    job_id: int,
+    action: AuditAction,
+    actor_id: str | None,
+    reason: str,
+    **values: Any,
 ) -> Job:
     now = utcnow()
     result = session.execute(
@@ -46,14 +51,12 @@ def _act_on_dead(
         raise JobStateError(f"job {job_id} is not dead")
     job = session.get(Job, job_id, populate_existing=True)
     assert job is not None
-    session.add(
-        AuditEvent(
-            actor_id=actor_id,
-            action=action,
-            subject_type="job",
-            subject_id=str(job_id),
-            detail={"kind": job.kind, "reason": reason},
-        )
+    audit(
+        session,
+        action,
+        ("job", str(job_id)),
+        actor_id=actor_id,
+        detail={"kind": job.kind, "reason": reason},
     )
     return job
 
@@ -64,7 +67,7 @@ def requeue(session: Session, job_id: int, *, actor_id: str | None, reason: str)
     job = _act_on_dead(
         session,
         job_id,
-        "job.requeue",
+        AuditAction.JOB_REQUEUE,
         actor_id,
         reason,
         state=JobState.PENDING,
@@ -78,7 +81,9 @@ def requeue(session: Session, job_id: int, *, actor_id: str | None, reason: str)
 
 def discard(session: Session, job_id: int, *, actor_id: str | None, reason: str) -> Job:
     """Give up on a dead job for good; the row stays for the record."""
-    return _act_on_dead(session, job_id, "job.discard", actor_id, reason, state=JobState.DISCARDED)
+    return _act_on_dead(
+        session, job_id, AuditAction.JOB_DISCARD, actor_id, reason, state=JobState.DISCARDED
+    )
 
 
 def job_counts(session: Session) -> list[JobCount]:

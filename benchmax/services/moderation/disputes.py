@@ -1,16 +1,43 @@
-"""Disputes: a Test's contributor contests a current review; moderators decide."""
+"""Disputes: a Test's contributor contests a current review; a moderator upholds the review
+or overturns it with a correction."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from benchmax.models import AuditEvent, CaseState, Dispute, Review, User
+from benchmax.models import (
+    AuditAction,
+    CaseState,
+    Dispute,
+    ModerationAction,
+    ModerationDecision,
+    Review,
+    TestState,
+    User,
+    audit,
+)
 from benchmax.models._base import is_public_id
+from benchmax.services.moderation.cases import close_case, open_case
 from benchmax.services.moderation.errors import ModerationError
-from benchmax.services.moderation.policy import clean_reason, require_active
+from benchmax.services.moderation.policy import (
+    REASON_MAX,
+    clean_reason,
+    clean_text,
+    require_active,
+    require_admin,
+)
 from benchmax.services.moderation.rate_limits import check_hourly_limit
-from benchmax.services.moderation.reviews import latest_in_chain, public_test
+from benchmax.services.moderation.records import record_decision
+from benchmax.services.moderation.reviews import (
+    REASONING_MIN,
+    append_review,
+    latest_in_chain,
+    parse_score,
+    public_test,
+)
 
 
 def open_dispute_for(session: Session, review_id: str) -> Dispute | None:
@@ -71,17 +98,64 @@ def open_dispute(
     try:
         with session.begin_nested():
             session.add(dispute)
-            session.add(
-                AuditEvent(
-                    actor_id=user.id,
-                    action="dispute.opened",
-                    subject_type="dispute",
-                    subject_id=dispute.id,
-                    detail={"review_id": review.id, "test_id": test.id},
-                )
+            audit(
+                session,
+                AuditAction.DISPUTE_OPENED,
+                ("dispute", dispute.id),
+                actor_id=user.id,
+                detail={"review_id": review.id, "test_id": test.id},
             )
     except IntegrityError:
         # Lost a race (or met a path that skipped the check): answer as the check would.
         _refuse_if_open(session, review.id)
         raise
     return dispute
+
+
+def decide_dispute(
+    session: Session,
+    actor: User | None,
+    dispute_id: str,
+    outcome: Literal["uphold", "overturn"],
+    reason: str,
+    score: object = None,
+) -> ModerationDecision:
+    """Uphold the disputed review (it stands) or overturn it: a correction by the moderator,
+    with ``score`` and the reason as its reasoning, is appended to the review's history."""
+    admin = require_admin(actor, "decide disputes")
+    dispute, test = open_case(session, admin, Dispute, dispute_id, "dispute")
+    review = session.get(Review, dispute.review_id)
+    assert review is not None  # a foreign key guarantees it
+    if review.reviewer_id == admin.id:
+        raise ModerationError(
+            "own_review", "You wrote this review; another moderator must decide.", 403
+        )
+    if outcome == "uphold":
+        clean = clean_reason(reason)
+        close_case(dispute, CaseState.DISMISSED, session)
+        states = ("open", "review_upheld")
+    else:
+        clean = clean_text(
+            reason,
+            field="reason",
+            noun="The reason, which becomes the correcting review,",
+            minimum=REASONING_MIN,
+            maximum=REASON_MAX,
+        )
+        clean_score = parse_score(score)
+        if test.state != TestState.PUBLIC:
+            raise ModerationError(
+                "not_public", "Only a public Test's reviews can be corrected.", 409
+            )
+        append_review(session, test, admin, clean_score, clean, latest_in_chain(session, review))
+        close_case(dispute, CaseState.RESOLVED, session)
+        states = ("open", "review_overturned")
+    return record_decision(
+        session,
+        admin,
+        ModerationAction(f"dispute.{outcome}"),
+        ("dispute", dispute.id),
+        clean,
+        states,
+        dispute_id=dispute.id,
+    )

@@ -1,4 +1,8 @@
-"""Who may act, and what a written reason must look like. Checked on the server, every time."""
+"""Who may act, and what a written reason must look like. Checked on the server, every time.
+
+The one place for both: moderation, account roles (``accounts.grant_role``) and operations
+(``operations.access``) read their role rules and the reason length from here.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,32 @@ from benchmax.services.moderation.errors import ModerationError
 
 REASON_MIN, REASON_MAX = 10, 2000
 ADMIN_ROLES = frozenset({Role.MODERATOR, Role.OWNER})
+# Who may hand out which role: owners anything, moderators only the reviewer bit.
+GRANTABLE = {
+    Role.OWNER: frozenset(Role),
+    Role.MODERATOR: frozenset({Role.CONTRIBUTOR, Role.REVIEWER}),
+}
 
 
 def is_admin(user: User | None) -> bool:
     """Moderators and owners; a suspended one keeps the role but may not use it."""
     return user is not None and user.role in ADMIN_ROLES
+
+
+def can_moderate(user: User | None) -> bool:
+    """An admin who may use the role now (not suspended)."""
+    return is_admin(user) and user is not None and user.can_write
+
+
+def is_active_owner(user: User | None) -> bool:
+    """Operations are for owners only, and not while suspended."""
+    return user is not None and user.role == Role.OWNER and user.can_write
+
+
+def may_grant(actor: User, current: Role, new: Role) -> bool:
+    """Whether an active ``actor`` may move an account from role ``current`` to ``new``."""
+    allowed = GRANTABLE.get(Role(actor.role), frozenset())
+    return actor.can_write and new in allowed and current in allowed
 
 
 def require_active(actor: User | None, doing: str) -> User:

@@ -20,6 +20,7 @@ from benchmax.models import (
     CaseState,
     Dispute,
     EvidenceFile,
+    ModerationAction,
     ModerationDecision,
     ModerationHold,
     Report,
@@ -33,10 +34,9 @@ from benchmax.models._base import as_utc
 from benchmax.services import catalog
 from benchmax.services.moderation.policy import require_admin
 from benchmax.services.moderation.reports import REASON_LABELS
+from benchmax.services.moderation.takedowns import restore_problem
 
-HOLD_ACTIONS = ("hold.keep", "hold.clear")
-LEAVE_LABEL_ACTION = "label.leave"
-REMOVE_TEST_ACTION = "test.remove"
+HOLD_ACTIONS = (ModerationAction.HOLD_KEEP, ModerationAction.HOLD_CLEAR)
 
 
 def injection_codes(scan_report: object) -> list[str]:
@@ -109,7 +109,7 @@ class LabelItem:
 @dataclass(frozen=True)
 class RemovedItem:
     """A removed Test. ``reason``: the moderator's words on its latest removal ("" when no
-    decision records one). ``can_restore``: whether ``decisions.restore_test`` would pass its
+    decision records one). ``can_restore``: whether ``takedowns.restore_test`` would pass its
     safety checks now; when not, ``restore_problem`` says why, in words a moderator can read."""
 
     test_id: str
@@ -253,7 +253,7 @@ def flagged_tests(session: Session, limit: int) -> list[FlagItem]:
             test_state=str(tests[test_id].state),
             hold_codes=holds.get(test_id, []),
             finding_codes=sorted(set(findings.get(test_id, []))),
-            kept=decided.get(test_id) == "hold.keep",
+            kept=decided.get(test_id) == ModerationAction.HOLD_KEEP,
         )
         for test_id in test_ids[:limit]
     ]
@@ -266,7 +266,7 @@ def label_requests(session: Session, limit: int) -> list[LabelItem]:
     left = set(
         session.exec(
             select(ModerationDecision.target_id).where(
-                col(ModerationDecision.action) == LEAVE_LABEL_ACTION,
+                col(ModerationDecision.action) == ModerationAction.LABEL_LEAVE,
                 col(ModerationDecision.target_id).in_(list(targets)),
             )
         ).all()
@@ -285,7 +285,7 @@ def _latest_removals(session: Session, test_ids: list[str]) -> dict[str, Moderat
         .where(
             col(ModerationDecision.target_type) == "test",
             col(ModerationDecision.target_id).in_(test_ids),
-            col(ModerationDecision.action) == REMOVE_TEST_ACTION,
+            col(ModerationDecision.action) == ModerationAction.TEST_REMOVE,
         )
         .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
     ).all()
@@ -296,9 +296,6 @@ def removed_tests(session: Session, limit: int) -> list[RemovedItem]:
     """Removed Tests, most recently removed first, each with why it was removed and whether
     it could be made public again now."""
     # The very check restore_test makes, so the queue and the decision never disagree.
-    # decisions imports this module for its queue helpers, hence the import here.
-    from benchmax.services.moderation.decisions import restore_problem
-
     rows = session.exec(
         select(Test, User.handle)
         .join(User, col(User.id) == Test.contributor_id)

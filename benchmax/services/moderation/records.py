@@ -13,19 +13,26 @@ from typing import Any
 from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
-from benchmax.models import AuditEvent, Dispute, EvidenceFile, ModerationDecision, User
+from benchmax.models import (
+    Dispute,
+    EvidenceFile,
+    ModerationAction,
+    ModerationDecision,
+    User,
+    audit,
+)
 from benchmax.models._base import as_utc
 
 _BATCH = 500
 # What a contributor reads on /me for each decision that touched their Test.
 OUTCOMES = {
-    "test.remove": "Removed by a moderator",
-    "test.restore": "Restored by a moderator",
-    "evidence.block": "A file was blocked by a moderator",
-    "hold.keep": "Kept out of rankings pending moderation",
-    "hold.clear": "Cleared for rankings by a moderator",
-    "dispute.uphold": "Your dispute was reviewed; the review stands",
-    "dispute.overturn": "Your dispute was upheld; the review was corrected",
+    ModerationAction.TEST_REMOVE: "Removed by a moderator",
+    ModerationAction.TEST_RESTORE: "Restored by a moderator",
+    ModerationAction.EVIDENCE_BLOCK: "A file was blocked by a moderator",
+    ModerationAction.HOLD_KEEP: "Kept out of rankings pending moderation",
+    ModerationAction.HOLD_CLEAR: "Cleared for rankings by a moderator",
+    ModerationAction.DISPUTE_UPHOLD: "Your dispute was reviewed; the review stands",
+    ModerationAction.DISPUTE_OVERTURN: "Your dispute was upheld; the review was corrected",
 }
 
 
@@ -46,7 +53,7 @@ class DecisionOutcome:
 def record_decision(
     session: Session,
     actor: User,
-    action: str,
+    action: ModerationAction,
     target: tuple[str, str],
     reason: str,
     states: tuple[str, str],
@@ -69,14 +76,12 @@ def record_decision(
     )
     session.add(decision)
     ids = {"decision_id": decision.id, "report_id": report_id, "dispute_id": dispute_id}
-    session.add(
-        AuditEvent(
-            actor_id=actor.id,
-            action=f"moderation.{action}",
-            subject_type=target_type,
-            subject_id=target_id,
-            detail={key: value for key, value in ids.items() if value},
-        )
+    audit(
+        session,
+        action,
+        target,
+        actor_id=actor.id,
+        detail={key: value for key, value in ids.items() if value},
     )
     session.flush()
     return decision
@@ -99,7 +104,7 @@ def decisions_for_tests(
                 DecisionOutcome(
                     id=row.id,
                     action=row.action,
-                    outcome=OUTCOMES[row.action],
+                    outcome=OUTCOMES[ModerationAction(row.action)],
                     reason=row.reason,
                     previous_state=row.previous_state,
                     next_state=row.next_state,

@@ -1,24 +1,37 @@
-"""Reports: any active signed-in user flags a public Test, or one of its files, for moderators."""
+"""Reports: any active signed-in user flags a public Test, or one of its files, for moderators;
+a moderator resolves or dismisses it."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from sqlmodel import Session, select
 
 from benchmax.models import (
-    AuditEvent,
+    AuditAction,
     CaseState,
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    ModerationAction,
+    ModerationDecision,
     Report,
     ReportReason,
     SourceVisibility,
     Test,
     User,
+    audit,
 )
+from benchmax.services.moderation.cases import close_case, open_case
 from benchmax.services.moderation.errors import ModerationError
-from benchmax.services.moderation.policy import clean_text, require_active
+from benchmax.services.moderation.policy import (
+    clean_reason,
+    clean_text,
+    require_active,
+    require_admin,
+)
 from benchmax.services.moderation.rate_limits import check_hourly_limit
+from benchmax.services.moderation.records import record_decision
 from benchmax.services.moderation.reviews import public_test
 
 DETAILS_MAX = 2000
@@ -100,14 +113,36 @@ def create_report(
         details=clean_details,
     )
     session.add(report)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="report.created",
-            subject_type="report",
-            subject_id=report.id,
-            detail={"test_id": test.id},
-        )
+    audit(
+        session,
+        AuditAction.REPORT_CREATED,
+        ("report", report.id),
+        actor_id=user.id,
+        detail={"test_id": test.id},
     )
     session.flush()
     return report
+
+
+def decide_report(
+    session: Session,
+    actor: User | None,
+    report_id: str,
+    outcome: Literal["resolve", "dismiss"],
+    reason: str,
+) -> ModerationDecision:
+    """Close a report: resolved (acted on) or dismissed (nothing to do)."""
+    admin = require_admin(actor, "decide reports")
+    clean = clean_reason(reason)
+    report, _test = open_case(session, admin, Report, report_id, "report")
+    state = CaseState.RESOLVED if outcome == "resolve" else CaseState.DISMISSED
+    close_case(report, state, session)
+    return record_decision(
+        session,
+        admin,
+        ModerationAction(f"report.{outcome}"),
+        ("report", report.id),
+        clean,
+        ("open", state.value),
+        report_id=report.id,
+    )

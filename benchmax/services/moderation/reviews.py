@@ -8,13 +8,14 @@ share this table and these rules.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
-    AuditEvent,
+    AuditAction,
     Review,
     ReviewerKind,
     ReviewState,
@@ -22,8 +23,10 @@ from benchmax.models import (
     Test,
     TestState,
     User,
+    audit,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.dates import json_ready
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_text, is_admin, require_active
 
@@ -41,10 +44,10 @@ class ReviewEntry:
     reasoning: str
     corrects_review_id: str | None
     superseded: bool
-    created_at: str
+    created_at: datetime
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return json_ready(self)
 
 
 def public_test(session: Session, test_id: str, *, lock: bool = False) -> Test:
@@ -92,7 +95,7 @@ def reviews_of(session: Session, test_id: str) -> list[ReviewEntry]:
             reasoning=review.reasoning,
             corrects_review_id=review.corrects_review_id,
             superseded=review.id in superseded,
-            created_at=as_utc(review.created_at).isoformat(),
+            created_at=as_utc(review.created_at),
         )
         for review, handle in rows
     ]
@@ -159,17 +162,12 @@ def append_review(
         corrects_review_id=corrects.id if corrects else None,
     )
     session.add(review)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="review.corrected" if corrects else "review.added",
-            subject_type="review",
-            subject_id=review.id,
-            detail={
-                "test_id": test.id,
-                **({"corrects_review_id": corrects.id} if corrects else {}),
-            },
-        )
+    audit(
+        session,
+        AuditAction.REVIEW_CORRECTED if corrects else AuditAction.REVIEW_ADDED,
+        ("review", review.id),
+        actor_id=user.id,
+        detail={"test_id": test.id, **({"corrects_review_id": corrects.id} if corrects else {})},
     )
     session.flush()
     refresh_review_state(session, test)

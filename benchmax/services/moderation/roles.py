@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from benchmax.models import AccountStatus, Role, User
+from benchmax.models import AccountStatus, ModerationAction, Role, User
 from benchmax.services import accounts
 from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_active, require_admin
@@ -52,42 +52,44 @@ def change_role(session: Session, actor: User | None, handle: str, role: str, re
     except accounts.AccountPermissionError as error:
         raise ModerationError("not_allowed", error.message, 403) from None
     record_decision(
-        session, admin, "user.role", ("user", user.id), clean, (previous.value, new_role.value)
+        session,
+        admin,
+        ModerationAction.USER_ROLE,
+        ("user", user.id),
+        clean,
+        (previous.value, new_role.value),
     )
     return user
 
 
-def _check_may_suspend(admin: User, user: User, verb: str) -> None:
+def _set_status(
+    session: Session, actor: User | None, handle: str, reason: str, suspend: bool
+) -> User:
+    """Suspend or reinstate ``handle``; only an owner may do either to a moderator."""
+    verb = "suspend" if suspend else "reinstate"
+    admin = require_admin(actor, f"{verb} accounts")
+    clean = clean_reason(reason)
+    user = _target(session, admin, handle)
     if user.role == Role.MODERATOR and admin.role != Role.OWNER:
         raise ModerationError("not_allowed", f"Only an owner can {verb} a moderator.", 403)
+    if (user.status == AccountStatus.SUSPENDED) == suspend:
+        code, state = ("already_suspended", "already") if suspend else ("not_suspended", "not")
+        raise ModerationError(code, f"@{user.handle} is {state} suspended.", 409)
+    before, after = AccountStatus.ACTIVE, AccountStatus.SUSPENDED
+    if not suspend:
+        before, after = after, before
+    user.status = after
+    session.add(user)
+    action = ModerationAction.USER_SUSPEND if suspend else ModerationAction.USER_REINSTATE
+    record_decision(session, admin, action, ("user", user.id), clean, (before.value, after.value))
+    return user
 
 
 def suspend(session: Session, actor: User | None, handle: str, reason: str) -> User:
     """Stop an account from writing: no submissions, reports, disputes, reviews or tokens."""
-    admin = require_admin(actor, "suspend accounts")
-    clean = clean_reason(reason)
-    user = _target(session, admin, handle)
-    _check_may_suspend(admin, user, "suspend")
-    if user.status == AccountStatus.SUSPENDED:
-        raise ModerationError("already_suspended", f"@{user.handle} is already suspended.", 409)
-    user.status = AccountStatus.SUSPENDED
-    session.add(user)
-    record_decision(
-        session, admin, "user.suspend", ("user", user.id), clean, ("active", "suspended")
-    )
-    return user
+    return _set_status(session, actor, handle, reason, suspend=True)
 
 
 def reinstate(session: Session, actor: User | None, handle: str, reason: str) -> User:
-    admin = require_admin(actor, "reinstate accounts")
-    clean = clean_reason(reason)
-    user = _target(session, admin, handle)
-    _check_may_suspend(admin, user, "reinstate")
-    if user.status != AccountStatus.SUSPENDED:
-        raise ModerationError("not_suspended", f"@{user.handle} is not suspended.", 409)
-    user.status = AccountStatus.ACTIVE
-    session.add(user)
-    record_decision(
-        session, admin, "user.reinstate", ("user", user.id), clean, ("suspended", "active")
-    )
-    return user
+    """Let a suspended account write again."""
+    return _set_status(session, actor, handle, reason, suspend=False)

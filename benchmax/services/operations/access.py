@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from benchmax.models import Role, User
+from benchmax.models import User
+from benchmax.services.moderation.policy import REASON_MIN, is_active_owner
 
-MIN_REASON_LENGTH = 10
+MIN_REASON_LENGTH = REASON_MIN
 
 
 class NotAllowedError(PermissionError):
@@ -16,7 +17,7 @@ class ReasonError(ValueError):
 
 
 def require_owner(user: User | None) -> User:
-    if user is None or user.role != Role.OWNER or not user.can_write:
+    if user is None or not is_active_owner(user):
         raise NotAllowedError("only owners may use operations")
     return user
 

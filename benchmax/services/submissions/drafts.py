@@ -12,11 +12,11 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import Test, TestState, User
 from benchmax.models._base import utcnow
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.submissions.account_limits import check_open_drafts
 from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.fields import clean_fields
-from benchmax.services.submissions.records import editable_test
+from benchmax.services.submissions.records import editable_test, require_writer
 
 FIRST_STEP, LAST_STEP = 1, 5
 
@@ -27,10 +27,7 @@ def create_draft(session: Session, user: User, *, submitted_at_once: bool = Fals
     The account's cap on open drafts applies unless the caller submits the draft in the same
     transaction (the submission API), where it is never left open.
     """
-    if not user.can_write:
-        raise SubmissionError(
-            "account_suspended", "Suspended accounts cannot submit Tests.", status=403
-        )
+    require_writer(user, "submit Tests")
     if not submitted_at_once:
         check_open_drafts(session, user)
     test = Test(

@@ -21,8 +21,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, update
 from sqlmodel import col, select
 
-from benchmax.models import AuditEvent, EvidenceFile, Test, TestState
+from benchmax.models import EvidenceFile, Test, TestState
 from benchmax.models._base import as_utc, utcnow
+from benchmax.models.audit import AuditAction, audit
 from benchmax.services.jobs import JobContext
 from benchmax.services.jobs.runner import affected_rows
 from benchmax.settings import get_settings
@@ -84,13 +85,11 @@ def _delete_draft(ctx: JobContext, test_id: str, cutoff: datetime) -> bool:
         contributor_id = session.exec(select(Test.contributor_id).where(Test.id == test_id)).one()
         session.execute(delete(EvidenceFile).where(col(EvidenceFile.test_id) == test_id))
         session.execute(delete(Test).where(col(Test.id) == test_id))
-        session.add(
-            AuditEvent(
-                actor_id=None,
-                action="test.draft_expired",
-                subject_type="test",
-                subject_id=test_id,
-                detail={"contributor_id": contributor_id, "files": len(files)},
-            )
+        audit(
+            session,
+            AuditAction.TEST_DRAFT_EXPIRED,
+            ("test", test_id),
+            actor_id=None,
+            detail={"contributor_id": contributor_id, "files": len(files)},
         )
     return True

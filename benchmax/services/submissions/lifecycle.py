@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from benchmax.models import AuditEvent, EvidenceState, JobState, Test, TestState, User
+from benchmax.models import AuditAction, EvidenceState, JobState, Test, TestState, User, audit
 from benchmax.models._base import utcnow
 from benchmax.services import jobs
 from benchmax.services.submissions.errors import SubmissionError
@@ -27,6 +27,7 @@ from benchmax.services.submissions.records import (
     latest_jobs,
     live_files,
     lock_test,
+    require_writer,
 )
 
 REQUIRED_MESSAGES = {
@@ -72,10 +73,7 @@ def submit(session: Session, user: User, test_id: str) -> Test:
 
 def retry_processing(session: Session, user: User, test_id: str) -> Test:
     """Run a Test whose processing failed again: dead jobs are requeued, missing ones added."""
-    if not user.can_write:
-        raise SubmissionError(
-            "account_suspended", "Suspended accounts cannot retry Tests.", status=403
-        )
+    require_writer(user, "retry Tests")
     test = get_own_test(session, user, test_id)
     if test.state != TestState.FAILED:
         raise SubmissionError(
@@ -88,14 +86,12 @@ def retry_processing(session: Session, user: User, test_id: str) -> Test:
     test.updated_at = utcnow()
     session.add(test)
     _start_processing(session, test, actor=user)
-    session.add(
-        AuditEvent(
-            actor_id=user.id,
-            action="test.retry_processing",
-            subject_type="test",
-            subject_id=test.id,
-            detail={"failure_code": failure_code},
-        )
+    audit(
+        session,
+        AuditAction.TEST_RETRY_PROCESSING,
+        ("test", test.id),
+        actor_id=user.id,
+        detail={"failure_code": failure_code},
     )
     session.flush()
     return test

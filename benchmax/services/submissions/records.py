@@ -27,12 +27,17 @@ def get_own_test(session: Session, user: User, test_id: str) -> Test:
     return test
 
 
-def editable_test(session: Session, user: User, test_id: str) -> Test:
-    """The user's Test, refusing writes from suspended accounts and non-editable states."""
+def require_writer(user: User, doing: str) -> None:
+    """Refuse a suspended account; ``doing`` completes "Suspended accounts cannot …"."""
     if not user.can_write:
         raise SubmissionError(
-            "account_suspended", "Suspended accounts cannot submit or edit Tests.", status=403
+            "account_suspended", f"Suspended accounts cannot {doing}.", status=403
         )
+
+
+def editable_test(session: Session, user: User, test_id: str) -> Test:
+    """The user's Test, refusing writes from suspended accounts and non-editable states."""
+    require_writer(user, "submit or edit Tests")
     test = get_own_test(session, user, test_id)
     if test.state not in EDITABLE_STATES:
         raise SubmissionError(

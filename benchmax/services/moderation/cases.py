@@ -1,0 +1,74 @@
+"""What every moderation decision shares: the Test it is about, the case it settles, and
+the line the contributor reads.
+
+Each decision needs a written reason and appends one ``ModerationDecision`` (with the state
+before and after) and one audit event (``records.record_decision``). Rows that carry state — a
+Test's visibility, a file's state, a case's state — change; the submission's prompt, output
+and bytes never do, and nothing is deleted. A moderator never decides a case about their own
+Test, nor a dispute about their own review.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from sqlmodel import Session
+
+from benchmax.models import CaseState, Dispute, ModerationHold, Report, Test, User
+from benchmax.models._base import is_public_id, utcnow
+from benchmax.services.moderation.errors import ModerationError
+
+_FAILURE_REASON_MAX = 500  # Test.failure_reason and EvidenceFile.block_reason columns
+Case = TypeVar("Case", Report, Dispute)
+
+
+def outcome_line(outcome: str, reason: str) -> str:
+    """What the contributor reads beside their Test: the outcome and the moderator's words."""
+    line = f"{outcome}. Reason: {reason}"
+    return line if len(line) <= _FAILURE_REASON_MAX else line[: _FAILURE_REASON_MAX - 1] + "…"
+
+
+def decided_test(session: Session, admin: User, test_id: object) -> Test:
+    """The Test a decision is about, locked until commit; never the moderator's own."""
+    found = isinstance(test_id, str) and is_public_id(test_id)
+    test = session.get(Test, test_id, with_for_update=True) if found else None
+    if test is None:
+        raise ModerationError("test_not_found", "No Test has this id.", 404)
+    if test.contributor_id == admin.id:
+        raise ModerationError(
+            "own_test", "This is your own Test; another moderator must decide.", 403
+        )
+    return test
+
+
+def open_report_for(session: Session, report_id: str | None, test: Test) -> Report | None:
+    """The open report a decision settles, when one was named; it must be about this Test."""
+    if report_id is None:
+        return None
+    report = session.get(Report, report_id) if is_public_id(report_id) else None
+    if report is None or report.test_id != test.id:
+        raise ModerationError(
+            "report_not_found", "That report is not about this Test.", 404, "report_id"
+        )
+    if report.state != CaseState.OPEN:
+        raise ModerationError("report_closed", "That report was already decided.", 409)
+    return report
+
+
+def close_case(case: Report | Dispute | ModerationHold, state: CaseState, session: Session) -> None:
+    case.state = state
+    case.closed_at = utcnow()
+    session.add(case)
+
+
+def open_case(
+    session: Session, admin: User, model: type[Case], case_id: str, noun: str
+) -> tuple[Case, Test]:
+    """The open report or dispute ``case_id`` and its Test, which is not the moderator's own."""
+    case = session.get(model, case_id) if is_public_id(case_id) else None
+    if case is None:
+        raise ModerationError(f"{noun}_not_found", f"No {noun} has this id.", 404)
+    test = decided_test(session, admin, case.test_id)
+    if case.state != CaseState.OPEN:
+        raise ModerationError(f"{noun}_closed", f"That {noun} was already decided.", 409)
+    return case, test

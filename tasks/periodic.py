@@ -1,0 +1,60 @@
+"""The one table of periodic jobs, read by the Taskiq scheduler and by the embedded loop.
+
+Each row is a task name, the service it runs (given the process's ``JobContext``; it answers
+how many things it did) and how often. ``tasks.run`` registers one scheduled Taskiq task per
+row; ``tasks.scheduler.run_embedded_sweeper`` runs the same rows inside the web process when
+there is no scheduler. A new periodic job is one new row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from benchmax.services.jobs import JobContext, sweep
+from benchmax.services.operations import take_metrics_sample
+from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
+from benchmax.services.submissions.expiry import expire_drafts
+from benchmax.settings import Settings
+
+QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class PeriodicJob:
+    task_name: str
+    run: Callable[[JobContext], int]
+    every: Callable[[Settings], float]  # seconds between runs
+    what: str  # for log lines: "job sweep failed (...)"
+    report: str = ""  # logged with the count when a run did something; empty: say nothing
+
+
+PERIODIC_JOBS = (
+    PeriodicJob(
+        "benchmax.metrics_sample",
+        take_metrics_sample,
+        lambda settings: settings.metrics_interval_seconds,
+        "metric sample",
+    ),
+    PeriodicJob(
+        "benchmax.cleanup_quarantine",
+        cleanup_quarantine,
+        lambda _settings: QUARANTINE_CLEANUP_INTERVAL.total_seconds(),
+        "quarantine clean-up",
+    ),
+    PeriodicJob(
+        "benchmax.expire_drafts",
+        expire_drafts,
+        lambda settings: settings.draft_expiry_interval_seconds,
+        "draft expiry",
+        "deleted %d expired drafts",
+    ),
+    PeriodicJob(
+        "benchmax.sweep",
+        sweep,
+        lambda settings: settings.sweep_interval_seconds,
+        "job sweep",
+        "job sweep re-sent %d jobs",
+    ),
+)
