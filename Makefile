@@ -24,7 +24,7 @@ COVERAGE := --cov --cov-report=term:skip-covered
 .PHONY: help run test test-fast test-backend test-e2e lint format bench services install clean
 
 help: ## List the targets
-	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 run: install ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
 	$(PY) -m benchmax.cli dev
@@ -82,4 +82,4 @@ $(STAMP)/chromium:
 	touch $@
 
 clean: ## Remove the virtualenv, build output and embedded data
-	rm -rf $(VENV) $(STAMP) .web .states var
+	rm -rf $(VENV) $(STAMP) .web .states var .coverage .coverage.*
