@@ -14,22 +14,32 @@ export PYTHONUNBUFFERED := 1
 # Use the npm registry npm is configured with, so Reflex's installer never probes mirrors.
 export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
 
-.PHONY: help run test test-unit test-e2e lint format bench services install clean
+# Tests are marked by what they need (tests/needs.py); the fast set needs no service, no browser.
+FAST_TESTS := not (postgres or redis or s3 or e2e)
+# Two workers: the machines running this have two cores. Coverage of the product packages
+# (pyproject.toml's [tool.coverage]) is printed after the run; it is a report, not a gate.
+BACKEND_TESTS := -m "not e2e" -n 2
+COVERAGE := --cov --cov-report=term:skip-covered
+
+.PHONY: help run test test-fast test-backend test-e2e lint format bench services install clean
 
 help: ## List the targets
-	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 run: install ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
 	$(PY) -m benchmax.cli dev
 
-test: install $(STAMP)/chromium services ## Set up and run the whole test suite
-	$(PY) -m pytest -m "not e2e" $(PYTEST_ARGS)
+test: lint $(STAMP)/chromium services ## Set up, lint, and run the whole suite (what CI runs)
+	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
-test-unit: install services ## Run the tests that need no browser
-	$(PY) -m pytest -m "not e2e" $(PYTEST_ARGS)
+test-fast: install ## The tests that need no service and no browser, in parallel
+	$(PY) -m pytest -m "$(FAST_TESTS)" -n auto $(PYTEST_ARGS)
 
-test-e2e: install $(STAMP)/chromium services ## Run only the browser tests
+test-backend: install services ## Everything but the browser tests, in parallel
+	$(PY) -m pytest $(BACKEND_TESTS) $(PYTEST_ARGS)
+
+test-e2e: install $(STAMP)/chromium services ## Only the browser tests
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
 lint: install ## ruff (format check + lint) and mypy
@@ -72,4 +82,4 @@ $(STAMP)/chromium:
 	touch $@
 
 clean: ## Remove the virtualenv, build output and embedded data
-	rm -rf $(VENV) $(STAMP) .web .states var
+	rm -rf $(VENV) $(STAMP) .web .states var .coverage .coverage.*

@@ -6,7 +6,7 @@ ratio says how much dearer safety processing is than merely storing; the target 
 The best of several rounds is reported for every measurement so background load on a shared
 machine skews none.
 
-The target cannot be met by any scanner that does what the spec requires, which the "floor"
+The target cannot be met by any scanner that does what docs/safety.md requires, which the "floor"
 line measures: with no check at all, a scan still has to inflate every ZIP entry (to look
 inside) and decode and re-encode every image (to strip metadata and polyglots). Timed with
 zlib, as the scanner's zipfile uses, and the scanner's own image encoder settings, that work

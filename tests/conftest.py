@@ -3,6 +3,11 @@
 Every database fixture runs ``alembic upgrade head`` once per session into a template and then
 hands each test its own copy (a file copy for SQLite, ``CREATE DATABASE ... TEMPLATE`` for
 PostgreSQL), so tests are isolated without paying for migrations each time.
+
+The suite runs under pytest-xdist, each worker its own session: templates and databases carry
+the process id or a random name, temporary directories are per worker, servers listen on
+ports the OS picks, and every Redis key a test creates starts with ``REDIS_KEY_PREFIX``
+(which names the worker). ``tests/needs.py`` marks each test with the services it uses.
 """
 
 from __future__ import annotations
@@ -27,13 +32,15 @@ from benchmax.migrations import upgrade
 from benchmax.models import User
 from benchmax.settings import Settings
 
-pytest_plugins = ["tests.s3server", "tests.jobs_fixtures"]
+pytest_plugins = ["pytester", "tests.needs", "tests.s3server", "tests.jobs_fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get(
     "BENCHMAX_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
 REDIS_URL = os.environ.get("BENCHMAX_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+# Streams and keys of one xdist worker never collide with another's (tests add a random part).
+REDIS_KEY_PREFIX = f"benchmax-test:{os.environ.get('PYTEST_XDIST_WORKER', 'main')}:"
 
 
 def run_migrations(url: str) -> None:
@@ -82,6 +89,12 @@ def postgres_url(postgres_template: str) -> Iterator[str]:
     _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture
+def redis_url() -> str:
+    """The test Redis server; name keys with ``REDIS_KEY_PREFIX``."""
+    return REDIS_URL
+
+
 @pytest.fixture(params=["sqlite"])
 def database_url(request: pytest.FixtureRequest) -> str:
     """A migrated database; parametrize indirectly with ``["sqlite", "postgres"]`` for both."""
@@ -102,14 +115,23 @@ def session(engine: Engine) -> Iterator[Session]:
         yield session
 
 
+@pytest.fixture(scope="session")
+def local_issuer_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One local sign-in key per worker: making an RSA key costs more than most tests."""
+    path = tmp_path_factory.mktemp("keys") / "local-issuer.pem"
+    LocalIssuer(Settings(_env_file=None, env="test", local_issuer_key_path=path))  # type: ignore[call-arg]
+    return path
+
+
 @pytest.fixture
-def settings(tmp_path: Path, database_url: str) -> Settings:
+def settings(tmp_path: Path, database_url: str, local_issuer_key: Path) -> Settings:
     """Development settings pointing at this test's database and a private data directory."""
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         env="test",
         data_dir=tmp_path / "var",
         database_url=database_url,
+        local_issuer_key_path=local_issuer_key,
     )
 
 

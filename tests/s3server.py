@@ -1,7 +1,7 @@
 """An S3 API over real HTTP for tests: moto's threaded server on a free loopback port.
 
-The server is shared by the whole session; every test (or module world) gets a bucket of its
-own, so tests never see each other's objects.
+The server is shared by the whole session (one per xdist worker, each on a port the OS picks);
+every test (or module world) gets a bucket of its own, so tests never see each other's objects.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Select, select
 from sqlmodel import col
 
 from benchmax.adapters.storage import EVIDENCE_PREFIX, ObjectStorage
@@ -68,7 +68,7 @@ class _Row(Protocol):
     source_visibility: str
 
 
-def _lookup(evidence_id: str):  # type: ignore[no-untyped-def]  # a 10-column Select
+def _lookup(evidence_id: str) -> Select[*tuple[Any, ...]]:
     return (
         select(
             col(EvidenceFile.id),
@@ -108,7 +108,7 @@ def find_servable(engine: Engine, storage: ObjectStorage, evidence_id: str) -> S
         return None
     with engine.connect() as connection:
         row = connection.execute(_lookup(evidence_id)).first()
-    if row is None or not may_serve(row):  # type: ignore[arg-type]
+    if row is None or not may_serve(row):
         return None
     stored = storage.head(row.storage_key)
     # A size that differs from the scanned row means the object is not what was approved.

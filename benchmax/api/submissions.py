@@ -42,7 +42,7 @@ from benchmax.services.submissions.quota import take_submission_slot
 from benchmax.services.tokens import token_owner
 from benchmax.settings import Settings
 
-# API field name -> draft field. The API keeps the short names of the contract.
+# API field name -> draft field. The API keeps short names (model, harness, output) for scripts.
 API_FIELDS = {
     "prompt": "prompt",
     "model": "model_label",

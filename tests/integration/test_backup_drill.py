@@ -185,7 +185,6 @@ def empty_postgres_url() -> Iterator[str]:
     _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.mark.postgres
 @pytest.mark.parametrize("snapshot_format", ["pg_dump", "logical"])
 def test_postgres_and_s3_drill(
     postgres_url: str, empty_postgres_url: str, s3_endpoint: str, snapshot_format: str

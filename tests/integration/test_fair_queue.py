@@ -89,13 +89,18 @@ def test_in_process_queue_runs_another_accounts_job_during_a_flood(
 
 @pytest.fixture
 def redis_stack(
-    settings: Settings, engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    settings: Settings,
+    engine: Engine,
+    redis_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Stack]:
     del engine  # the migrated database must exist before the workers start
     monkeypatch.setenv(jobs.DIR_ENV, str(tmp_path))
     for stack in run_stack(
         settings,
         tmp_path,
+        redis_url,
         job_lease_seconds=90,  # longer than the flood is held at the gate
         scan_timeout_seconds=60,
         scan_concurrency_per_account=CAP,
@@ -105,7 +110,6 @@ def redis_stack(
         (tmp_path / "gate").touch()  # let the workers' held jobs end before they are stopped
 
 
-@pytest.mark.redis
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 def test_redis_workers_run_another_accounts_job_during_a_flood(redis_stack: Stack) -> None:

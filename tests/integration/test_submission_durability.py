@@ -25,7 +25,6 @@ from benchmax.db import session_scope
 from benchmax.models import EvidenceState, Job, JobState, Test, TestState
 from benchmax.services import submissions, tokens
 from benchmax.services.jobs import sweep
-from tests.conftest import REDIS_URL
 from tests.integration import pipeline_faults as faults
 from tests.integration import test_worker_durability as durability
 from tests.integration.test_worker_durability import (  # noqa: F401 - stack is a fixture
@@ -37,7 +36,7 @@ from tests.integration.test_worker_durability import (  # noqa: F401 - stack is 
 from tests.submission_helpers import COMPLETE, contributor, draft_with, load
 from tests.unit.safety.corpus import png_bytes
 
-pytestmark = [pytest.mark.redis, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.timeout(240)
 WORKER = ("worker", "tasks.broker:broker", "tasks.run", "tests.integration.pipeline_faults")
 FILES = {"shot.png": png_bytes(), "run.log": b"all fine\n"}
 
@@ -174,7 +173,7 @@ def test_canary_never_reaches_logs_jobs_or_messages(stack: Stack, tmp_path: Path
     assert canary not in logs
     with Session(engine) as session:
         assert canary not in repr(session.exec(select(Job)).all())
-    client_redis = redis.Redis.from_url(REDIS_URL)
+    client_redis = redis.Redis.from_url(stack.settings.redis_url)
     messages = client_redis.xrange(stack.settings.queue_name)
     client_redis.close()
     assert messages

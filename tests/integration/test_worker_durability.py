@@ -26,11 +26,11 @@ from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_di
 from benchmax.models import AuditEvent, JobState
 from benchmax.services.jobs import JobContext, enqueue, sweep
 from benchmax.settings import Settings
-from tests.conftest import REDIS_URL, ROOT
+from tests.conftest import REDIS_KEY_PREFIX, ROOT
 from tests.integration import durability_jobs as jobs
 from tests.jobs_fixtures import reload_job
 
-pytestmark = [pytest.mark.redis, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.timeout(240)
 
 LEASE_SECONDS = 4  # longer than a slow job (2 s), so a live job is never taken over
 WORKER = ("worker", "tasks.broker:broker", "tasks.run", "tests.integration.durability_jobs")
@@ -127,13 +127,18 @@ def wait_until(
         time.sleep(0.25)
 
 
-def run_stack(settings: Settings, directory: Path, **overrides: object) -> Iterator[Stack]:
-    """A ``Stack`` on its own Redis stream with ``overrides``; everything stopped afterwards."""
+def run_stack(
+    settings: Settings, directory: Path, redis_url: str, **overrides: object
+) -> Iterator[Stack]:
+    """A ``Stack`` on its own Redis stream with ``overrides``; everything stopped afterwards.
+
+    ``redis_url`` comes from the fixture of that name, which marks the test ``redis``.
+    """
     redis_settings = settings.model_copy(
         update={
             "queue_backend": "redis",
-            "redis_url": REDIS_URL,
-            "queue_name": f"benchmax-test:{uuid.uuid4().hex}",
+            "redis_url": redis_url,
+            "queue_name": f"{REDIS_KEY_PREFIX}{uuid.uuid4().hex}",
             **overrides,
         }
     )
@@ -147,18 +152,19 @@ def run_stack(settings: Settings, directory: Path, **overrides: object) -> Itera
         stack.stop_all()
         dispatcher.close()
         stack.ctx.engine.dispose()
-        client = redis.Redis.from_url(REDIS_URL)
+        client = redis.Redis.from_url(redis_url)
         queue = redis_settings.queue_name
         client.delete(queue, f"autoclaim:benchmax:{queue}")
         client.close()
 
 
 @pytest.fixture
-def stack(settings: Settings, engine: Engine, tmp_path: Path) -> Iterator[Stack]:
+def stack(settings: Settings, engine: Engine, redis_url: str, tmp_path: Path) -> Iterator[Stack]:
     del engine  # the migrated database must exist before the processes start
     yield from run_stack(
         settings,
         tmp_path,
+        redis_url,
         job_lease_seconds=LEASE_SECONDS,
         scan_timeout_seconds=LEASE_SECONDS - 1,
         job_backoff_base_seconds=0.2,
@@ -209,7 +215,7 @@ def test_job_enqueued_while_redis_is_unreachable_is_sent_by_the_scheduler(stack:
     down.close()
 
     assert reload_job(stack.ctx.engine, job_id).state == JobState.PENDING
-    assert redis.Redis.from_url(REDIS_URL).xlen(stack.settings.queue_name) == 0
+    assert redis.Redis.from_url(stack.settings.redis_url).xlen(stack.settings.queue_name) == 0
 
     stack.start_worker()
     stack.start_module("tasks.scheduler")  # the `python -m tasks.scheduler` entry point

@@ -16,6 +16,7 @@ import hashlib
 import os
 import secrets
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 
 import jwt
@@ -61,6 +62,19 @@ def _load_or_create_key(path: Path) -> rsa.RSAPrivateKey:
             pass
         finally:
             tmp.unlink(missing_ok=True)
+    stat = path.stat()
+    return _read_key(path, (stat.st_ino, stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=16)
+def _read_key(path: Path, identity: tuple[int, int, int]) -> rsa.RSAPrivateKey:
+    """The key in ``path``, parsed once per version of the file.
+
+    Parsing validates the RSA key, which takes tens of milliseconds, and every sign-in builds
+    an issuer. ``identity`` (inode, modification time, size) changes when the file is replaced,
+    so a new key is read as soon as it is there.
+    """
+    del identity  # part of the cache key only
     loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
     if not isinstance(loaded, rsa.RSAPrivateKey):
         raise ValueError(f"{path} does not hold an RSA private key")

@@ -1,4 +1,4 @@
-"""The configurable ceilings of safety processing, with PRODUCT.md's defaults.
+"""The configurable ceilings of safety processing, with the defaults in docs/safety.md.
 
 Every size and count the scanner enforces lives here so that one frozen object, built from
 settings by the caller, decides what "too big" means. Tests pass tiny limits instead of
