@@ -3,8 +3,9 @@
 A ZIP entry that holds a gzip stream after a few bytes of padding is as much a nested archive
 as one that starts with it: whatever is compressed inside was never scanned. Every signature
 here has a byte that ordinary text never contains (a control byte, or 0xFD, which UTF-8 never
-uses) or, for bzip2, a ten-byte ASCII run no text has by accident; a C-speed ``in`` on that
-byte rules a signature out for a whole text entry at once, so text costs a few memchr passes.
+uses); a C-speed ``in`` on that byte rules a signature out for a whole text entry at once, so
+text costs a few memchr passes. bzip2's signature is all ASCII, but the stream behind it is
+not, so it is looked for only in bytes that are not pure ASCII.
 In binary entries a signature can occur by chance, so the short ones are confirmed: a gzip
 header must be followed by a deflate stream that inflates without error.
 """
@@ -53,8 +54,9 @@ def _zstd_frame(data: bytes, at: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Signature:
     magic: bytes
-    # Checked with ``in`` first; absent means the magic cannot be there.
-    rare: bytes
+    # Checked with ``in`` first; absent means the magic cannot be there. None: the stream
+    # behind the magic cannot be pure ASCII.
+    rare: bytes | None
     # Bytes needed after the magic's start for ``confirm`` to look at.
     length: int = 0
     confirm: Callable[[bytes, int], bool] | None = None
@@ -64,12 +66,12 @@ _SIGNATURES = (
     _Signature(b"PK\x03\x04", b"\x03", 6, _zip_header),
     _Signature(b"PK\x05\x06", b"\x05", 8, _end_record),
     _Signature(b"\x1f\x8b\x08", b"\x1f", 4, _gzip_inflates),
-    _Signature(b"1AY&SY", b"1AY&SY", 0, _bzip2_stream),
+    _Signature(b"1AY&SY", None, 0, _bzip2_stream),
     _Signature(b"\xfd7zXZ\x00", b"\xfd"),
     _Signature(b"\x28\xb5\x2f\xfd", b"\xfd", 5, _zstd_frame),
     _Signature(b"7z\xbc\xaf\x27\x1c", b"\x1c"),
     _Signature(b"Rar!\x1a\x07", b"\x1a"),
-    _Signature(b"MSCF\x00\x00\x00\x00", b"MSCF"),
+    _Signature(b"MSCF\x00\x00\x00\x00", b"\x00"),
 )
 
 
@@ -78,8 +80,9 @@ def holds_archive(data: bytes) -> bool:
     archive or compressed stream anywhere."""
     if data.startswith(ARCHIVE_MAGIC) or data[_TAR_MAGIC_OFFSET:].startswith(b"ustar"):
         return True
+    ascii_only = data.isascii()
     for signature in _SIGNATURES:
-        if signature.rare not in data:
+        if ascii_only if signature.rare is None else signature.rare not in data:
             continue
         at = data.find(signature.magic)
         while at >= 0:
