@@ -18,8 +18,20 @@ one decode, exactly as before.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
+import re2
+
+# Every token-shaped secret is at least 20 characters; keyword rules need their keyword on
+# the same run, which printable runs keep.
+_MIN_RUN = 20
+_PRINTABLE_RUN = rb"[\t\n\r\x20-\x7e]{%d,}" % _MIN_RUN
+_RUN_CHUNK = 1024 * 1024
+# What a run longer than a chunk keeps when it is flushed, so a key across the seam is whole
+# in the next text.
+_RUN_OVERLAP = 4096
 _UTF16_BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 # Enough byte pairs to tell UTF-16 from binary that merely has NULs.
 _UTF16_SAMPLE = 64 * 1024
@@ -62,3 +74,35 @@ def utf16_encoding(data: bytes) -> str | None:
     if even * 10 >= pairs * 7 and odd * 10 <= pairs:
         return "utf-16-be"
     return None
+
+
+def _run_pattern() -> re2._Regexp:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # plain bytes in, plain bytes compared
+    return re2.compile(_PRINTABLE_RUN, options)
+
+
+_RUNS = _run_pattern()
+
+
+def printable_runs(file: BinaryIO) -> Iterator[str]:
+    """Every run of 20 or more printable ASCII characters in ``file``, read in chunks.
+
+    For media payloads, which are too large to decode every way and which hold no text of
+    their own: a plainly written key in them is still found. A run that reaches the end of a
+    chunk is carried into the next, so a chunk boundary never splits one.
+    """
+    carry = b""
+    while chunk := file.read(_RUN_CHUNK):
+        data = carry + chunk
+        carry = b""
+        for match in _RUNS.finditer(data):
+            if match.end() == len(data):
+                carry = match.group()
+                if len(carry) > _RUN_CHUNK:
+                    yield carry.decode("ascii")
+                    carry = carry[-_RUN_OVERLAP:]
+            else:
+                yield match.group().decode("ascii")
+    if len(carry) >= _MIN_RUN:
+        yield carry.decode("ascii")

@@ -23,7 +23,13 @@ def _mp4(mdat: bytes = b"\x00" * 64) -> bytes:
     )
 
 
-def _webm(segment_payload: bytes = b"\x00" * 32, declared: int | None = None) -> bytes:
+def _ebml(element_id: bytes, payload: bytes) -> bytes:
+    return element_id + bytes([0x80 | len(payload)]) + payload
+
+
+def _webm(
+    segment_payload: bytes = _ebml(b"\xec", b"\x00" * 30), declared: int | None = None
+) -> bytes:
     doctype = b"\x42\x82\x84webm"
     header = b"\x1a\x45\xdf\xa3" + bytes([0x80 | len(doctype)]) + doctype
     size = len(segment_payload) if declared is None else declared
