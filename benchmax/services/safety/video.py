@@ -97,7 +97,9 @@ def _walk_mp4(file: BinaryIO, size: int) -> list[_Span]:
             raise _MalformedError
         seen.add(box_type)
         if box_type != _MEDIA_BOX:
-            metadata.append((offset, box_size))
+            # The payload alone: its box type must not run into text at its start.
+            header = 16 if int.from_bytes(header[:4], "big") == 1 else 8
+            metadata.append((offset + header, box_size - header))
         offset += box_size
     else:
         raise _MalformedError
@@ -134,7 +136,7 @@ def _walk_webm(file: BinaryIO, size: int) -> list[_Span]:
             metadata.append((start, offset - start))
             break
         if element_id != _CLUSTER_ID:
-            metadata.append((start, offset + element_size - start))
+            metadata.append((offset, element_size))
         offset += element_size
     return metadata
 

@@ -109,6 +109,11 @@ def box(kind: bytes, payload: bytes = b"") -> bytes:
     return (8 + len(payload)).to_bytes(4, "big") + kind + payload
 
 
+def mp4_comment(text: bytes) -> bytes:
+    """A ``©cmt`` item as iTunes-style metadata stores it: in a ``data`` box with a type."""
+    return box(b"\xa9cmt", box(b"data", b"\x00\x00\x00\x01\x00\x00\x00\x00" + text))
+
+
 def mp4(*extra_boxes: bytes, udta: bytes = b"", mdat: bytes = b"\x00" * 64) -> bytes:
     moov_payload = box(b"mvhd", b"\x00" * 100) + (box(b"udta", udta) if udta else b"")
     return (
@@ -120,8 +125,10 @@ def mp4(*extra_boxes: bytes, udta: bytes = b"", mdat: bytes = b"\x00" * 64) -> b
 
 
 def ebml(element_id: bytes, payload: bytes) -> bytes:
-    """An element with a two-byte size (up to 16 KiB of payload)."""
+    """An element with the shortest size field, as muxers write it (up to 16 KiB)."""
     size = len(payload)
+    if size < 0x7F:
+        return element_id + bytes([0x80 | size]) + payload
     return element_id + bytes([0x40 | (size >> 8), size & 0xFF]) + payload
 
 
