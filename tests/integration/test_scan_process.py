@@ -31,6 +31,7 @@ from tests.submission_helpers import (
     COMPLETE,
     contributor,
     draft_with,
+    drain,
     exhaust_only_job,
     load,
 )
@@ -158,6 +159,41 @@ def test_scan_timeouts_retry_then_show_processing_failed(
     test, rows = load(engine, test_id)
     assert (test.state, test.failure_code) == (TestState.FAILED, "scan_failed")
     assert rows[0].state == EvidenceState.QUARANTINED  # kept for Retry
+
+
+def test_a_file_over_its_cpu_budget_is_blocked_not_retried(
+    engine: Engine, tmp_path: Path, job_ctx: JobContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = LocalStorage(tmp_path / "objects")
+    ctx = JobContext(
+        settings=job_ctx.settings.model_copy(update={"scan_cpu_seconds": 1}), engine=engine
+    )
+    ctx.__dict__["storage"] = storage
+    user = contributor(engine)
+    test_id = draft_with(
+        engine, storage, user, COMPLETE, {"a.txt": b"hello\n", "b.gif": b"GIF89a spin"}
+    )
+    real = scan_in_child
+
+    def spin_on_the_gif(path: Path, name: str, *args: Any, **options: Any) -> ScanResult:
+        scanner = scan_faults.spin if name.endswith(".gif") else None
+        return real(path, name, *args, **options, scanner=scanner)
+
+    monkeypatch.setattr(pipeline, "scan_in_child", spin_on_the_gif)
+    drain(ctx)
+    jobs = _jobs(engine)
+    assert all(job.state == JobState.DONE and not job.last_error_code for job in jobs)
+    test, rows = load(engine, test_id)
+    blocked = [row for row in rows if row.state == EvidenceState.BLOCKED]
+    assert [row.block_code for row in blocked] == [SCAN_TOO_EXPENSIVE]
+    assert "too expensive to check" in blocked[0].block_reason
+    assert test.state == TestState.NEEDS_ATTENTION  # never "Processing failed"
+    assert storage.head(blocked[0].quarantine_key) is None
+
+
+def _jobs(engine: Engine) -> list[Job]:
+    with Session(engine) as session:
+        return list(session.exec(select(Job)))
 
 
 @pytest.mark.parametrize(
