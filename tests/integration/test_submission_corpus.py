@@ -119,6 +119,18 @@ CORPUS = _corpus()
 def test_bad_file_is_blocked_with_a_reason_and_the_rest_is_kept(
     case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext
 ) -> None:
+    _check_blocked_and_kept(case, engine, tmp_path, job_ctx)
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@pytest.mark.parametrize("case", sorted(_hidden_content_cases()))
+def test_hidden_content_is_blocked_on_postgres_too(
+    case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext
+) -> None:
+    _check_blocked_and_kept(case, engine, tmp_path, job_ctx)
+
+
+def _check_blocked_and_kept(case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext) -> None:
     name, data, code = CORPUS[case]
     storage = LocalStorage(tmp_path / "objects")
     ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
