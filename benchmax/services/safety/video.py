@@ -98,8 +98,8 @@ def _walk_mp4(file: BinaryIO, size: int) -> list[_Span]:
         seen.add(box_type)
         if box_type != _MEDIA_BOX:
             # The payload alone: its box type must not run into text at its start.
-            header = 16 if int.from_bytes(header[:4], "big") == 1 else 8
-            metadata.append((offset + header, box_size - header))
+            header_length = 16 if int.from_bytes(header[:4], "big") == 1 else 8
+            metadata.append((offset + header_length, box_size - header_length))
         offset += box_size
     else:
         raise _MalformedError
