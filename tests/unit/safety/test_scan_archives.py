@@ -382,3 +382,21 @@ def test_signatures_that_are_not_streams_are_not_nested_archives(
 ) -> None:
     data = zip_bytes({"notes.txt": b"x\n" + entry})
     assert scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS).approved
+
+
+def test_bytes_hidden_after_an_entrys_deflate_stream_block_the_archive(tmp_path: Path) -> None:
+    """zipfile stops at the end of a deflate stream and ignores the rest of the entry's
+    bytes, which are still served; a key there would never be scanned."""
+    data = bytearray(zip_bytes({"a.txt": b"hello " * 100}))
+    junk = b" " + hostile.secret().encode()
+    end_of_data = _deflated_data_at(bytes(data)) + struct.unpack_from("<I", data, 18)[0]
+    data[end_of_data:end_of_data] = junk
+    struct.pack_into("<I", data, 18, struct.unpack_from("<I", data, 18)[0] + len(junk))
+    central = data.index(b"PK\x01\x02")
+    struct.pack_into(
+        "<I", data, central + 20, struct.unpack_from("<I", data, central + 20)[0] + len(junk)
+    )
+    end = data.index(b"PK\x05\x06")
+    struct.pack_into("<I", data, end + 16, central)
+    assert zipfile.ZipFile(io.BytesIO(bytes(data))).read("a.txt") == b"hello " * 100
+    assert _blocked(tmp_path, bytes(data)).block_code == "zip_corrupt"
