@@ -12,8 +12,9 @@ rather than running into the scan's budget.
 
 JPEG decoders conceal damage: libjpeg fills whatever a cut-short file lacks with grey, and a
 file cut short and closed with an end-of-image marker decodes "successfully" in Pillow. So a
-JPEG is first decoded at 1/8 scale (entropy decoding is all that the check needs) by a decoder
-that reports libjpeg's warnings, and any sign of lost data blocks it as damaged.
+JPEG is decoded by a decoder that reports libjpeg's warnings (simplejpeg, strict), and any
+sign of lost data blocks it as damaged; that decode supplies the pixels too, so the check
+costs nothing extra.
 """
 
 from __future__ import annotations
@@ -75,8 +76,6 @@ def sanitise_image(
     try:
         with Image.open(path, formats=[image_format]) as image:
             _check_pixels(image, image_format, path, limits, label)
-            if image_format == "JPEG":
-                _check_jpeg_complete(path, label)
             frames, options = decode_frames(image, image_format, path)
     except Image.DecompressionBombError:
         raise _too_many_pixels(label, limits) from None
@@ -104,17 +103,42 @@ def _corrupt(label: str) -> BlockedError:
     )
 
 
-def _check_jpeg_complete(path: Path, label: str) -> None:
+def _strict_jpeg_pixels(path: Path, colourspace: str, *, check_only: bool = False) -> Any:
+    """The JPEG's pixels from a decoder that reports libjpeg's warnings; ``ValueError``
+    (shown as a damaged image) when one of them says data was lost.
+
+    ``check_only`` decodes at 1/8 scale: entropy decoding, which finds the damage, is all
+    that is needed then.
+    """
     # Imported here: it brings numpy, which only JPEG scans should pay for at start-up.
     import simplejpeg
 
+    data = path.read_bytes()
+    scale = {"min_height": 1, "min_width": 1} if check_only else {}
     try:
-        simplejpeg.decode_jpeg(
-            path.read_bytes(), colorspace="GRAY", min_height=1, min_width=1, strict=True
-        )
+        return simplejpeg.decode_jpeg(data, colorspace=colourspace, strict=True, **scale)
     except ValueError as error:
         if not any(warning in str(error) for warning in _HARMLESS_JPEG_WARNINGS):
-            raise _corrupt(label) from None
+            raise
+    return simplejpeg.decode_jpeg(data, colorspace=colourspace, strict=False, **scale)
+
+
+def _decode_jpeg(image: Image.Image, path: Path) -> Image.Image:
+    """Decode a JPEG once, strictly. Greyscale and RGB (nearly all) are decoded by the strict
+    decoder itself; CMYK and other colour spaces are checked by it and decoded by Pillow,
+    which knows their conventions (Adobe's inverted CMYK)."""
+    if image.mode not in _ENCODABLE_MODES["JPEG"]:
+        _strict_jpeg_pixels(path, "GRAY", check_only=True)
+        image.load()
+        return image
+    pixels = _strict_jpeg_pixels(path, "RGB" if image.mode == "RGB" else "GRAY")
+    if pixels.shape[:2] != image.size[::-1]:
+        raise ValueError("decoded size differs from the header")
+    decoded = Image.frombuffer(image.mode, image.size, pixels, "raw", image.mode, 0, 1)
+    # The orientation tag is applied by exif_transpose and stripped with the rest.
+    if "exif" in image.info:
+        decoded.info["exif"] = image.info["exif"]
+    return decoded
 
 
 def _too_many_pixels(label: str, limits: SafetyLimits) -> BlockedError:
@@ -176,7 +200,10 @@ def decode_frames(
         options.update(_webp_options(path))
     if _is_animated(image, image_format):
         return _decode_animation(image, options)
-    image.load()
+    if image_format == "JPEG":
+        image = _decode_jpeg(image, path)
+    else:
+        image.load()
     # Photos rely on the EXIF orientation that is about to be stripped. In place: a copy of
     # every pixel would buy nothing, as ``image`` is not used again.
     ImageOps.exif_transpose(image, in_place=True)
