@@ -135,7 +135,7 @@ def scan_evidence(ctx: JobContext, evidence_id: str) -> None:
                 pending.name,
                 scan_limits(ctx.settings),
                 timeout_seconds=ctx.settings.scan_timeout_seconds,
-                cpu_seconds=ctx.settings.scan_cpu_seconds,
+                cpu_seconds=ctx.settings.resolved_scan_cpu_seconds,
                 memory_limit_bytes=ctx.settings.scan_memory_limit_mib * 1024 * 1024,
             )
         if result.approved:
