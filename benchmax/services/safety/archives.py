@@ -420,11 +420,7 @@ class _Secrets:
             self._scan_bytes(archive.comment, f"the comment of {self.label}", {"field": "comment"})
 
     def _scan_bytes(self, data: bytes, where: str, path: dict[str, Any]) -> None:
-        for text in readable_texts(data).texts:
-            found = find_secrets(text)
-            if found:
-                self.add(where, path, found)
-                return
+        self.add(where, path, readable_texts(data).secrets())
 
     def raise_if_found(self) -> None:
         if not self._found:
@@ -441,11 +437,7 @@ def _scan_text_entry(name: str, data: bytes, report: ZipReport, secrets: _Secret
     # Source files are not always UTF-8, and an entry that looks binary may still hold a
     # key: every readable view is scanned, and the first with a hit reports it.
     readable = readable_texts(data)
-    for text in readable.texts:
-        found = find_secrets(text)
-        if found:
-            secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, found)
-            break
+    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, readable.secrets())
     if readable.prose is not None and len(report.findings) < _MAX_FINDINGS:
         report.findings.extend(
             {"type": "injection", **signal, "path": name}

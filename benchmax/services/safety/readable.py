@@ -24,6 +24,8 @@ from typing import BinaryIO
 
 import re2
 
+from benchmax.services.safety.secrets import SecretFinding, find_secrets
+
 # Every token-shaped secret is at least 20 characters; keyword rules need their keyword on
 # the same run, which printable runs keep.
 _MIN_RUN = 20
@@ -43,6 +45,14 @@ class Readable:
     # The view prompt-injection signals are read from, when the bytes are text at all.
     # Binary bytes decoded leniently look like invisible characters and stray words.
     prose: str | None
+
+    def secrets(self) -> list[SecretFinding]:
+        """The findings of the first view that has any (the views overlap, so one is enough,
+        and its line numbers are its own)."""
+        for text in self.texts:
+            if found := find_secrets(text):
+                return found
+        return []
 
 
 def readable_texts(data: bytes) -> Readable:

@@ -57,10 +57,7 @@ def check_video(path: Path, content_type: str, label: str) -> None:
 def _check_no_secrets(file: BinaryIO, metadata: list[_Span], label: str) -> None:
     found: list[SecretFinding] = []
     for offset, length in metadata:
-        for text in readable_texts(_read_exactly(file, offset, length)).texts:
-            if hits := find_secrets(text):
-                found.extend(hits)
-                break
+        found.extend(readable_texts(_read_exactly(file, offset, length)).secrets())
     if not found:
         file.seek(0)
         for run in printable_runs(file):
