@@ -39,6 +39,9 @@ _LOCAL_HEADER = struct.Struct("<4s22xHH")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
 _ENCRYPTED_FLAG = 0x1
 _UTF8_FLAG = 0x800
+_DATA_DESCRIPTOR_FLAG = 0x8
+# CRC and sizes, with or without the optional signature, with 4- or 8-byte sizes.
+_DESCRIPTOR_SIZES = frozenset({12, 16, 20, 24})
 _EXTRA_HEADER = struct.Struct("<HH")
 _UNICODE_PATH = 0x7075
 _UNICODE_COMMENT = 0x6375
@@ -77,7 +80,7 @@ def inspect_zip(path: Path, limits: SafetyLimits, label: str) -> ZipReport:
             infos = archive.infolist()
             if len(infos) > limits.zip_max_entries:
                 raise _too_many_entries(label, limits)
-            locals_ = _check_local_headers(path, infos, label)
+            locals_ = _check_local_headers(path, infos, archive.start_dir, label)
             local_extras = [local.extra for local in locals_]
             secrets = _Secrets(label)
             secrets.scan_metadata(archive, infos, local_extras)
@@ -118,6 +121,9 @@ def _check_declared_entry_count(
     declared = int.from_bytes(tail[at + 10 : at + 12], "little")
     if declared > limits.zip_max_entries:
         raise _too_many_entries(label, limits)
+    comment_length = int.from_bytes(tail[at + 20 : at + 22], "little")
+    # Nothing may follow the end record; a comment longer than the file is zipfile's to find.
+    _check_gap(max(0, len(tail) - (at + 22 + comment_length)), 0, label)
 
 
 def _too_many_entries(label: str, limits: SafetyLimits) -> BlockedError:
@@ -243,12 +249,14 @@ class _LocalHeader:
 
 
 def _check_local_headers(
-    path: Path, infos: list[zipfile.ZipInfo], label: str
+    path: Path, infos: list[zipfile.ZipInfo], directory_start: int, label: str
 ) -> list[_LocalHeader]:
-    """Each entry's bytes must end before the next entry's local header begins, and each
-    local header must name the entry as the directory does (streaming extractors read only
-    local headers). Returns what each local header says, in ``infos`` order."""
-    previous_end = 0
+    """Each entry's bytes must end exactly where the next entry's local header begins (or
+    the central directory, after the last), and each local header must name the entry as
+    the directory does (streaming extractors read only local headers). Bytes between
+    entries belong to no file, so no scan of files would see them: they block the archive.
+    Returns what each local header says, in ``infos`` order."""
+    previous_end, previous_flags = 0, 0
     local_headers: dict[int, _LocalHeader] = {}
     with path.open("rb") as file:
         for info in sorted(infos, key=lambda item: item.header_offset):
@@ -258,6 +266,7 @@ def _check_local_headers(
                     f"{label} has entries that share the same bytes, a trick used by ZIP "
                     "bombs. Create the archive again with a standard tool.",
                 )
+            _check_gap(info.header_offset - previous_end, previous_flags, label)
             file.seek(info.header_offset)
             header = file.read(_LOCAL_HEADER.size)
             if len(header) != _LOCAL_HEADER.size:
@@ -275,8 +284,23 @@ def _check_local_headers(
             extra = file.read(extra_length)
             data_start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
             local_headers[id(info)] = _LocalHeader(extra, data_start)
-            previous_end = data_start + info.compress_size
+            previous_end, previous_flags = data_start + info.compress_size, info.flag_bits
+    _check_gap(directory_start - previous_end, previous_flags, label)
     return [local_headers[id(info)] for info in infos]
+
+
+def _check_gap(gap: int, previous_flags: int, label: str) -> None:
+    """Only a data descriptor (12 to 24 bytes, when its entry says it has one) may sit
+    between one entry's data and what follows it."""
+    if gap == 0 or (previous_flags & _DATA_DESCRIPTOR_FLAG and gap in _DESCRIPTOR_SIZES):
+        return
+    if gap < 0:
+        raise zipfile.BadZipFile
+    raise BlockedError(
+        "zip_hidden_data",
+        f"{label} holds data that belongs to none of its files, where a scan of the files "
+        "would never look. Create the archive again with a standard tool.",
+    )
 
 
 def _read_entries(

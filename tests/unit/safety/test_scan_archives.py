@@ -69,7 +69,7 @@ def test_declared_sizes_that_lie_are_not_trusted(tmp_path: Path) -> None:
     data[central + 24 : central + 28] = (10).to_bytes(4, "little")
     local = data.index(b"PK\x03\x04")
     data[local + 22 : local + 26] = (10).to_bytes(4, "little")
-    assert _scan(tmp_path, bytes(data))[0] == "zip_corrupt"
+    assert _scan(tmp_path, bytes(data))[0] in ("zip_corrupt", "zip_hidden_data")
 
 
 def test_many_entries(tmp_path: Path) -> None:
@@ -400,3 +400,42 @@ def test_bytes_hidden_after_an_entrys_deflate_stream_block_the_archive(tmp_path:
     struct.pack_into("<I", data, end + 16, central)
     assert zipfile.ZipFile(io.BytesIO(bytes(data))).read("a.txt") == b"hello " * 100
     assert _blocked(tmp_path, bytes(data)).block_code == "zip_corrupt"
+
+
+def _with_junk_before_the_directory(data: bytes, junk: bytes) -> bytes:
+    central = data.index(b"PK\x01\x02")
+    patched = bytearray(data[:central] + junk + data[central:])
+    end = patched.index(b"PK\x05\x06")
+    struct.pack_into("<I", patched, end + 16, central + len(junk))
+    return bytes(patched)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _with_junk_before_the_directory(zip_bytes({"a.txt": b"fine\n"}), b"junk " * 10),
+        zip_bytes({"a.txt": b"fine\n"}) + b"appended after the end record",
+    ],
+    ids=["between_entries_and_directory", "after_the_end_record"],
+)
+def test_bytes_that_belong_to_no_entry_block_the_archive(tmp_path: Path, data: bytes) -> None:
+    assert zipfile.ZipFile(io.BytesIO(data)).read("a.txt") == b"fine\n"  # extractors accept it
+    assert _blocked(tmp_path, data).block_code == "zip_hidden_data"
+
+
+def test_data_descriptors_between_entries_are_allowed(tmp_path: Path) -> None:
+    unseekable = io.BytesIO()  # written through a stream that cannot seek: descriptors
+
+    class _Stream(io.RawIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            return unseekable.write(data)
+
+    with zipfile.ZipFile(_Stream(), "w") as archive:
+        for name in ("a.txt", "b.txt"):
+            archive.writestr(name, b"fine\n")
+    data = unseekable.getvalue()
+    assert zipfile.ZipFile(io.BytesIO(data)).infolist()[0].flag_bits & 0x08
+    assert scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS).approved
