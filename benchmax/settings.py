@@ -164,6 +164,14 @@ class Settings(CoreSettings):
     max_quarantine_bytes_per_account: int = Field(default=2 * 1024 * 1024 * 1024, ge=1)
     draft_ttl_hours: int = Field(default=720, ge=1)
     draft_expiry_interval_seconds: int = Field(default=3600, ge=10)
+    # CPU seconds one file's scan may use (unset: a third of the deadline). Unlike the
+    # wall-clock deadline above (which a busy machine can hit, so it is retried), CPU time is
+    # what the file itself costs: a scan past it is blocked as too expensive to check. It
+    # must be below the deadline, or the deadline would always come first.
+    scan_cpu_seconds: int | None = Field(default=None, ge=1)
+    # Animations are bounded before any frame is decoded: frames, and pixels over all frames.
+    scan_max_frames: int = Field(default=1000, ge=1)
+    scan_max_total_frame_pixels: int = Field(default=40_000_000, ge=1)
 
     feed_page_size: int = Field(default=20, ge=1, le=100)
     # Per-user caps on reports and disputes, counted over the last hour.
@@ -187,7 +195,18 @@ class Settings(CoreSettings):
                 "BENCHMAX_SCAN_TIMEOUT_SECONDS must be shorter than BENCHMAX_JOB_LEASE_SECONDS, "
                 "or a slow scan would be started twice"
             )
+        if self.resolved_scan_cpu_seconds >= self.scan_timeout_seconds:
+            raise ValueError(
+                "BENCHMAX_SCAN_CPU_SECONDS must be below BENCHMAX_SCAN_TIMEOUT_SECONDS, or an "
+                "expensive file would time out (and be retried) instead of being blocked"
+            )
         return self
+
+    @property
+    def resolved_scan_cpu_seconds(self) -> int:
+        if self.scan_cpu_seconds is not None:
+            return self.scan_cpu_seconds
+        return max(1, self.scan_timeout_seconds // 3)
 
     @property
     def resolved_key_path(self) -> Path:

@@ -46,8 +46,8 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
-from benchmax.services.safety import SafetyLimits, ScanResult
-from benchmax.services.scan_process import scan_in_child
+from benchmax.services.safety import ScanResult
+from benchmax.services.scan_process import scan_in_child, scan_limits
 from benchmax.services.submissions.records import (
     PUBLISH_TEST,
     SCAN_EVIDENCE,
@@ -133,8 +133,9 @@ def scan_evidence(ctx: JobContext, evidence_id: str) -> None:
             result = scan_in_child(
                 path,
                 pending.name,
-                SafetyLimits(),
+                scan_limits(ctx.settings),
                 timeout_seconds=ctx.settings.scan_timeout_seconds,
+                cpu_seconds=ctx.settings.resolved_scan_cpu_seconds,
                 memory_limit_bytes=ctx.settings.scan_memory_limit_mib * 1024 * 1024,
             )
         if result.approved:

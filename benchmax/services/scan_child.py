@@ -1,7 +1,11 @@
 """The child side of ``scan_process``: one scan per process, JSON in and JSON out.
 
 Run as ``python -m benchmax.services.scan_child``. It reads one request from stdin, caps its
-own address space, scans, and writes one reply to stdout. Replies are JSON rather than
+own address space and CPU time, scans, and writes one reply to stdout. Running out of CPU
+(the soft limit's SIGXCPU, raised here as ``ScanTooExpensiveError``) or of memory ends in a
+blocked verdict, because the file will cost as much on every attempt; the hard CPU limit a
+few seconds later kills a child stuck inside one long C call, and the parent reads that
+death the same way. Replies are JSON rather than
 pickle because the child has just fed untrusted bytes to C decoders: whatever it sends back
 must not be able to run code in the worker that reads it. This module imports only the
 scanner, so a child starts as fast as Python can.
@@ -13,11 +17,13 @@ import dataclasses
 import importlib
 import json
 import resource
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
-from benchmax.services.safety import SafetyLimits, ScanResult
+from benchmax.services.safety import SafetyLimits, ScanResult, too_expensive
 
 DEFAULT_SCANNER = "benchmax.services.safety:scan_file"
 _VERDICTS = ("approved", "blocked")
@@ -32,6 +38,7 @@ def request(
     memory_limit_bytes: int,
     cpu_limit_seconds: int,
     scanner: str,
+    cpu_grace_seconds: int = 1,
 ) -> bytes:
     return json.dumps(
         {
@@ -40,6 +47,7 @@ def request(
             "limits": dataclasses.asdict(limits),
             "memory_limit_bytes": memory_limit_bytes,
             "cpu_limit_seconds": cpu_limit_seconds,
+            "cpu_grace_seconds": cpu_grace_seconds,
             "scanner": scanner,
         }
     ).encode()
@@ -105,15 +113,28 @@ def _scan(data: dict[str, Any]) -> ScanResult:
     return result
 
 
+class ScanTooExpensiveError(BaseException):
+    """The scan used its CPU budget. A BaseException, so no ``except Exception`` in a
+    decoder or in the scanner can swallow it."""
+
+
+def _over_budget(_signum: int, _frame: FrameType | None) -> None:
+    raise ScanTooExpensiveError
+
+
 def main() -> None:
     data = json.loads(sys.stdin.buffer.read())
     memory = int(data["memory_limit_bytes"])
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    # The parent kills a child at its deadline; this also ends one whose parent died first.
+    # Also ends a child whose parent died first (no deadline would ever kill it then).
     cpu = int(data["cpu_limit_seconds"])
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    signal.signal(signal.SIGXCPU, _over_budget)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + int(data["cpu_grace_seconds"])))
     try:
-        result = _scan(data)
+        try:
+            result = _scan(data)
+        except (ScanTooExpensiveError, MemoryError):
+            result = too_expensive(data["name"], SafetyLimits(**data["limits"]))
         fields = dataclasses.asdict(result)
         if result.sanitized_path is not None:
             fields["sanitized_path"] = str(result.sanitized_path)

@@ -6,6 +6,7 @@ They live in a module of their own because the child imports a scanner by name.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -41,3 +42,10 @@ def report_environment(path: Path, name: str, _limits: SafetyLimits) -> ScanResu
 def spin(_path: Path, _name: str, _limits: SafetyLimits) -> ScanResult:
     while True:
         pass
+
+
+def spin_in_c(_path: Path, _name: str, _limits: SafetyLimits) -> ScanResult:
+    """Catastrophic backtracking: minutes inside one C call, where no Python signal handler
+    can run, like a decoder stuck on a hostile file."""
+    re.fullmatch(r"(a|aa)+b", "a" * 200)
+    raise AssertionError("the regular expression finished")

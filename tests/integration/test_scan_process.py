@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import signal
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import EvidenceState, Job, JobState, TestState
 from benchmax.services import pipeline, scan_child
 from benchmax.services.jobs import JobContext, JobError
-from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
+from benchmax.services.safety import SCAN_TOO_EXPENSIVE, SafetyLimits, ScanResult, scan_file
 from benchmax.services.scan_process import (
     PASSED_ENVIRONMENT,
     SCAN_TIMEOUT,
@@ -32,6 +31,7 @@ from tests.submission_helpers import (
     COMPLETE,
     contributor,
     draft_with,
+    drain,
     exhaust_only_job,
     load,
 )
@@ -89,10 +89,36 @@ def test_scan_killed_by_a_signal_reports_a_dead_scanner(tmp_path: Path) -> None:
     assert failed.value.code == SCANNER_DIED
 
 
-def test_memory_ceiling_stops_a_ballooning_scan(tmp_path: Path) -> None:
+def test_memory_ceiling_blocks_a_ballooning_scan_as_too_expensive(tmp_path: Path) -> None:
+    result = _scan(tmp_path, "x.zip", memory_limit_bytes=GIB, scanner=scan_faults.balloon)
+    assert (result.verdict, result.block_code) == ("blocked", SCAN_TOO_EXPENSIVE)
+    assert result.block_reason.startswith("“x.zip” is too expensive to check")
+
+
+def test_cpu_budget_blocks_a_spinning_scan_well_before_the_deadline(tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = _scan(tmp_path, "x.gif", cpu_seconds=1, scanner=scan_faults.spin)
+    assert (result.verdict, result.block_code) == ("blocked", SCAN_TOO_EXPENSIVE)
+    assert result.safe_name == "x.gif"
+    assert time.monotonic() - started < 25  # the 30 s deadline never came into it
+
+
+def test_hard_cpu_limit_blocks_a_scan_stuck_inside_c(tmp_path: Path) -> None:
+    """No signal handler runs inside one long C call; the kernel's hard limit (budget plus
+    grace) kills the child, and the CPU it used says it was the file's cost, not load."""
+    result = _scan(
+        tmp_path, "x.png", cpu_seconds=1, timeout_seconds=60, scanner=scan_faults.spin_in_c
+    )
+    assert (result.verdict, result.block_code) == ("blocked", SCAN_TOO_EXPENSIVE)
+
+
+def test_a_deadline_hit_without_using_the_cpu_budget_is_retried_not_blocked(
+    tmp_path: Path,
+) -> None:
+    """A scan that is slow only because the machine is busy (here: asleep) keeps its file."""
     with pytest.raises(JobError) as failed:
-        _scan(tmp_path, "x.zip", memory_limit_bytes=GIB, scanner=scan_faults.balloon)
-    assert failed.value.code == "MemoryError"
+        _scan(tmp_path, "x.txt", timeout_seconds=1, cpu_seconds=20, scanner=scan_faults.hang)
+    assert failed.value.code == SCAN_TIMEOUT
 
 
 def test_scanner_error_reports_its_type_never_its_message(tmp_path: Path) -> None:
@@ -135,6 +161,41 @@ def test_scan_timeouts_retry_then_show_processing_failed(
     assert rows[0].state == EvidenceState.QUARANTINED  # kept for Retry
 
 
+def test_a_file_over_its_cpu_budget_is_blocked_not_retried(
+    engine: Engine, tmp_path: Path, job_ctx: JobContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = LocalStorage(tmp_path / "objects")
+    ctx = JobContext(
+        settings=job_ctx.settings.model_copy(update={"scan_cpu_seconds": 1}), engine=engine
+    )
+    ctx.__dict__["storage"] = storage
+    user = contributor(engine)
+    test_id = draft_with(
+        engine, storage, user, COMPLETE, {"a.txt": b"hello\n", "b.gif": b"GIF89a spin"}
+    )
+    real = scan_in_child
+
+    def spin_on_the_gif(path: Path, name: str, *args: Any, **options: Any) -> ScanResult:
+        scanner = scan_faults.spin if name.endswith(".gif") else None
+        return real(path, name, *args, **options, scanner=scanner)
+
+    monkeypatch.setattr(pipeline, "scan_in_child", spin_on_the_gif)
+    drain(ctx)
+    jobs = _jobs(engine)
+    assert all(job.state == JobState.DONE and not job.last_error_code for job in jobs)
+    test, rows = load(engine, test_id)
+    blocked = [row for row in rows if row.state == EvidenceState.BLOCKED]
+    assert [row.block_code for row in blocked] == [SCAN_TOO_EXPENSIVE]
+    assert "too expensive to check" in blocked[0].block_reason
+    assert test.state == TestState.NEEDS_ATTENTION  # never "Processing failed"
+    assert storage.head(blocked[0].quarantine_key) is None
+
+
+def _jobs(engine: Engine) -> list[Job]:
+    with Session(engine) as session:
+        return list(session.exec(select(Job)))
+
+
 @pytest.mark.parametrize(
     "reply",
     [
@@ -151,7 +212,8 @@ def test_a_malformed_or_escaping_reply_is_refused(tmp_path: Path, reply: bytes) 
 
 
 def test_child_stops_itself_after_its_cpu_allowance(tmp_path: Path) -> None:
-    """An orphaned child (its worker killed) cannot spin forever: the CPU limit ends it."""
+    """An orphaned child (its worker killed) cannot spin forever: the CPU limit ends it, and
+    says so in a blocked verdict."""
     message = scan_child.request(
         tmp_path / "upload",
         "x.txt",
@@ -168,6 +230,8 @@ def test_child_stops_itself_after_its_cpu_allowance(tmp_path: Path) -> None:
         timeout=30,
         check=False,
     )
-    assert finished.returncode == -signal.SIGXCPU
-    assert finished.stdout == b""
+    assert finished.returncode == 0
+    outcome = scan_child.read_reply(finished.stdout, tmp_path / "upload")
+    assert isinstance(outcome, ScanResult)
+    assert outcome.block_code == SCAN_TOO_EXPENSIVE
     assert time.monotonic() - started < 10

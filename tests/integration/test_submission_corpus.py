@@ -15,6 +15,7 @@ from benchmax.models import EvidenceState, TestState
 from benchmax.services import submissions
 from benchmax.services.jobs import JobContext
 from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.unit.safety import hostile
 from tests.unit.safety.corpus import (
     fake_secrets,
     png_bytes,
@@ -60,10 +61,55 @@ def _corpus() -> dict[str, tuple[str, bytes, str]]:
         "non_utf8": ("latin.txt", "caf\xe9 cr\xe8me".encode("latin-1"), "text_"),
         "oversize_text": ("big.txt", b"a" * (20 * 1024 * 1024 + 1), "file_too_large"),
     }
+    cases.update(_hidden_content_cases())
     for kind, secret in fake_secrets().items():
         spaced = "\u200b".join(secret[i : i + 4] for i in range(0, len(secret), 4))
         cases[f"secret_{kind}"] = (f"{kind}.txt", f"log\n{spaced}\n".encode(), "secret_")
     return cases
+
+
+def _hidden_content_cases() -> dict[str, tuple[str, bytes, str]]:
+    """Content hidden where a naive scanner does not look, one of each class."""
+    key = hostile.secret()
+    return {
+        "zip_secret_utf16": (
+            "ps.zip",
+            zip_bytes({"run.ps1": hostile.hidden_secret_entries()["utf16le_bom"]}),
+            "secret_detected",
+        ),
+        "zip_secret_after_nul": (
+            "bin.zip",
+            zip_bytes({"blob.bin": hostile.hidden_secret_entries()["nul_head"]}),
+            "secret_detected",
+        ),
+        "zip_secret_in_name": ("name.zip", zip_bytes({f"{key}.txt": b"x"}), "secret_detected"),
+        "zip_unicode_path_slip": (
+            "upath.zip",
+            hostile.zip_with_extra("a.txt", hostile.unicode_path_field("a.txt", "../../evil")),
+            "zip_path_traversal",
+        ),
+        "zip_gzip_inside": (
+            "gz.zip",
+            zip_bytes({"data.dat": hostile.embedded_streams()["gzip"]}),
+            "zip_nested_archive",
+        ),
+        "jpeg_cut_and_closed": ("cut.jpg", hostile.jpeg_cut_and_closed(), "image_corrupt"),
+        "gif_too_many_frames": (
+            "long.gif",
+            hostile.gif_with_frames(1001),
+            "image_too_many_frames",
+        ),
+        "mp4_secret_in_udta": (
+            "clip.mp4",
+            hostile.mp4(udta=hostile.mp4_comment(key.encode())),
+            "secret_detected",
+        ),
+        "webm_secret_in_tags": (
+            "clip.webm",
+            hostile.webm(hostile.webm_tags(key.encode())),
+            "secret_detected",
+        ),
+    }
 
 
 CORPUS = _corpus()
@@ -73,6 +119,18 @@ CORPUS = _corpus()
 def test_bad_file_is_blocked_with_a_reason_and_the_rest_is_kept(
     case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext
 ) -> None:
+    _check_blocked_and_kept(case, engine, tmp_path, job_ctx)
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@pytest.mark.parametrize("case", sorted(_hidden_content_cases()))
+def test_hidden_content_is_blocked_on_postgres_too(
+    case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext
+) -> None:
+    _check_blocked_and_kept(case, engine, tmp_path, job_ctx)
+
+
+def _check_blocked_and_kept(case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext) -> None:
     name, data, code = CORPUS[case]
     storage = LocalStorage(tmp_path / "objects")
     ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
@@ -100,6 +158,7 @@ def test_bad_file_is_blocked_with_a_reason_and_the_rest_is_kept(
         status = submissions.processing_status(session, user, test_id)
     assert status.plain_status == "Needs attention"
     assert [f.reason for f in status.files if f.state == "blocked"] == [bad.block_reason]
-    if case.startswith("secret_"):
+    if code == "secret_detected" or case.startswith("secret_"):
         assert "looks like" in bad.block_reason
+        assert hostile.secret()[-12:] not in bad.block_reason + repr(bad.scan_report)
         assert all(f.get("type") == "secret" for f in bad.scan_report["findings"])

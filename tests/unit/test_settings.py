@@ -210,3 +210,11 @@ def test_settings_are_frozen() -> None:
     settings = _make()
     with pytest.raises(ValidationError):
         settings.env = "production"  # type: ignore[misc]
+
+
+def test_scan_cpu_budget_defaults_to_a_third_of_the_deadline_and_must_be_below_it() -> None:
+    assert _make(scan_timeout_seconds=60).resolved_scan_cpu_seconds == 20
+    assert _make(scan_timeout_seconds=2).resolved_scan_cpu_seconds == 1
+    assert _make(scan_cpu_seconds=50).resolved_scan_cpu_seconds == 50
+    with pytest.raises(ValidationError, match="BENCHMAX_SCAN_CPU_SECONDS must be below"):
+        _make(scan_timeout_seconds=30, scan_cpu_seconds=30)

@@ -9,12 +9,18 @@ from benchmax.services.safety.filenames import FilenameError, normalise_filename
 from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.result import BlockedError, ScanResult
-from benchmax.services.safety.scan import check_test_totals, scan_file
+from benchmax.services.safety.scan import (
+    SCAN_TOO_EXPENSIVE,
+    check_test_totals,
+    scan_file,
+    too_expensive,
+)
 from benchmax.services.safety.secrets import SecretFinding, find_secrets
 from benchmax.services.safety.sniff import sniff_kind
 from benchmax.services.safety.text_fields import check_text_field
 
 __all__ = [
+    "SCAN_TOO_EXPENSIVE",
     "BlockedError",
     "FilenameError",
     "SafetyLimits",
@@ -27,4 +33,5 @@ __all__ = [
     "normalise_filename",
     "scan_file",
     "sniff_kind",
+    "too_expensive",
 ]

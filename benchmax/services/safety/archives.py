@@ -2,9 +2,15 @@
 
 The central directory is treated as a claim, not a fact. Entry counts are read from the end
 record before ``zipfile`` builds an object per entry; local headers are read to catch entries
-that share or overlap bytes (the "overlapping files" bomb); and every entry is decompressed
-as a stream with hard stops, so sizes and ratios are counted from real output rather than
-from declared sizes that can lie.
+that share or overlap bytes (the "overlapping files" bomb) or that name themselves differently
+from the directory; and every entry is decompressed as a stream with hard stops, so sizes and
+ratios are counted from real output rather than from declared sizes that can lie.
+
+Every byte an extractor could show is scanned for secrets: each entry's contents whatever
+they look like (``readable``), entry names, comments and extra fields in both headers, and the
+archive comment. Names are scanned before any rule can quote one in a reason. Extra fields
+that carry a name (Info-ZIP Unicode Path) are names: some extractors use them instead of the
+header's, so they obey the path rules and must agree with the header name.
 """
 
 from __future__ import annotations
@@ -14,16 +20,17 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from benchmax.services.safety.embedded import holds_archive
 from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import SafetyLimits
+from benchmax.services.safety.readable import readable_texts
 from benchmax.services.safety.result import BlockedError
 from benchmax.services.safety.secrets import SecretFinding, find_secrets, refusal
-from benchmax.services.safety.sniff import ARCHIVE_MAGIC
 
 _CHUNK = 1024 * 1024
 _END_RECORD = b"PK\x05\x06"
@@ -31,12 +38,20 @@ _END_RECORD_SEARCH = 22 + 65535
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
 _ENCRYPTED_FLAG = 0x1
+_UTF8_FLAG = 0x800
+_DATA_DESCRIPTOR_FLAG = 0x8
+# CRC and sizes, with or without the optional signature, with 4- or 8-byte sizes.
+_DESCRIPTOR_SIZES = frozenset({12, 16, 20, 24})
+_EXTRA_HEADER = struct.Struct("<HH")
+_UNICODE_PATH = 0x7075
+_UNICODE_COMMENT = 0x6375
+# Version (1 byte) and the CRC-32 of the header field it stands for (4 bytes), then UTF-8.
+_UNICODE_FIELD_PREFIX = 5
 _DRIVE = re.compile(r"[A-Za-z]:")
 _ARCHIVE_SUFFIXES = frozenset({
     "zip", "jar", "war", "ear", "apk", "ipa", "whl", "egg", "nupkg", "tar", "gz", "tgz", "bz2",
     "tbz2", "xz", "txz", "zst", "lz", "lzma", "7z", "rar", "cab", "iso",
 })  # fmt: skip
-_TAR_MAGIC_OFFSET = 257
 _MAX_NAME_IN_REASON = 80
 _MAX_FINDINGS = 100
 
@@ -63,9 +78,18 @@ def inspect_zip(path: Path, limits: SafetyLimits, label: str) -> ZipReport:
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()
-            _check_entries(infos, limits, label)
-            _check_no_overlaps(path, infos, label)
-            return _read_entries(archive, infos, packed_size, limits, label)
+            if len(infos) > limits.zip_max_entries:
+                raise _too_many_entries(label, limits)
+            locals_ = _check_local_headers(path, infos, archive.start_dir, label)
+            local_extras = [local.extra for local in locals_]
+            secrets = _Secrets(label)
+            secrets.scan_metadata(archive, infos, local_extras)
+            secrets.raise_if_found()
+            _check_entries(infos, local_extras, limits, label)
+            with path.open("rb") as file:
+                return _read_entries(
+                    archive, file, zip(infos, locals_, strict=True), packed_size, limits, secrets
+                )
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError):
         raise BlockedError(
             "zip_corrupt",
@@ -97,6 +121,9 @@ def _check_declared_entry_count(
     declared = int.from_bytes(tail[at + 10 : at + 12], "little")
     if declared > limits.zip_max_entries:
         raise _too_many_entries(label, limits)
+    comment_length = int.from_bytes(tail[at + 20 : at + 22], "little")
+    # Nothing may follow the end record; a comment longer than the file is zipfile's to find.
+    _check_gap(max(0, len(tail) - (at + 22 + comment_length)), 0, label)
 
 
 def _too_many_entries(label: str, limits: SafetyLimits) -> BlockedError:
@@ -111,17 +138,22 @@ def _shown(name: str) -> str:
     return name if len(name) <= _MAX_NAME_IN_REASON else name[: _MAX_NAME_IN_REASON - 1] + "…"
 
 
-def _check_entries(infos: list[zipfile.ZipInfo], limits: SafetyLimits, label: str) -> None:
-    if len(infos) > limits.zip_max_entries:
-        raise _too_many_entries(label, limits)
+def _check_entries(
+    infos: list[zipfile.ZipInfo],
+    local_extras: list[bytes],
+    limits: SafetyLimits,
+    label: str,
+) -> None:
     names: set[str] = set()
     declared_total = 0
-    for info in infos:
+    for info, local_extra in zip(infos, local_extras, strict=True):
         name = info.orig_filename
         problem = _entry_problem(info, name)
         if problem:
             code, why = problem
             raise BlockedError(code, f"{label} contains “{_shown(name)}”, {why}")
+        for extra in (info.extra, local_extra):
+            _check_unicode_path(info, name, extra, label)
         if name in names:
             raise BlockedError(
                 "zip_duplicate_entry",
@@ -161,9 +193,71 @@ def _entry_problem(info: zipfile.ZipInfo, name: str) -> tuple[str, str] | None:
     return None
 
 
-def _check_no_overlaps(path: Path, infos: list[zipfile.ZipInfo], label: str) -> None:
-    """Each entry's bytes must end before the next entry's local header begins."""
-    previous_end = 0
+def _check_unicode_path(info: zipfile.ZipInfo, name: str, extra: bytes, label: str) -> None:
+    """A Unicode Path field is the name extractors such as 7-Zip and unzip actually use."""
+    for field_id, data in _extra_fields(extra):
+        if field_id != _UNICODE_PATH:
+            continue
+        unicode_name = data[_UNICODE_FIELD_PREFIX:].decode("utf-8", "replace")
+        problem = _entry_problem(info, unicode_name)
+        if problem:
+            code, why = problem
+            raise BlockedError(
+                code, f"{label} contains “{_shown(name)}”, whose Unicode name has {why}"
+            )
+        if unicode_name not in _header_name_readings(info):
+            raise BlockedError(
+                "zip_name_mismatch",
+                f"{label} contains “{_shown(name)}”, which carries a second, different name "
+                "that some tools would extract instead. Create the archive again with a "
+                "standard tool.",
+            )
+
+
+def _header_name_readings(info: zipfile.ZipInfo) -> tuple[str, ...]:
+    """The header name as ``zipfile`` read it, and as UTF-8 when its bytes are UTF-8.
+
+    Many tools write UTF-8 names without setting the UTF-8 flag, so ``zipfile`` shows them as
+    code page 437 while the Unicode Path field (rightly) holds the UTF-8 reading.
+    """
+    if info.flag_bits & _UTF8_FLAG:
+        return (info.orig_filename,)
+    raw = info.orig_filename.encode("cp437")
+    try:
+        return (info.orig_filename, raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return (info.orig_filename,)
+
+
+def _extra_fields(extra: bytes) -> Iterator[tuple[int, bytes]]:
+    at = 0
+    while at + _EXTRA_HEADER.size <= len(extra):
+        field_id, size = _EXTRA_HEADER.unpack_from(extra, at)
+        at += _EXTRA_HEADER.size
+        yield field_id, extra[at : at + size]
+        at += size
+
+
+def _raw_name(info: zipfile.ZipInfo) -> bytes:
+    return info.orig_filename.encode("utf-8" if info.flag_bits & _UTF8_FLAG else "cp437")
+
+
+@dataclass(frozen=True, slots=True)
+class _LocalHeader:
+    extra: bytes
+    data_start: int
+
+
+def _check_local_headers(
+    path: Path, infos: list[zipfile.ZipInfo], directory_start: int, label: str
+) -> list[_LocalHeader]:
+    """Each entry's bytes must end exactly where the next entry's local header begins (or
+    the central directory, after the last), and each local header must name the entry as
+    the directory does (streaming extractors read only local headers). Bytes between
+    entries belong to no file, so no scan of files would see them: they block the archive.
+    Returns what each local header says, in ``infos`` order."""
+    previous_end, previous_flags = 0, 0
+    local_headers: dict[int, _LocalHeader] = {}
     with path.open("rb") as file:
         for info in sorted(infos, key=lambda item: item.header_offset):
             if info.header_offset < previous_end:
@@ -172,6 +266,7 @@ def _check_no_overlaps(path: Path, infos: list[zipfile.ZipInfo], label: str) -> 
                     f"{label} has entries that share the same bytes, a trick used by ZIP "
                     "bombs. Create the archive again with a standard tool.",
                 )
+            _check_gap(info.header_offset - previous_end, previous_flags, label)
             file.seek(info.header_offset)
             header = file.read(_LOCAL_HEADER.size)
             if len(header) != _LOCAL_HEADER.size:
@@ -179,60 +274,76 @@ def _check_no_overlaps(path: Path, infos: list[zipfile.ZipInfo], label: str) -> 
             signature, name_length, extra_length = _LOCAL_HEADER.unpack(header)
             if signature != _LOCAL_SIGNATURE:
                 raise zipfile.BadZipFile
+            if file.read(name_length) != _raw_name(info):
+                raise BlockedError(
+                    "zip_name_mismatch",
+                    f"{label} names one of its files differently in two places, so tools "
+                    "would disagree on what it contains. Create the archive again with a "
+                    "standard tool.",
+                )
+            extra = file.read(extra_length)
             data_start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
-            previous_end = data_start + info.compress_size
+            local_headers[id(info)] = _LocalHeader(extra, data_start)
+            previous_end, previous_flags = data_start + info.compress_size, info.flag_bits
+    _check_gap(directory_start - previous_end, previous_flags, label)
+    return [local_headers[id(info)] for info in infos]
+
+
+def _check_gap(gap: int, previous_flags: int, label: str) -> None:
+    """Only a data descriptor (12 to 24 bytes, when its entry says it has one) may sit
+    between one entry's data and what follows it."""
+    if gap == 0 or (previous_flags & _DATA_DESCRIPTOR_FLAG and gap in _DESCRIPTOR_SIZES):
+        return
+    if gap < 0:
+        raise zipfile.BadZipFile
+    raise BlockedError(
+        "zip_hidden_data",
+        f"{label} holds data that belongs to none of its files, where a scan of the files "
+        "would never look. Create the archive again with a standard tool.",
+    )
 
 
 def _read_entries(
     archive: zipfile.ZipFile,
-    infos: list[zipfile.ZipInfo],
+    file: BinaryIO,
+    entries: Iterable[tuple[zipfile.ZipInfo, _LocalHeader]],
     packed_size: int,
     limits: SafetyLimits,
-    label: str,
+    secrets: _Secrets,
 ) -> ZipReport:
-    report = ZipReport(entry_count=len(infos))
-    secrets: list[tuple[str, SecretFinding]] = []
+    label = secrets.label
+    report = ZipReport(entry_count=len(archive.infolist()))
     ratio_cap = max(limits.zip_ratio_min_unpacked_bytes, limits.zip_max_ratio * packed_size)
-    for info in infos:
+    for info, local in entries:
         if info.is_dir():
             continue
         if info.filename.lower() == "index.html":
             report.has_root_index_html = True
-        text = _read_entry(archive, info, report, ratio_cap, limits, label)
-        if text is not None:
-            _scan_text_entry(info.filename, text, report, secrets)
-    if secrets:
-        name, first = secrets[0]
-        raise BlockedError(
-            "secret_detected",
-            refusal(first, f"“{_shown(name)}” in {label}", others=len(secrets) - 1),
-            findings=[{**finding.as_dict(), "path": path} for path, finding in secrets],
-        )
+        chunks = _stream(archive, file, info, local.data_start)
+        data = _read_entry(chunks, info, report, ratio_cap, limits, label)
+        if holds_archive(data):
+            raise BlockedError(
+                "zip_nested_archive",
+                f"{label} contains “{_shown(info.filename)}”, which is or holds an archive or "
+                "compressed stream. Unpack it into the ZIP instead.",
+            )
+        _scan_text_entry(info.filename, data, report, secrets)
+    secrets.raise_if_found()
     return report
 
 
 def _read_entry(
-    archive: zipfile.ZipFile,
+    stream: Iterator[bytes],
     info: zipfile.ZipInfo,
     report: ZipReport,
     ratio_cap: int,
     limits: SafetyLimits,
     label: str,
-) -> bytes | None:
-    """Decompress one entry against every cap; return its bytes if it is text worth scanning."""
+) -> bytes:
+    """Decompress one entry against every cap and return its bytes."""
     entry_bytes = 0
-    text_chunks: list[bytes] = []
-    is_text = False
-    for chunk in _stream(archive, info):
-        if entry_bytes == 0:
-            if _is_archive(chunk):
-                raise BlockedError(
-                    "zip_nested_archive",
-                    f"{label} contains “{_shown(info.filename)}”, which is itself an archive. "
-                    "Unpack it into the ZIP instead.",
-                )
-            # Binary entries (images, fonts) have no text to scan; NUL bytes give them away.
-            is_text = b"\x00" not in chunk[:8192]
+    chunks: list[bytes] = []
+    for chunk in stream:
         entry_bytes += len(chunk)
         report.unpacked_bytes += len(chunk)
         if entry_bytes > limits.zip_max_entry_bytes:
@@ -245,36 +356,116 @@ def _read_entry(
                 f"{label} expands to more than {limits.zip_max_ratio} times its size, which "
                 "is how ZIP bombs work. Remove large repetitive files and try again.",
             )
-        if is_text:
-            text_chunks.append(chunk)
-    return b"".join(text_chunks) if is_text else None
+        chunks.append(chunk)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    # Sizes and CRCs that lie surface as a corrupt archive, as zipfile would report them.
+    if entry_bytes != info.file_size or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile
+    return data
 
 
-def _stream(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
-    """Decompressed chunks of one entry; ``zipfile`` stops at the declared size and checks
-    the CRC at the end, so a lying header surfaces as ``BadZipFile``."""
-    with archive.open(info) as entry:
-        while chunk := entry.read(_CHUNK):
-            yield chunk
+def _stream(
+    archive: zipfile.ZipFile, file: BinaryIO, info: zipfile.ZipInfo, data_start: int
+) -> Iterator[bytes]:
+    """Decompressed chunks of one entry, at most ``_CHUNK`` bytes each however small the
+    input, so a bomb is stopped by the caller's caps before it is inflated.
+
+    Stored and deflated entries (nearly all) are read straight from the file: that skips
+    ``zipfile``'s per-read overhead, and a deflate stream must end exactly at the entry's
+    end, so nothing can hide after it in bytes no scan would otherwise see. Other methods
+    go through ``zipfile``.
+    """
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        with archive.open(info) as entry:
+            while chunk := entry.read(_CHUNK):
+                yield chunk
+        return
+    file.seek(data_start)
+    packed = file.read(info.compress_size)
+    if len(packed) != info.compress_size:
+        raise zipfile.BadZipFile
+    if info.compress_type == zipfile.ZIP_STORED:
+        for at in range(0, len(packed), _CHUNK):
+            yield packed[at : at + _CHUNK]
+        return
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    while not inflater.eof:
+        chunk = inflater.decompress(packed, _CHUNK)
+        if not chunk and not inflater.eof:
+            raise zipfile.BadZipFile  # the stream stops short of its end
+        packed = inflater.unconsumed_tail
+        yield chunk
+    if inflater.unused_data or packed:
+        raise zipfile.BadZipFile
 
 
-def _is_archive(head: bytes) -> bool:
-    return head.startswith(ARCHIVE_MAGIC) or head[_TAR_MAGIC_OFFSET:].startswith(b"ustar")
+class _Secrets:
+    """Secrets found so far in one archive, with where each was found.
+
+    "Where" never quotes a name that holds a secret: a hit in a name is reported by the
+    entry's position, and the findings stored with the verdict carry no name at all then.
+    """
+
+    def __init__(self, label: str):
+        self.label = label
+        self._found: list[tuple[str, dict[str, Any], SecretFinding]] = []
+
+    def add(self, where: str, path: dict[str, Any], findings: list[SecretFinding]) -> None:
+        room = _MAX_FINDINGS - len(self._found)
+        self._found.extend((where, path, finding) for finding in findings[:room])
+
+    def scan_metadata(
+        self, archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], local_extras: list[bytes]
+    ) -> None:
+        # Names hold no line breaks once the path rules pass, but they are scanned before
+        # those rules run; one name per line keeps line numbers pointing at entries.
+        names = "\n".join(info.orig_filename.replace("\n", " ") for info in infos)
+        for finding in find_secrets(names):
+            number = finding.line
+            self.add(
+                f"the name of file {number} in {self.label}",
+                {"entry": number, "field": "name"},
+                [SecretFinding(finding.code, finding.kind, 1, finding.column)],
+            )
+        for index, (info, local_extra) in enumerate(zip(infos, local_extras, strict=True), 1):
+            pieces = (
+                ("comment", info.comment),
+                ("extra field", info.extra),
+                ("local extra field", local_extra),
+            )
+            for part, data in pieces:
+                if data:
+                    self._scan_bytes(
+                        data,
+                        f"the {part} of file {index} in {self.label}",
+                        {"entry": index, "field": part},
+                    )
+        if archive.comment:
+            self._scan_bytes(archive.comment, f"the comment of {self.label}", {"field": "comment"})
+
+    def _scan_bytes(self, data: bytes, where: str, path: dict[str, Any]) -> None:
+        self.add(where, path, readable_texts(data).secrets())
+
+    def raise_if_found(self) -> None:
+        if not self._found:
+            return
+        where, _, first = self._found[0]
+        raise BlockedError(
+            "secret_detected",
+            refusal(first, where, others=len(self._found) - 1),
+            findings=[{**finding.as_dict(), **path} for _, path, finding in self._found],
+        )
 
 
-def _scan_text_entry(
-    name: str,
-    data: bytes,
-    report: ZipReport,
-    secrets: list[tuple[str, SecretFinding]],
-) -> None:
-    # Source files are not always UTF-8; a lossy decode is fine for pattern matching.
-    text = data.decode("utf-8", errors="replace")
-    if len(secrets) < _MAX_FINDINGS:
-        secrets.extend((name, finding) for finding in find_secrets(text))
-    if len(report.findings) < _MAX_FINDINGS:
+def _scan_text_entry(name: str, data: bytes, report: ZipReport, secrets: _Secrets) -> None:
+    # Source files are not always UTF-8, and an entry that looks binary may still hold a
+    # key: every readable view is scanned, and the first with a hit reports it.
+    readable = readable_texts(data)
+    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, readable.secrets())
+    if readable.prose is not None and len(report.findings) < _MAX_FINDINGS:
         report.findings.extend(
-            {"type": "injection", **signal, "path": name} for signal in injection_signals(text)
+            {"type": "injection", **signal, "path": name}
+            for signal in injection_signals(readable.prose)
         )
 
 

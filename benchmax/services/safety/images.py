@@ -5,8 +5,16 @@ chunks, comments, and anything appended after the image data (a ZIP or HTML poly
 simply not part of the new file. The pixel count comes from the header and is checked before
 any pixel is decoded, so a tiny file that claims to be 100,000 x 100,000 never allocates.
 
-Animations (GIF, animated WebP and APNG) keep all their frames, timing and loop count; their
-frames together share the still-image pixel budget because re-encoding holds them all.
+Animations (GIF, animated WebP and APNG) keep all their frames, timing and loop count. Their
+frame count and their pixels over all frames are bounded from the headers before any frame is
+decoded (re-encoding holds every frame), so an over-long animation is refused in milliseconds
+rather than running into the scan's budget.
+
+JPEG decoders conceal damage: libjpeg fills whatever a cut-short file lacks with grey, and a
+file cut short and closed with an end-of-image marker decodes "successfully" in Pillow. So a
+JPEG is decoded by a decoder that reports libjpeg's warnings (simplejpeg, strict), and any
+sign of lost data blocks it as damaged; that decode supplies the pixels too, so the check
+costs nothing extra.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from typing import IO, Any
 
 from PIL import Image, ImageOps, ImageSequence, JpegImagePlugin
 
+from benchmax.services.safety.frames import gif_frame_count
 from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.result import BlockedError
 
@@ -43,6 +52,9 @@ _PNG_COMPRESS_LEVEL = 3
 _WEBP_LOSSY_QUALITY = 90
 _DEFAULT_FRAME_MS = 100
 _DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError, struct.error, zlib.error)
+# libjpeg warnings that lose no pixel data: padding before a marker (some cameras write it),
+# a newer JFIF version. Every other warning means data was missing or unreadable.
+_HARMLESS_JPEG_WARNINGS = ("extraneous bytes before marker", "unknown JFIF revision")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +75,12 @@ def sanitise_image(
     image_format = _PILLOW_FORMATS[content_type]
     try:
         with Image.open(path, formats=[image_format]) as image:
-            _check_pixels(image, image_format, limits, label)
+            _check_pixels(image, image_format, path, limits, label)
             frames, options = decode_frames(image, image_format, path)
     except Image.DecompressionBombError:
         raise _too_many_pixels(label, limits) from None
     except _DECODE_ERRORS:
-        raise BlockedError(
-            "image_corrupt",
-            f"{label} could not be read as a complete image: it may be truncated or damaged. "
-            "Export it again and upload the new file.",
-        ) from None
+        raise _corrupt(label) from None
     width, height = frames[0].size
     handle, name = tempfile.mkstemp(
         dir=path.parent, prefix=f"{path.name}.", suffix=_EXTENSIONS[image_format]
@@ -87,6 +95,52 @@ def sanitise_image(
     return SanitisedImage(output, width, height)
 
 
+def _corrupt(label: str) -> BlockedError:
+    return BlockedError(
+        "image_corrupt",
+        f"{label} could not be read as a complete image: it may be truncated or damaged. "
+        "Export it again and upload the new file.",
+    )
+
+
+def _strict_jpeg_pixels(path: Path, colourspace: str, *, check_only: bool = False) -> Any:
+    """The JPEG's pixels from a decoder that reports libjpeg's warnings; ``ValueError``
+    (shown as a damaged image) when one of them says data was lost.
+
+    ``check_only`` decodes at 1/8 scale: entropy decoding, which finds the damage, is all
+    that is needed then.
+    """
+    # Imported here: it brings numpy, which only JPEG scans should pay for at start-up.
+    import simplejpeg
+
+    data = path.read_bytes()
+    scale = {"min_height": 1, "min_width": 1} if check_only else {}
+    try:
+        return simplejpeg.decode_jpeg(data, colorspace=colourspace, strict=True, **scale)
+    except ValueError as error:
+        if not any(warning in str(error) for warning in _HARMLESS_JPEG_WARNINGS):
+            raise
+    return simplejpeg.decode_jpeg(data, colorspace=colourspace, strict=False, **scale)
+
+
+def _decode_jpeg(image: Image.Image, path: Path) -> Image.Image:
+    """Decode a JPEG once, strictly. Greyscale and RGB (nearly all) are decoded by the strict
+    decoder itself; CMYK and other colour spaces are checked by it and decoded by Pillow,
+    which knows their conventions (Adobe's inverted CMYK)."""
+    if image.mode not in _ENCODABLE_MODES["JPEG"]:
+        _strict_jpeg_pixels(path, "GRAY", check_only=True)
+        image.load()
+        return image
+    pixels = _strict_jpeg_pixels(path, "RGB" if image.mode == "RGB" else "GRAY")
+    if pixels.shape[:2] != image.size[::-1]:
+        raise ValueError("decoded size differs from the header")
+    decoded = Image.frombuffer(image.mode, image.size, pixels, "raw", image.mode, 0, 1)
+    # The orientation tag is applied by exif_transpose and stripped with the rest.
+    if "exif" in image.info:
+        decoded.info["exif"] = image.info["exif"]
+    return decoded
+
+
 def _too_many_pixels(label: str, limits: SafetyLimits) -> BlockedError:
     megapixels = limits.image_max_pixels / 1_000_000
     return BlockedError(
@@ -95,19 +149,33 @@ def _too_many_pixels(label: str, limits: SafetyLimits) -> BlockedError:
     )
 
 
-def _check_pixels(image: Image.Image, image_format: str, limits: SafetyLimits, label: str) -> None:
+def _check_pixels(
+    image: Image.Image, image_format: str, path: Path, limits: SafetyLimits, label: str
+) -> None:
     width, height = image.size
     if width * height > limits.image_max_pixels:
         raise _too_many_pixels(label, limits)
-    frame_count = getattr(image, "n_frames", 1)
-    if (
-        _is_animated(image, image_format)
-        and frame_count * width * height > limits.animation_max_total_pixels
-    ):
+    if image_format == "JPEG":
+        return  # multi-picture JPEGs are read for their first picture only
+    # Pillow counts GIF frames by seeking through all of them; the walk stops at the limit.
+    if image_format == "GIF":
+        frame_count = gif_frame_count(path.read_bytes(), limits.animation_max_frames)
+    else:
+        frame_count = getattr(image, "n_frames", 1)  # WebP and APNG declare it up front
+    if frame_count > limits.animation_max_frames:
+        raise BlockedError(
+            "image_too_many_frames",
+            f"{label} has more than {limits.animation_max_frames:,} frames. Shorten the "
+            "animation (or drop frames), or upload it as an MP4 or WebM video.",
+        )
+    total = frame_count * width * height
+    if frame_count > 1 and total > limits.animation_max_total_pixels:
+        megapixels = limits.animation_max_total_pixels / 1_000_000
         raise BlockedError(
             "image_animation_too_large",
-            f"{label} has {frame_count} frames of {width}x{height}, more than an animation may "
-            "hold. Shorten or shrink it, or upload it as a video.",
+            f"{label} has {frame_count:,} frames of {width}x{height}, {total / 1_000_000:,.0f} "
+            f"megapixels in all; an animation may hold {megapixels:g} megapixels over all its "
+            "frames. Shorten or shrink it, or upload it as an MP4 or WebM video.",
         )
 
 
@@ -132,7 +200,10 @@ def decode_frames(
         options.update(_webp_options(path))
     if _is_animated(image, image_format):
         return _decode_animation(image, options)
-    image.load()
+    if image_format == "JPEG":
+        image = _decode_jpeg(image, path)
+    else:
+        image.load()
     # Photos rely on the EXIF orientation that is about to be stripped. In place: a copy of
     # every pixel would buy nothing, as ``image`` is not used again.
     ImageOps.exif_transpose(image, in_place=True)

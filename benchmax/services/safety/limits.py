@@ -18,7 +18,9 @@ class SafetyLimits:
     image_max_bytes: int = 20 * MIB
     image_max_pixels: int = 40_000_000
     # Re-encoding an animation holds every frame in memory, so the frames together get the
-    # same pixel budget as one still image.
+    # same pixel budget as one still image; both bounds are read from headers before any
+    # frame is decoded.
+    animation_max_frames: int = 1000
     animation_max_total_pixels: int = 40_000_000
     video_max_bytes: int = 500 * MIB
     text_max_bytes: int = 20 * MIB

@@ -31,6 +31,7 @@ from benchmax.services.safety.text import check_structure, decode_utf8
 from benchmax.services.safety.video import check_video
 
 _HASH_CHUNK = 1024 * 1024
+SCAN_TOO_EXPENSIVE = "scan_too_expensive"
 # What a name's extension promises. Unknown extensions promise nothing; the bytes decide.
 _EXTENSION_KINDS: dict[str, Kind] = {
     **dict.fromkeys(("png", "jpg", "jpeg", "jpe", "webp", "gif"), "image"),
@@ -110,6 +111,29 @@ def scan_file(path: Path, original_name: str, limits: SafetyLimits) -> ScanResul
             findings=error.findings,
         )
     return result
+
+
+def too_expensive(original_name: str, limits: SafetyLimits) -> ScanResult:
+    """The verdict on a file whose scan ran out of its CPU or memory budget.
+
+    Such a file costs the same on every attempt, so retrying it would only delay the same
+    outcome (and hold a worker each time); it is blocked with a reason instead.
+    """
+    try:
+        safe_name = normalise_filename(original_name, limits.filename_max_chars)
+    except FilenameError:
+        safe_name = None
+    label = f"“{safe_name}”" if safe_name else "This file"
+    return ScanResult(
+        verdict="blocked",
+        safe_name=safe_name,
+        block_code=SCAN_TOO_EXPENSIVE,
+        block_reason=(
+            f"{label} is too expensive to check: its safety scan needed more time or memory "
+            "than a file may use. Make it smaller or simpler (fewer frames or pixels, fewer or "
+            "smaller files in a ZIP) and upload it again."
+        ),
+    )
 
 
 def check_test_totals(file_count: int, total_bytes: int, limits: SafetyLimits) -> None:

@@ -1,5 +1,6 @@
 import hashlib
 import io
+import random
 import stat
 import struct
 import zipfile
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmax.services.safety import SafetyLimits, scan_file
+from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
+from tests.unit.safety import hostile
 from tests.unit.safety.corpus import (
     fake_secrets,
     png_bytes,
@@ -67,7 +69,7 @@ def test_declared_sizes_that_lie_are_not_trusted(tmp_path: Path) -> None:
     data[central + 24 : central + 28] = (10).to_bytes(4, "little")
     local = data.index(b"PK\x03\x04")
     data[local + 22 : local + 26] = (10).to_bytes(4, "little")
-    assert _scan(tmp_path, bytes(data))[0] == "zip_corrupt"
+    assert _scan(tmp_path, bytes(data))[0] in ("zip_corrupt", "zip_hidden_data")
 
 
 def test_many_entries(tmp_path: Path) -> None:
@@ -234,3 +236,206 @@ def test_trigger_across_a_read_chunk_boundary(tmp_path: Path) -> None:
         "line": line_number,
         "path": "log.txt",
     } in result.findings
+
+
+# --- Nothing unscanned: every byte an extractor could show ----------------------------------
+
+
+def _blocked(tmp_path: Path, data: bytes, limits: SafetyLimits = LIMITS) -> ScanResult:
+    result = scan_file(write(tmp_path, "src.zip", data), "src.zip", limits)
+    assert result.verdict == "blocked"
+    return result
+
+
+def _assert_secret_not_echoed(result: ScanResult, key: str) -> None:
+    assert result.block_code == "secret_detected"
+    assert key[-12:] not in result.block_reason
+    assert key[-12:] not in repr(result.findings)
+
+
+@pytest.mark.parametrize("case", sorted(hostile.hidden_secret_entries()))
+def test_a_secret_is_found_in_an_entry_whatever_its_bytes_look_like(
+    tmp_path: Path, case: str
+) -> None:
+    entry = hostile.hidden_secret_entries()[case]
+    result = _blocked(tmp_path, zip_bytes({"README.md": b"# demo\n", "payload.bin": entry}))
+    _assert_secret_not_echoed(result, hostile.secret())
+    assert result.block_reason.startswith("Line ")
+    assert "“payload.bin” in “src.zip” looks like an Anthropic API key" in result.block_reason
+    assert result.findings[0]["path"] == "payload.bin"
+
+
+def test_a_binary_entry_without_secrets_is_approved(tmp_path: Path) -> None:
+    noise = random.Random(5).randbytes(2 * 1024 * 1024)
+    data = zip_bytes({"assets/noise.bin": noise, "assets/logo.png": png_bytes()})
+    assert scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS).approved
+
+
+def test_a_secret_in_an_entry_name_is_found_and_never_quoted(tmp_path: Path) -> None:
+    key = hostile.secret("github_token")
+    data = zip_bytes({"ok.txt": b"fine\n", f"config/{key}.txt": b"fine\n"})
+    result = _blocked(tmp_path, data)
+    _assert_secret_not_echoed(result, key)
+    assert "the name of file 2 in “src.zip”" in result.block_reason
+    assert result.findings[0]["entry"] == 2
+    assert "path" not in result.findings[0]
+
+
+def test_a_secret_in_a_name_is_found_before_a_path_rule_could_quote_it(tmp_path: Path) -> None:
+    key = hostile.secret()
+    result = _blocked(tmp_path, zip_bytes({f"../{key}": b"x"}))
+    _assert_secret_not_echoed(result, key)
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (hostile.zip_with_comments(entry_comment=b"note " + hostile.secret().encode()), "comment"),
+        (hostile.zip_with_comments(entry_comment=hostile.secret().encode("utf-16")), "comment"),
+        (hostile.zip_with_comments(archive_comment=hostile.secret().encode()), "comment"),
+        (
+            hostile.zip_with_extra("a.txt", hostile.extra_field(0xCAFE, hostile.secret().encode())),
+            "extra field",
+        ),
+        (
+            hostile.zip_with_extra(
+                "a.txt", hostile.extra_field(0xCAFE, hostile.secret().encode()), local_only=True
+            ),
+            "local extra field",
+        ),
+        (
+            hostile.zip_with_extra(
+                "a.txt",
+                hostile.extra_field(0x6375, b"\x01\x00\x00\x00\x00" + hostile.secret().encode()),
+            ),
+            "extra field",
+        ),
+    ],
+)
+def test_a_secret_in_comments_or_extra_fields_is_found(
+    tmp_path: Path, data: bytes, where: str
+) -> None:
+    result = _blocked(tmp_path, data)
+    _assert_secret_not_echoed(result, hostile.secret())
+    assert f"the {where} " in result.block_reason
+
+
+@pytest.mark.parametrize(
+    ("unicode_name", "code"),
+    [
+        ("../../evil.sh", "zip_path_traversal"),
+        ("/etc/cron.d/evil", "zip_absolute_path"),
+        ("C:/evil.dll", "zip_drive_path"),
+        ("evil\\..\\x", "zip_backslash_path"),
+        ("other.txt", "zip_name_mismatch"),
+    ],
+)
+def test_a_unicode_path_field_is_a_name(tmp_path: Path, unicode_name: str, code: str) -> None:
+    field = hostile.unicode_path_field("a.txt", unicode_name)
+    assert _blocked(tmp_path, hostile.zip_with_extra("a.txt", field)).block_code == code
+    local = hostile.zip_with_extra("a.txt", field, local_only=True)
+    assert _blocked(tmp_path, local).block_code == code
+
+
+def test_a_unicode_path_field_agreeing_with_the_header_is_fine(tmp_path: Path) -> None:
+    """Tools write UTF-8 names without the UTF-8 flag and repeat them in the field."""
+    name = "résumé.txt"
+    placeholder = "resumeXX.txt"  # as many bytes as the UTF-8 name; zipfile sets the flag
+    data = hostile.zip_with_extra(placeholder, hostile.unicode_path_field(name, name))
+    data = data.replace(placeholder.encode(), name.encode())
+    result = scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS)
+    assert result.approved, result.block_code
+
+
+@pytest.mark.parametrize("local_name", ["../x.sh", "other.t"])
+def test_a_local_header_naming_the_entry_differently_blocks(
+    tmp_path: Path, local_name: str
+) -> None:
+    data = hostile.zip_with_local_name("fine.sh" if "/" in local_name else "fine.tx", local_name)
+    assert _blocked(tmp_path, data).block_code == "zip_name_mismatch"
+
+
+def test_a_directory_entry_is_checked_in_its_local_header_too(tmp_path: Path) -> None:
+    data = zip_bytes({"okay/": b"", "a.txt": b"fine\n"})
+    data = data.replace(b"okay/", b"../x/", 1)
+    assert _blocked(tmp_path, data).block_code == "zip_name_mismatch"
+
+
+@pytest.mark.parametrize("case", sorted(hostile.embedded_streams()))
+def test_an_archive_anywhere_inside_an_entry_is_nested(tmp_path: Path, case: str) -> None:
+    entry = hostile.embedded_streams()[case]
+    limits = SafetyLimits(zip_ratio_min_unpacked_bytes=8 * 1024 * 1024)
+    result = _blocked(tmp_path, zip_bytes({"data/blob.dat": entry}), limits)
+    assert result.block_code == "zip_nested_archive"
+    assert "“data/blob.dat”" in result.block_reason
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        b"Compressors write 'BZh91AY&SY' and 'PK' headers; this text only mentions them.\n",
+        b"\x1f\x8b\x08\x00" + random.Random(6).randbytes(4000),  # a gzip header, no stream
+    ],
+)
+def test_signatures_that_are_not_streams_are_not_nested_archives(
+    tmp_path: Path, entry: bytes
+) -> None:
+    data = zip_bytes({"notes.txt": b"x\n" + entry})
+    assert scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS).approved
+
+
+def test_bytes_hidden_after_an_entrys_deflate_stream_block_the_archive(tmp_path: Path) -> None:
+    """zipfile stops at the end of a deflate stream and ignores the rest of the entry's
+    bytes, which are still served; a key there would never be scanned."""
+    data = bytearray(zip_bytes({"a.txt": b"hello " * 100}))
+    junk = b" " + hostile.secret().encode()
+    end_of_data = _deflated_data_at(bytes(data)) + struct.unpack_from("<I", data, 18)[0]
+    data[end_of_data:end_of_data] = junk
+    struct.pack_into("<I", data, 18, struct.unpack_from("<I", data, 18)[0] + len(junk))
+    central = data.index(b"PK\x01\x02")
+    struct.pack_into(
+        "<I", data, central + 20, struct.unpack_from("<I", data, central + 20)[0] + len(junk)
+    )
+    end = data.index(b"PK\x05\x06")
+    struct.pack_into("<I", data, end + 16, central)
+    assert zipfile.ZipFile(io.BytesIO(bytes(data))).read("a.txt") == b"hello " * 100
+    assert _blocked(tmp_path, bytes(data)).block_code == "zip_corrupt"
+
+
+def _with_junk_before_the_directory(data: bytes, junk: bytes) -> bytes:
+    central = data.index(b"PK\x01\x02")
+    patched = bytearray(data[:central] + junk + data[central:])
+    end = patched.index(b"PK\x05\x06")
+    struct.pack_into("<I", patched, end + 16, central + len(junk))
+    return bytes(patched)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _with_junk_before_the_directory(zip_bytes({"a.txt": b"fine\n"}), b"junk " * 10),
+        zip_bytes({"a.txt": b"fine\n"}) + b"appended after the end record",
+    ],
+    ids=["between_entries_and_directory", "after_the_end_record"],
+)
+def test_bytes_that_belong_to_no_entry_block_the_archive(tmp_path: Path, data: bytes) -> None:
+    assert zipfile.ZipFile(io.BytesIO(data)).read("a.txt") == b"fine\n"  # extractors accept it
+    assert _blocked(tmp_path, data).block_code == "zip_hidden_data"
+
+
+def test_data_descriptors_between_entries_are_allowed(tmp_path: Path) -> None:
+    unseekable = io.BytesIO()  # written through a stream that cannot seek: descriptors
+
+    class _Stream(io.RawIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            return unseekable.write(data)
+
+    with zipfile.ZipFile(_Stream(), "w") as archive:
+        for name in ("a.txt", "b.txt"):
+            archive.writestr(name, b"fine\n")
+    data = unseekable.getvalue()
+    assert zipfile.ZipFile(io.BytesIO(data)).infolist()[0].flag_bits & 0x08
+    assert scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS).approved

@@ -6,6 +6,8 @@ import pytest
 from PIL import Image, ImageCms
 
 from benchmax.services.safety import SafetyLimits, scan_file
+from benchmax.services.safety.frames import gif_frame_count
+from tests.unit.safety import hostile
 from tests.unit.safety.corpus import (
     jpeg_with_gps,
     png_bytes,
@@ -153,3 +155,60 @@ def test_oversize_image_is_blocked(tmp_path: Path) -> None:
     result = scan_file(write(tmp_path, "a.png", data), "a.png", SafetyLimits(image_max_bytes=100))
     assert result.block_code == "file_too_large"
     assert result.sanitized_path is None
+
+
+@pytest.mark.parametrize("progressive", [False, True])
+def test_jpeg_cut_short_and_closed_with_an_end_marker_is_blocked(
+    tmp_path: Path, progressive: bool
+) -> None:
+    """Pillow fills the missing half with grey and calls it a success; we do not."""
+    data = hostile.jpeg_cut_and_closed(progressive=progressive)
+    Image.open(io.BytesIO(data)).load()  # the decoder really does accept it
+    result = scan_file(write(tmp_path, "cut.jpg", data), "cut.jpg", LIMITS)
+    assert (result.verdict, result.block_code) == ("blocked", "image_corrupt")
+    assert list(tmp_path.iterdir()) == [tmp_path / "cut.jpg"]
+
+
+def test_grey_and_cmyk_jpegs_are_still_approved(tmp_path: Path) -> None:
+    for mode in ("L", "CMYK"):
+        out = io.BytesIO()
+        Image.effect_noise((64, 64), 40).convert(mode).save(out, format="JPEG")
+        result = scan_file(write(tmp_path, f"{mode}.jpg", out.getvalue()), "a.jpg", LIMITS)
+        assert result.approved, (mode, result.block_code)
+
+
+def _animations(count: int) -> dict[str, bytes]:
+    return {
+        "a.gif": hostile.gif_with_frames(count),
+        "a.webp": hostile.animation("WEBP", count),
+        "a.png": hostile.animation("PNG", count),
+    }
+
+
+@pytest.mark.parametrize("name", ["a.gif", "a.webp", "a.png"])
+def test_animation_with_too_many_frames_is_blocked(tmp_path: Path, name: str) -> None:
+    limits = SafetyLimits(animation_max_frames=5)
+    assert scan_file(write(tmp_path, name, _animations(5)[name]), name, limits).approved
+    result = scan_file(write(tmp_path, name, _animations(6)[name]), name, limits)
+    assert (result.verdict, result.block_code) == ("blocked", "image_too_many_frames")
+    assert "more than 5 frames" in result.block_reason
+    assert "video" in result.block_reason  # what to do instead
+
+
+@pytest.mark.parametrize("name", ["a.gif", "a.webp", "a.png"])
+def test_animation_over_the_total_pixel_budget_is_blocked(tmp_path: Path, name: str) -> None:
+    data = _animations(4)[name]
+    frame_pixels = Image.open(io.BytesIO(data)).size[0] * Image.open(io.BytesIO(data)).size[1]
+    limits = SafetyLimits(animation_max_total_pixels=frame_pixels * 3)
+    result = scan_file(write(tmp_path, name, data), name, limits)
+    assert (result.verdict, result.block_code) == ("blocked", "image_animation_too_large")
+    assert "megapixels over all its frames" in result.block_reason
+
+
+def test_a_gif_of_half_a_million_frames_is_refused_from_its_structure(tmp_path: Path) -> None:
+    """Pillow would seek through every frame just to count them; the walk stops at 1,001."""
+    data = hostile.gif_with_frames(500_000)
+    assert Image.open(io.BytesIO(hostile.gif_with_frames(3))).n_frames == 3  # a valid GIF
+    assert gif_frame_count(data, 1000) == 1001
+    result = scan_file(write(tmp_path, "many.gif", data), "many.gif", LIMITS)
+    assert result.block_code == "image_too_many_frames"

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from benchmax.services.safety import BlockedError, SafetyLimits, check_test_totals, scan_file
+from tests.unit.safety import hostile
 from tests.unit.safety.corpus import fake_secrets, write
 
 LIMITS = SafetyLimits()
@@ -23,7 +24,13 @@ def _mp4(mdat: bytes = b"\x00" * 64) -> bytes:
     )
 
 
-def _webm(segment_payload: bytes = b"\x00" * 32, declared: int | None = None) -> bytes:
+def _ebml(element_id: bytes, payload: bytes) -> bytes:
+    return element_id + bytes([0x80 | len(payload)]) + payload
+
+
+def _webm(
+    segment_payload: bytes = _ebml(b"\xec", b"\x00" * 30), declared: int | None = None
+) -> bytes:
     doctype = b"\x42\x82\x84webm"
     header = b"\x1a\x45\xdf\xa3" + bytes([0x80 | len(doctype)]) + doctype
     size = len(segment_payload) if declared is None else declared
@@ -164,3 +171,84 @@ def test_test_totals() -> None:
     with pytest.raises(BlockedError) as large:
         check_test_totals(1, 1001, limits)
     assert large.value.code == "test_too_large"
+
+
+def _key_variants() -> dict[str, bytes]:
+    key = hostile.secret()
+    split = "\u200b".join(key[i : i + 5] for i in range(0, len(key), 5))
+    return {
+        "plain": key.encode(),
+        "utf16": key.encode("utf-16"),
+        "zero_width": split.encode(),
+    }
+
+
+def _mp4_cases() -> dict[str, bytes]:
+    cases: dict[str, bytes] = {}
+    for variant, key in _key_variants().items():
+        cases[f"udta_{variant}"] = hostile.mp4(udta=hostile.mp4_comment(key))
+        for kind in (b"free", b"skip", b"meta", b"uuid"):
+            cases[f"{kind.decode()}_{variant}"] = hostile.mp4(hostile.box(kind, b"\x00" * 4 + key))
+    # Right after the box type, where a scan of the whole box would read "freesk-...".
+    cases["free_glued"] = hostile.mp4(hostile.box(b"free", _key_variants()["plain"]))
+    cases["mdat_plain"] = hostile.mp4(mdat=b"\x00" * 64 + _key_variants()["plain"] + b"\x00")
+    return cases
+
+
+def _webm_cases() -> dict[str, bytes]:
+    cases: dict[str, bytes] = {}
+    for variant, key in _key_variants().items():
+        cases[f"tags_{variant}"] = hostile.webm(hostile.webm_tags(key))
+        cases[f"void_{variant}"] = hostile.webm(hostile.webm_void(key))
+    cases["cluster_plain"] = hostile.webm(hostile.webm_cluster(b"\x00" + _key_variants()["plain"]))
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("clip.mp4", data) for data in _mp4_cases().values()]
+    + [("clip.webm", data) for data in _webm_cases().values()],
+    ids=[f"mp4_{case}" for case in _mp4_cases()] + [f"webm_{case}" for case in _webm_cases()],
+)
+def test_a_secret_in_video_metadata_or_data_blocks_the_video(
+    tmp_path: Path, name: str, data: bytes
+) -> None:
+    """Videos are served as uploaded, so none may hold a key anywhere."""
+    result = scan_file(write(tmp_path, name, data), name, LIMITS)
+    assert (result.verdict, result.block_code) == ("blocked", "secret_detected")
+    assert result.block_reason.startswith(f"“{name}” holds what looks like an Anthropic API key")
+    assert hostile.secret()[-12:] not in result.block_reason + repr(result.findings)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        (
+            "clip.mp4",
+            hostile.mp4(hostile.box(b"free", b"\x00" * 32), udta=hostile.mp4_comment(b"demo")),
+        ),
+        (
+            "clip.webm",
+            hostile.webm(hostile.webm_tags(b"TITLE demo"), hostile.webm_cluster(b"\x00" * 64)),
+        ),
+    ],
+)
+def test_videos_with_ordinary_metadata_are_approved(tmp_path: Path, name: str, data: bytes) -> None:
+    result = scan_file(write(tmp_path, name, data), name, LIMITS)
+    assert result.approved, result.block_code
+    assert result.sha256 == hashlib.sha256(data).hexdigest()  # the bytes served are these
+
+
+def test_a_webm_with_garbage_inside_its_segment_is_corrupt(tmp_path: Path) -> None:
+    data = hostile.webm(b"\x00" * 16)
+    assert (
+        scan_file(write(tmp_path, "a.webm", data), "a.webm", LIMITS).block_code == "video_corrupt"
+    )
+
+
+def test_a_key_across_the_scan_chunk_boundary_of_a_large_video_is_found(tmp_path: Path) -> None:
+    key = hostile.secret().encode()
+    mdat = b"\x00" * (1024 * 1024 - 40) + key + b"\x00" * 100
+    data = hostile.mp4(mdat=mdat)
+    result = scan_file(write(tmp_path, "big.mp4", data), "big.mp4", LIMITS)
+    assert result.block_code == "secret_detected"
