@@ -10,7 +10,7 @@ from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.result import BlockedError, ScanResult
 from benchmax.services.safety.scan import check_test_totals, scan_file
-from benchmax.services.safety.secrets import SecretFinding, find_secrets
+from benchmax.services.safety.secrets import SecretFinding, find_secrets, find_secrets_json_aware
 from benchmax.services.safety.sniff import sniff_kind
 from benchmax.services.safety.text_fields import check_text_field
 
@@ -23,6 +23,7 @@ __all__ = [
     "check_test_totals",
     "check_text_field",
     "find_secrets",
+    "find_secrets_json_aware",
     "injection_signals",
     "normalise_filename",
     "scan_file",

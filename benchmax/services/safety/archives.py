@@ -22,8 +22,14 @@ from typing import Any
 from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.result import BlockedError
-from benchmax.services.safety.secrets import SecretFinding, find_secrets, refusal
+from benchmax.services.safety.secrets import (
+    SecretFinding,
+    find_secrets,
+    find_secrets_json_aware,
+    refusal,
+)
 from benchmax.services.safety.sniff import ARCHIVE_MAGIC
+from benchmax.services.safety.text import looks_like_json
 
 _CHUNK = 1024 * 1024
 _END_RECORD = b"PK\x05\x06"
@@ -271,7 +277,8 @@ def _scan_text_entry(
     # Source files are not always UTF-8; a lossy decode is fine for pattern matching.
     text = data.decode("utf-8", errors="replace")
     if len(secrets) < _MAX_FINDINGS:
-        secrets.extend((name, finding) for finding in find_secrets(text))
+        finder = find_secrets_json_aware if looks_like_json(name, text) else find_secrets
+        secrets.extend((name, finding) for finding in finder(text))
     if len(report.findings) < _MAX_FINDINGS:
         report.findings.extend(
             {"type": "injection", **signal, "path": name} for signal in injection_signals(text)
