@@ -37,7 +37,13 @@ from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.catalog import link_declared_setup
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
 from benchmax.services.moderation.errors import ModerationError
-from benchmax.services.moderation.policy import REASON_MAX, clean_reason, clean_text, require_admin
+from benchmax.services.moderation.policy import (
+    REASON_MAX,
+    clean_reason,
+    clean_text,
+    refuse_secrets,
+    require_admin,
+)
 from benchmax.services.moderation.queues import (
     LEAVE_LABEL_ACTION,
     injection_codes_for_test,
@@ -346,7 +352,10 @@ def _label(kind: object, label: object) -> tuple[LabelKind, str]:
         clean_kind = LabelKind(kind if isinstance(kind, str) else "")
     except ValueError:
         raise ModerationError("invalid_kind", "Choose model or harness.", 400, "kind") from None
-    key = label_key(label if isinstance(label, str) else "", MAPPING_KEY_LENGTH)
+    text = label if isinstance(label, str) else ""
+    # Checked as typed: the stored key is case-folded, which can hide a key from the rules.
+    refuse_secrets(text, field="label", label="label")
+    key = label_key(text, MAPPING_KEY_LENGTH)
     if not key:
         raise ModerationError("invalid_label", "Give the declared label to map.", 400, "label")
     return clean_kind, key
