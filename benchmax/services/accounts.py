@@ -68,8 +68,10 @@ def validate_handle(raw: str) -> str:
     handle = raw.strip()
     if not handle:
         raise AccountError("Choose a handle.")
-    # Before lower-casing too: that would hide a key whose alphabet is upper case (AWS).
+    # As typed and upper-cased: handles are stored lower-case, which hides a key whose
+    # alphabet is upper case (an AWS key ID) from the rules but not from anyone reading it.
     refuse_secrets("handle", handle)
+    refuse_secrets("handle", handle.upper())
     # Checked before lower-casing: some non-ASCII letters lower-case to ASCII ones.
     if not handle.isascii():
         raise AccountError(f"Handles use plain ASCII only: {HANDLE_RULES}.")
