@@ -245,7 +245,7 @@ class OperationsState(SessionState):
                 job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
         except ReasonError as exc:
             self.reason_errors = {**self.reason_errors, job_id: str(exc)}
-            self._say("The reason was not accepted; see beside it.", ok=False)
+            self._say("The reason was not accepted; the message is under it.", ok=False)
             return
         except (JobStateError, NotAllowedError, ValueError) as exc:
             self._say(str(exc), ok=False)
