@@ -14,8 +14,9 @@ The digest is computed here rather than imported from the application, so the mi
 keeps meaning what it meant when written. The column stays ``VARCHAR(200)``: a digest fits,
 and rebuilding ``test`` (SQLite's only way to narrow a column) is not worth the risk.
 
-The downgrade cannot turn digests back into headers; it leaves them, so a retry sent to the
-older code with a pre-upgrade key makes a new Test instead of finding the first one.
+The downgrade cannot turn digests back into headers, and older code could not match them
+anyway; it forgets them (NULL), so that upgrading again never hashes a digest a second
+time. A retry of such a submission then makes a new Test instead of finding the first one.
 """
 
 import hashlib
@@ -45,4 +46,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Digests stay digests: the headers they came from are not recoverable."""
+    op.execute("UPDATE test SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL")
