@@ -14,35 +14,26 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from benchmax.models import Job, JobState, Role
-from benchmax.services.accounts import grant_role
+from benchmax.models import Job, JobState
 from benchmax.services.moderation import reports
 from tests.e2e.conftest import (
     ARTIFACTS,
     OWNER_HANDLE,
     PHONE,
     LiveApp,
+    make_people,
     sign_in,
     signed_in_page,
     wait_ready,
 )
-from tests.factories import make_review, make_test, make_user
+from tests.factories import make_review, make_test
 from tests.unit.safety.corpus import canary_fragment, canary_key
 
 SCREENS = ARTIFACTS / "screens"
 
 
 def _people(app: LiveApp) -> dict[str, str]:
-    suffix = secrets.token_hex(3)
-    handles = {role: f"{role[:4]}{suffix}" for role in ("contributor", "reviewer", "moderator")}
-    with Session(app.engine) as session:
-        for handle in handles.values():
-            make_user(session, handle=handle, auth_subject=f"local|{handle}")
-        session.commit()
-        grant_role(session, handles["moderator"], Role.MODERATOR)
-        grant_role(session, handles["reviewer"], Role.REVIEWER)
-        session.commit()
-    return handles
+    return make_people(app, "contributor", "reviewer", "moderator")
 
 
 def _published_with_review(app: LiveApp, people: dict[str, str]) -> tuple[str, str, str]:
@@ -97,7 +88,7 @@ def test_review_report_and_dispute_forms_refuse_a_key_beside_the_field(
     _refused_beside(reviewer, "#review-error", "#review-reasoning", _paste(key), "review reasoning")
     reviewer.locator("#review-reasoning").scroll_into_view_if_needed()
     reviewer.screenshot(path=str(SCREENS / "secret-refused-review-desktop.png"))
-    reviewer.set_viewport_size(PHONE)
+    reviewer.set_viewport_size(PHONE)  # type: ignore[arg-type]
     reviewer.locator("#review-error").scroll_into_view_if_needed()
     reviewer.screenshot(path=str(SCREENS / "secret-refused-review-phone.png"))
 
@@ -144,7 +135,7 @@ def test_a_token_name_and_a_display_name_refuse_a_key(live_app: LiveApp, page: P
     expect(page.locator("#token-name")).to_have_value(key[:80])
     expect(page.locator("#new-token")).to_have_count(0)
     page.screenshot(path=str(SCREENS / "secret-refused-token-desktop.png"))
-    page.set_viewport_size(PHONE)
+    page.set_viewport_size(PHONE)  # type: ignore[arg-type]
     page.screenshot(path=str(SCREENS / "secret-refused-token-phone.png"))
     _no_trace(live_app, key)
 
@@ -179,7 +170,7 @@ def test_moderator_and_operator_reasons_refuse_a_key(live_app: LiveApp, browser:
     expect(owner.locator(f"#ops-reason-{job_id}")).to_have_value(f"Retry with {key}")
     expect(owner.locator(f"#ops-dead-{job_id}")).to_be_visible()
     owner.screenshot(path=str(SCREENS / "secret-refused-operations-desktop.png"))
-    owner.set_viewport_size(PHONE)
+    owner.set_viewport_size(PHONE)  # type: ignore[arg-type]
     owner.locator(f"#ops-reason-error-{job_id}").scroll_into_view_if_needed()
     owner.screenshot(path=str(SCREENS / "secret-refused-operations-phone.png"))
     _no_trace(live_app, key)
