@@ -26,11 +26,9 @@ an emoji newer than our tables.
 
 from __future__ import annotations
 
-import functools
 import re
-import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable
 
 # PropList.txt: Other_Default_Ignorable_Code_Point (combining grapheme joiner, Hangul fillers,
 # Khmer inherent vowels and reserved blocks) and Variation_Selector, inclusive ranges.
@@ -55,76 +53,30 @@ VARIATION_SELECTORS: tuple[tuple[int, int], ...] = (
 )
 
 
-def _in_ranges(ranges: Iterable[tuple[int, int]]) -> set[int]:
-    return {code for first, last in ranges for code in range(first, last + 1)}
+_LISTED = tuple(sorted(OTHER_DEFAULT_IGNORABLE + VARIATION_SELECTORS))
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-@functools.cache
-def _general_categories() -> tuple[frozenset[int], frozenset[int]]:
-    """The format (Cf) and unassigned (Cn) code points of this Python's Unicode version."""
-    format_chars: list[int] = []
-    unassigned: list[int] = []
-    for code in range(sys.maxunicode + 1):
-        category = unicodedata.category(chr(code))
-        if category == "Cf":
-            format_chars.append(code)
-        elif category == "Cn":
-            unassigned.append(code)
-    return frozenset(format_chars), frozenset(unassigned)
+def is_invisible(code: int) -> bool:
+    """A format character or a default-ignorable code point (Cf, or DI by the lists above)."""
+    return unicodedata.category(chr(code)) == "Cf" or any(
+        first <= code <= last for first, last in _LISTED
+    )
 
 
-@functools.cache
-def invisible_code_points() -> frozenset[int]:
-    """Every format character and default-ignorable code point (Cf and DI)."""
-    listed = _in_ranges(OTHER_DEFAULT_IGNORABLE + VARIATION_SELECTORS)
-    return frozenset(listed | _general_categories()[0])
+def is_ignorable_for_matching(code: int) -> bool:
+    """Invisible, or unassigned in this Python's Unicode version (see the module docstring)."""
+    return is_invisible(code) or unicodedata.category(chr(code)) == "Cn"
 
 
-def unassigned_code_points() -> frozenset[int]:
-    return _general_categories()[1]
+def _present(text: str, wanted: Callable[[int], bool]) -> re.Pattern[str] | None:
+    """A class of the characters of ``text`` that ``wanted`` picks, or None if there are none.
 
-
-def _ranges(code_points: Iterable[int]) -> str:
-    """The code points as the body of a regex class: runs of neighbours become ranges."""
-    parts: list[str] = []
-    ordered = sorted(code_points)
-    if not ordered:
-        return ""
-    start = previous = ordered[0]
-    for code in [*ordered[1:], -1]:
-        if code != previous + 1:
-            first, last = re.escape(chr(start)), re.escape(chr(previous))
-            parts.append(first if start == previous else f"{first}-{last}")
-            start = code
-        previous = code
-    return "".join(parts)
-
-
-def _character_class(code_points: frozenset[int]) -> re.Pattern[str]:
-    """A pattern matching any one of ``code_points``, fast on ordinary text.
-
-    Python's regex engine keeps a class of BMP characters as a bitmap but tests ranges above
-    U+FFFF one by one, so the astral part sits behind a one-range lookahead that BMP text
-    (nearly all text) fails at once.
+    Only the distinct non-ASCII characters the text holds are classified (a few hundred even
+    in a long log), so nothing enumerates all of Unicode and short texts cost next to nothing.
     """
-    bmp = _ranges(code for code in code_points if code <= 0xFFFF)
-    astral = _ranges(code for code in code_points if code > 0xFFFF)
-    branches = [f"[{bmp}]"] if bmp else []
-    if astral:
-        branches.append(f"(?=[\U00010000-\U0010ffff])[{astral}]")
-    return re.compile("|".join(branches) or "(?!)")
-
-
-# Built on first use: enumerating every code point takes about a tenth of a second, which a
-# scan of ASCII text (the common case, and every short-lived scan process) never pays.
-@functools.cache
-def _invisible() -> re.Pattern[str]:
-    return _character_class(invisible_code_points())
-
-
-@functools.cache
-def _ignorable_for_matching() -> re.Pattern[str]:
-    return _character_class(invisible_code_points() | unassigned_code_points())
+    found = sorted(char for char in set(_NON_ASCII.findall(text)) if wanted(ord(char)))
+    return re.compile("[" + "".join(map(re.escape, found)) + "]") if found else None
 
 
 def normalise_for_matching(text: str) -> str:
@@ -132,13 +84,16 @@ def normalise_for_matching(text: str) -> str:
     # (logs, source code) costs nothing.
     if text.isascii():
         return text
-    ignorable = _ignorable_for_matching()
-    # Removed again after NFKC, so no compatibility form can bring an ignorable one back.
-    return ignorable.sub("", unicodedata.normalize("NFKC", ignorable.sub("", text)))
+    ignorable = _present(text, is_ignorable_for_matching)
+    folded = unicodedata.normalize("NFKC", ignorable.sub("", text) if ignorable else text)
+    # Checked again after NFKC, so no compatibility form can bring an ignorable one back.
+    again = None if folded.isascii() else _present(folded, is_ignorable_for_matching)
+    return again.sub("", folded) if again else folded
 
 
 def first_invisible_offset(text: str) -> int | None:
-    match = None if text.isascii() else _invisible().search(text)
+    invisible = None if text.isascii() else _present(text, is_invisible)
+    match = invisible.search(text) if invisible else None
     return match.start() if match else None
 
 
