@@ -1,7 +1,7 @@
 """keep Idempotency-Key values only as their SHA-256
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-01 10:00:00
 
 A harness chooses its Idempotency-Key, and nothing stopped one from sending a model key
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

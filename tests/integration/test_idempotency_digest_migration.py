@@ -19,7 +19,7 @@ def test_stored_headers_become_digests_and_stay_findable(
     database_url: str, engine: Engine, session: Session
 ) -> None:
     config = alembic_config(database_url)
-    command.downgrade(config, "0004")
+    command.downgrade(config, "0005")
     keyed = make_test(session, idempotency_key="run-7", idempotency_fingerprint="f" * 64)
     plain = make_test(session)
     session.commit()
@@ -32,7 +32,7 @@ def test_stored_headers_become_digests_and_stay_findable(
 
     # Digests cannot become headers again: the downgrade forgets them, so a second upgrade
     # has nothing to hash twice.
-    command.downgrade(config, "0004")
+    command.downgrade(config, "0005")
     command.upgrade(config, "head")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(idempotency_key) FROM test")).scalar_one() == 0
