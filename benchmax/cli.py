@@ -82,6 +82,7 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
         AccountError,
         find_user_by_handle,
         get_or_create_local_user,
+        named_handle,
     )
     from benchmax.services.tokens import TokenError, create_token
 
@@ -90,7 +91,10 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
             user = find_user_by_handle(session, args.handle)
             if user is None:
                 if not args.create_user:
-                    print(f"error: no user @{args.handle} (use --create-user)", file=sys.stderr)
+                    print(
+                        f"error: no account has {named_handle(args.handle)} (use --create-user)",
+                        file=sys.stderr,
+                    )
                     return 1
                 user = get_or_create_local_user(session, args.handle, "", runtime.settings())
             _token, plaintext = create_token(session, user, args.name)

@@ -7,8 +7,8 @@ files rather than memory. The Test is then created with the very service calls t
 uses — create_draft, save_draft, add_file, submit — in one transaction, so a refused request
 stores nothing (quarantined objects it wrote are deleted again).
 
-``Idempotency-Key`` (unique per contributor) makes a retried POST answer with the first
-Test; reusing a key for a different request is a 409. Each token may start
+``Idempotency-Key`` (unique per contributor, stored only as its SHA-256) makes a retried POST
+answer with the first Test; reusing a key for a different request is a 409. Each token may start
 ``api_submission_rate_limit`` submissions per window; replays of a stored key are free.
 """
 
@@ -38,6 +38,7 @@ from benchmax.models import Test, User
 from benchmax.services import submissions
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions import SubmissionError
+from benchmax.services.submissions.idempotency import checked_idempotency_digest
 from benchmax.services.submissions.quota import take_submission_slot
 from benchmax.services.tokens import token_owner
 from benchmax.settings import Settings
@@ -60,7 +61,6 @@ _DRAFT_TO_API = {draft: api for api, draft in API_FIELDS.items()}
 FILES_FIELD = "files"
 # The longest text field (500,000 characters of output) in UTF-8, with room to spare.
 _MAX_TEXT_PART_BYTES = 4 * 1024 * 1024
-_MAX_IDEMPOTENCY_KEY = 200
 
 
 @dataclass(frozen=True)
@@ -127,20 +127,15 @@ def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
         return _Caller(user.id, token.id)
 
 
-def _idempotency_key(request: Request) -> str | None:
+def _idempotency_digest(request: Request) -> str | None:
+    """The stored form of the request's Idempotency-Key, if it sent one (never the key)."""
     key = request.headers.get("idempotency-key")
     if key is None:
         return None
-    key = key.strip()
-    if not key or len(key) > _MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
-        raise _RefusedError(
-            error_response(
-                400,
-                "invalid_idempotency_key",
-                f"Idempotency-Key must be 1 to {_MAX_IDEMPOTENCY_KEY} printable ASCII characters.",
-            )
-        )
-    return key
+    try:
+        return checked_idempotency_digest(key)
+    except SubmissionError as error:
+        raise _RefusedError(_error_json(error)) from None
 
 
 @dataclass
@@ -322,7 +317,7 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
             cap = deps.settings.upload_max_request_bytes
             if length is not None and not 0 <= length <= cap:
                 raise _RefusedError(_request_too_large(cap))
-            key = _idempotency_key(request)
+            key = _idempotency_digest(request)
             found = await run_in_threadpool(_existing, deps, caller.user_id, key) if key else None
             if found is None:
                 await run_in_threadpool(_take_slot, deps, caller)

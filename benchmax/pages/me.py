@@ -175,7 +175,8 @@ def _tokens() -> rx.Component:
         _new_token(),
         _token_form(),
         rx.cond(
-            S.token_error != "", rx.text(S.token_error, color_scheme="red", size="2", role="alert")
+            S.token_error != "",
+            rx.text(S.token_error, color_scheme="red", size="2", role="alert", id="token-error"),
         ),
         rx.cond(
             S.token_list.length() > 0,

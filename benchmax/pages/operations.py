@@ -37,13 +37,28 @@ def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
         rx.table.cell(job.updated),
         rx.table.cell(
             rx.hstack(
-                rx.input(
-                    placeholder="Reason (at least 10 characters)",
-                    value=S.reasons.get(job_id, ""),  # type: ignore[attr-defined]  # a dict var
-                    on_change=lambda value: S.set_reason(job_id, value),
-                    id="ops-reason-" + job_id,
-                    size="1",
-                    min_width="14rem",
+                rx.vstack(
+                    rx.input(
+                        placeholder="Reason (at least 10 characters)",
+                        value=S.reasons.get(job_id, ""),  # type: ignore[attr-defined]  # a dict var
+                        on_change=lambda value: S.set_reason(job_id, value),
+                        id="ops-reason-" + job_id,
+                        size="1",
+                        min_width="14rem",
+                    ),
+                    rx.cond(
+                        S.reason_errors.get(job_id, "") != "",  # type: ignore[attr-defined]
+                        rx.text(
+                            S.reason_errors.get(job_id, ""),  # type: ignore[attr-defined]
+                            color_scheme="red",
+                            size="1",
+                            role="alert",
+                            id="ops-reason-error-" + job_id,
+                            white_space="normal",
+                            max_width="22rem",
+                        ),
+                    ),
+                    spacing="1",
                 ),
                 rx.button(
                     "Requeue", on_click=S.requeue(job_id), id="ops-requeue-" + job_id, size="1"

@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 from benchmax.adapters.auth import LOCAL_SUBJECT_PREFIX, SessionVerifier, local_subject
 from benchmax.models import AuditAction, Role, User, audit
 from benchmax.services.moderation.policy import may_grant
+from benchmax.services.safety import check_text_field
 from benchmax.settings import Settings
 
 HANDLE_MIN, HANDLE_MAX = 3, 32
@@ -63,6 +64,10 @@ def validate_handle(raw: str) -> str:
     handle = raw.strip()
     if not handle:
         raise AccountError("Choose a handle.")
+    # As typed and upper-cased: handles are stored lower-case, which hides a key whose
+    # alphabet is upper case (an AWS key ID) from the rules but not from anyone reading it.
+    refuse_secrets("handle", handle)
+    refuse_secrets("handle", handle.upper())
     # Checked before lower-casing: some non-ASCII letters lower-case to ASCII ones.
     if not handle.isascii():
         raise AccountError(f"Handles use plain ASCII only: {HANDLE_RULES}.")
@@ -76,6 +81,22 @@ def validate_handle(raw: str) -> str:
     return handle
 
 
+def named_handle(raw: str) -> str:
+    """How a message names a handle someone typed: quoted when it is a valid handle, else
+    "that handle" — the input may be anything, a pasted key included, and is never echoed."""
+    try:
+        return f"the handle '{validate_handle(raw)}'"
+    except AccountError:
+        return "that handle"
+
+
+def refuse_secrets(field_label: str, text: str) -> None:
+    """Names are public and stored, so one that holds a credential is refused."""
+    problem = check_text_field(field_label, text)
+    if problem is not None:
+        raise AccountError(problem)
+
+
 def has_hidden_characters(text: str) -> bool:
     """Names shown to other people must look like what they are: no control, zero-width,
     bidi-override or line-separator characters."""
@@ -84,6 +105,7 @@ def has_hidden_characters(text: str) -> bool:
 
 def _validate_display_name(raw: str, fallback: str) -> str:
     name = unicodedata.normalize("NFC", raw).strip()
+    refuse_secrets("display name", name)
     if has_hidden_characters(name):
         raise AccountError("Display names cannot contain control or invisible characters.")
     if len(name) > DISPLAY_NAME_MAX:
@@ -162,7 +184,9 @@ def _handle_candidates(hint: str | None) -> list[str]:
     Only the part before an ``@`` is used, so an e-mail address never becomes a public name.
     """
     cleaned = ""
-    if hint and hint.isascii():
+    # A hint is an e-mail address or user name from the identity provider: never trusted to
+    # be free of a pasted key, so one that holds a credential is dropped.
+    if hint and hint.isascii() and check_text_field("handle", hint) is None:
         local_part = hint.split("@", 1)[0].lower()
         cleaned = re.sub(r"[^a-z0-9_]+", "-", local_part).strip("-_")[: HANDLE_MAX - 5]
         cleaned = cleaned.strip("-_")
@@ -210,7 +234,7 @@ def grant_role(session: Session, handle: str, role: Role | str, actor: User | No
         raise AccountError(f"Unknown role '{role}'; choose one of {choices}.") from None
     user = find_user_by_handle(session, handle)
     if user is None:
-        raise AccountError(f"No account has the handle '{handle}'.")
+        raise AccountError(f"No account has {named_handle(handle)}.")
     if actor is not None and not may_grant(actor, Role(user.role), new_role):
         raise AccountPermissionError("You are not allowed to grant that role.")
     _set_role(session, user, new_role, actor)

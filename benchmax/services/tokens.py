@@ -23,6 +23,7 @@ from benchmax.adapters.auth import API_TOKEN_PREFIX
 from benchmax.models import ApiToken, AuditAction, User, audit
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.accounts import has_hidden_characters
+from benchmax.services.safety import check_text_field
 
 TOKEN_NAME_MAX = 80
 MAX_ACTIVE_TOKENS = 20
@@ -48,6 +49,10 @@ def validate_token_name(raw: str) -> str:
     name = unicodedata.normalize("NFC", raw).strip()
     if not name:
         raise TokenError("Give the token a name, e.g. the harness that will use it.")
+    # Before the length rule, so a pasted key is called a key rather than "too long".
+    problem = check_text_field("token name", name)
+    if problem is not None:
+        raise TokenError(problem)
     if len(name) > TOKEN_NAME_MAX:
         raise TokenError(f"Token names are at most {TOKEN_NAME_MAX} characters.")
     if has_hidden_characters(name):

@@ -204,6 +204,8 @@ class OperationsState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     dash: rx.Field[OperationsView] = rx.field(default_factory=OperationsView)
     reasons: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    # A refused reason's message, shown under that job's reason field (which keeps the text).
+    reason_errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
     notice_ok: rx.Field[bool] = rx.field(True)
     backup_running: rx.Field[bool] = rx.field(False)
@@ -265,10 +267,15 @@ class OperationsState(SessionState):
         try:
             with runtime.db_session() as session:
                 job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
-        except (ReasonError, JobStateError, NotAllowedError, ValueError) as exc:
+        except ReasonError as exc:
+            self.reason_errors = {**self.reason_errors, job_id: str(exc)}
+            self._say("The reason was not accepted; the message is under it.", ok=False)
+            return
+        except (JobStateError, NotAllowedError, ValueError) as exc:
             self._say(str(exc), ok=False)
             return
         self.reasons = {key: value for key, value in self.reasons.items() if key != job_id}
+        self.reason_errors = {k: v for k, v in self.reason_errors.items() if k != job_id}
         verb = "requeued" if requeue else "discarded"
         self._say(f"Job {job.id} ({job.kind}) {verb}.")
         self._show(_load_view(user))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -181,3 +182,24 @@ def sign_in(page: Page, app: LiveApp, handle: str, display_name: str = "") -> No
         page.fill("#display_name", display_name)
     page.click("#sign-in-submit")
     page.wait_for_selector("#nav-handle")
+
+
+def make_people(app: LiveApp, *roles: str) -> dict[str, str]:
+    """One fresh account per role name, keyed by it; "moderator" and "reviewer" get that role."""
+    from sqlmodel import Session
+
+    from benchmax.models import Role
+    from benchmax.services.accounts import grant_role
+    from tests.factories import make_user
+
+    suffix = secrets.token_hex(3)
+    handles = {role: f"{role[:4]}{suffix}" for role in roles}
+    with Session(app.engine) as session:
+        for handle in handles.values():
+            make_user(session, handle=handle, auth_subject=f"local|{handle}")
+        session.commit()
+        for role in ("moderator", "reviewer"):
+            if role in handles:
+                grant_role(session, handles[role], Role(role))
+        session.commit()
+    return handles

@@ -10,10 +10,9 @@ from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.adapters.storage import build_storage
-from benchmax.models import Dispute, EvidenceKind, Report, Review, Role
-from benchmax.services.accounts import grant_role
-from tests.e2e.conftest import ARTIFACTS, LiveApp, signed_in_page, wait_ready
-from tests.factories import make_stored_evidence, make_test, make_user
+from benchmax.models import Dispute, EvidenceKind, Report, Review
+from tests.e2e.conftest import ARTIFACTS, LiveApp, make_people, signed_in_page, wait_ready
+from tests.factories import make_stored_evidence, make_test
 
 
 def _png() -> bytes:
@@ -23,18 +22,7 @@ def _png() -> bytes:
 
 
 def _people(app: LiveApp) -> dict[str, str]:
-    suffix = secrets.token_hex(3)
-    handles = {
-        role: f"{role[:4]}{suffix}" for role in ("contributor", "reporter", "moderator", "reviewer")
-    }
-    with Session(app.engine) as session:
-        for handle in handles.values():
-            make_user(session, handle=handle, auth_subject=f"local|{handle}")
-        session.commit()
-        grant_role(session, handles["moderator"], Role.MODERATOR)
-        grant_role(session, handles["reviewer"], Role.REVIEWER)
-        session.commit()
-    return handles
+    return make_people(app, "contributor", "reporter", "moderator", "reviewer")
 
 
 def _published(app: LiveApp, contributor: str, title: str) -> tuple[str, str]:

@@ -81,7 +81,7 @@ def open_dispute(
         raise ModerationError(
             "not_allowed", "Only the Test's contributor can dispute its reviews.", 403
         )
-    clean = clean_reason(reason)
+    clean = clean_reason(reason, label="dispute reason")
     if latest_in_chain(session, review).id != review.id:
         raise ModerationError(
             "already_corrected",

@@ -18,7 +18,7 @@ from benchmax.models import (
 from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
 from benchmax.services.moderation.errors import ModerationError
-from benchmax.services.moderation.policy import clean_reason, require_admin
+from benchmax.services.moderation.policy import clean_reason, refuse_secrets, require_admin
 from benchmax.services.moderation.queues import label_target_id
 from benchmax.services.moderation.records import record_decision
 
@@ -28,7 +28,10 @@ def _label(kind: object, label: object) -> tuple[LabelKind, str]:
         clean_kind = LabelKind(kind if isinstance(kind, str) else "")
     except ValueError:
         raise ModerationError("invalid_kind", "Choose model or harness.", 400, "kind") from None
-    key = label_key(label if isinstance(label, str) else "", MAPPING_KEY_LENGTH)
+    text = label if isinstance(label, str) else ""
+    # Checked as typed: the stored key is case-folded, which can hide a key from the rules.
+    refuse_secrets(text, field="label", label="label")
+    key = label_key(text, MAPPING_KEY_LENGTH)
     if not key:
         raise ModerationError("invalid_label", "Give the declared label to map.", 400, "label")
     return clean_kind, key

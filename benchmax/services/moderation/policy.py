@@ -10,6 +10,7 @@ import unicodedata
 
 from benchmax.models import Role, User
 from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.safety import check_text_field
 
 REASON_MIN, REASON_MAX = 10, 2000
 ADMIN_ROLES = frozenset({Role.MODERATOR, Role.OWNER})
@@ -59,16 +60,21 @@ def require_admin(actor: User | None, doing: str) -> User:
     return user
 
 
-def clean_text(raw: object, *, field: str, noun: str, minimum: int, maximum: int) -> str:
+def clean_text(
+    raw: object, *, field: str, noun: str, minimum: int, maximum: int, label: str = ""
+) -> str:
     """Trimmed NFC text between ``minimum`` and ``maximum`` characters, or a clear refusal.
 
     Control characters other than line breaks and tabs are dropped: the text is shown to
-    other people, who should see what was written and nothing hidden.
+    other people, who should see what was written and nothing hidden. Text holding a
+    secret is refused before the length rules, so a pasted key is called what it is
+    (``label`` names the field in that message; by default the field's own name).
     """
     text = unicodedata.normalize("NFC", raw if isinstance(raw, str) else "")
     text = "".join(
         ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf")
     ).strip()
+    refuse_secrets(text, field=field, label=label or field.replace("_", " "))
     if len(text) < minimum:
         raise ModerationError(
             f"{field}_too_short", f"{noun} must be at least {minimum} characters.", 400, field
@@ -80,8 +86,19 @@ def clean_text(raw: object, *, field: str, noun: str, minimum: int, maximum: int
     return text
 
 
-def clean_reason(raw: object) -> str:
+def refuse_secrets(text: str, *, field: str, label: str) -> None:
+    """Refuse written text that holds a credential; the message names the line, never the key.
+
+    One small function for every reason, note and label a moderator, reviewer, reporter or
+    contributor writes here, so the rule lives beside the other reason rules.
+    """
+    problem = check_text_field(label, text)
+    if problem is not None:
+        raise ModerationError("secret_detected", problem, 400, field)
+
+
+def clean_reason(raw: object, *, label: str = "reason") -> str:
     """A moderator's written reason: every decision needs one, and the contributor reads it."""
     return clean_text(
-        raw, field="reason", noun="The reason", minimum=REASON_MIN, maximum=REASON_MAX
+        raw, field="reason", noun="The reason", minimum=REASON_MIN, maximum=REASON_MAX, label=label
     )

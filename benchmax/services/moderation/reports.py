@@ -89,7 +89,12 @@ def create_report(
         ) from None
     minimum = OTHER_DETAILS_MIN if clean_reason == ReportReason.OTHER else 0
     clean_details = clean_text(
-        details, field="details", noun="The details", minimum=minimum, maximum=DETAILS_MAX
+        details,
+        field="details",
+        noun="The details",
+        minimum=minimum,
+        maximum=DETAILS_MAX,
+        label="report details",
     )
     evidence = _visible_evidence(session, test, evidence_id) if evidence_id else None
     duplicate = session.exec(

@@ -127,7 +127,12 @@ def parse_score(raw: object) -> int:
 
 def clean_reasoning(raw: object) -> str:
     return clean_text(
-        raw, field="reasoning", noun="The reasoning", minimum=REASONING_MIN, maximum=REASONING_MAX
+        raw,
+        field="reasoning",
+        noun="The reasoning",
+        minimum=REASONING_MIN,
+        maximum=REASONING_MAX,
+        label="review reasoning",
     )
 
 

@@ -19,7 +19,9 @@ from benchmax.services.moderation.records import record_decision
 def _target(session: Session, actor: User, handle: str) -> User:
     user = accounts.find_user_by_handle(session, handle)
     if user is None:
-        raise ModerationError("user_not_found", f"No account has the handle '{handle}'.", 404)
+        raise ModerationError(
+            "user_not_found", f"No account has {accounts.named_handle(handle)}.", 404
+        )
     if user.id == actor.id:
         raise ModerationError("own_account", "You cannot change your own account.", 403)
     if user.role == Role.OWNER:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from benchmax.models import User
 from benchmax.services.moderation.policy import REASON_MIN, is_active_owner
+from benchmax.services.safety import check_text_field
 
 MIN_REASON_LENGTH = REASON_MIN
 
@@ -23,8 +24,14 @@ def require_owner(user: User | None) -> User:
 
 
 def require_reason(reason: str) -> str:
-    """The trimmed reason; at least ``MIN_REASON_LENGTH`` characters, like moderation's."""
+    """The trimmed reason; at least ``MIN_REASON_LENGTH`` characters, like moderation's.
+
+    It is kept in the audit log, so a pasted credential is refused like anywhere else.
+    """
     reason = reason.strip()
+    problem = check_text_field("reason", reason)
+    if problem is not None:
+        raise ReasonError(problem)
     if len(reason) < MIN_REASON_LENGTH:
         raise ReasonError(f"give a reason of at least {MIN_REASON_LENGTH} characters")
     return reason

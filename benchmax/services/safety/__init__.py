@@ -15,7 +15,7 @@ from benchmax.services.safety.scan import (
     scan_file,
     too_expensive,
 )
-from benchmax.services.safety.secrets import SecretFinding, find_secrets
+from benchmax.services.safety.secrets import SecretFinding, find_secrets, find_secrets_json_aware
 from benchmax.services.safety.sniff import sniff_kind
 from benchmax.services.safety.text_fields import check_text_field
 
@@ -29,6 +29,7 @@ __all__ = [
     "check_test_totals",
     "check_text_field",
     "find_secrets",
+    "find_secrets_json_aware",
     "injection_signals",
     "normalise_filename",
     "scan_file",

@@ -31,6 +31,7 @@ from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.readable import readable_texts
 from benchmax.services.safety.result import BlockedError
 from benchmax.services.safety.secrets import SecretFinding, find_secrets, refusal
+from benchmax.services.safety.text import looks_like_json
 
 _CHUNK = 1024 * 1024
 _END_RECORD = b"PK\x05\x06"
@@ -459,9 +460,11 @@ class _Secrets:
 
 def _scan_text_entry(name: str, data: bytes, report: ZipReport, secrets: _Secrets) -> None:
     # Source files are not always UTF-8, and an entry that looks binary may still hold a
-    # key: every readable view is scanned, and the first with a hit reports it.
+    # key: every readable view is scanned, and the first with a hit reports it. JSON entries
+    # are also matched with their string escapes decoded.
     readable = readable_texts(data)
-    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, readable.secrets())
+    found = readable.secrets(json_aware=looks_like_json(name, readable.texts[0]))
+    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, found)
     if readable.prose is not None and len(report.findings) < _MAX_FINDINGS:
         report.findings.extend(
             {"type": "injection", **signal, "path": name}

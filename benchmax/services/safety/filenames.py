@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from benchmax.services.safety.limits import SafetyLimits
+from benchmax.services.safety.text_fields import check_text_field
 
 DEFAULT_MAX_CHARS = SafetyLimits().filename_max_chars
 # Longer "extensions" are more likely part of the name than a type suffix worth keeping.
@@ -29,7 +30,12 @@ def normalise_filename(name: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
 
     Control and format characters are refused rather than dropped: a right-to-left override
     can make ``evil.exe`` read as ``exe.live``, and silently "fixing" it would hide that.
+    A name holding a credential is refused too, checked whole (directories included), because
+    the name as uploaded is kept beside the safe one.
     """
+    problem = check_text_field("file name", name)
+    if problem is not None:
+        raise FilenameError("secret_detected", problem)
     name = unicodedata.normalize("NFC", name)
     # Browsers and zip tools send Windows paths too, so both separators count.
     name = name.replace("\\", "/").rsplit("/", 1)[-1].strip()

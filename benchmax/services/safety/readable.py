@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 import re2
 
-from benchmax.services.safety.secrets import SecretFinding, find_secrets
+from benchmax.services.safety.secrets import SecretFinding, find_secrets, find_secrets_json_aware
 
 # Every token-shaped secret is at least 20 characters; keyword rules need their keyword on
 # the same run, which printable runs keep.
@@ -46,11 +46,12 @@ class Readable:
     # Binary bytes decoded leniently look like invisible characters and stray words.
     prose: str | None
 
-    def secrets(self) -> list[SecretFinding]:
+    def secrets(self, *, json_aware: bool = False) -> list[SecretFinding]:
         """The findings of the first view that has any (the views overlap, so one is enough,
-        and its line numbers are its own)."""
+        and its line numbers are its own); ``json_aware`` also decodes JSON string escapes."""
+        finder = find_secrets_json_aware if json_aware else find_secrets
         for text in self.texts:
-            if found := find_secrets(text):
+            if found := finder(text):
                 return found
         return []
 

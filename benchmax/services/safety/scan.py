@@ -18,7 +18,7 @@ from benchmax.services.safety.images import sanitise_image
 from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import MIB, SafetyLimits
 from benchmax.services.safety.result import BlockedError, Kind, ScanResult
-from benchmax.services.safety.secrets import find_secrets, refusal
+from benchmax.services.safety.secrets import find_secrets, find_secrets_json_aware, refusal
 from benchmax.services.safety.sniff import (
     HEAD_BYTES,
     HTML,
@@ -27,7 +27,7 @@ from benchmax.services.safety.sniff import (
     SVG,
     sniff_kind,
 )
-from benchmax.services.safety.text import check_structure, decode_utf8
+from benchmax.services.safety.text import JSON_CONTENT_TYPES, check_structure, decode_utf8
 from benchmax.services.safety.video import check_video
 
 _HASH_CHUNK = 1024 * 1024
@@ -200,7 +200,8 @@ def _scan_text(path: Path, result: ScanResult, label: str) -> None:
     data = path.read_bytes()
     text = decode_utf8(data, label)
     check_structure(text, result.content_type, label)
-    secrets = find_secrets(text)
+    is_json = result.content_type in JSON_CONTENT_TYPES
+    secrets = find_secrets_json_aware(text) if is_json else find_secrets(text)
     if secrets:
         raise BlockedError(
             "secret_detected",

@@ -8,6 +8,11 @@ not; those runs are found at C speed (one ``bytes.translate`` and ``find``), and
 are the rules tried. Multi-line credentials (PEM, service-account JSON) are matched over the
 whole text, but only when their fixed marker is present at all. Findings carry a kind and a
 position, never the matched text.
+
+JSON can spell any character as an escape (``"\\u0073k-ant-…"``, ``"…\\/…"``), which every
+JSON reader turns back into the key. ``find_secrets_json_aware`` is the one entry point for
+text that may be JSON (typed fields, JSON evidence, JSON inside a ZIP): it also matches the
+text with its string escapes decoded, nested JSON-in-a-string included.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import string
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -213,6 +219,11 @@ _RUN_CHARACTERS = frozenset((string.ascii_letters + string.digits + "_-+/").enco
 _RUN_TABLE = bytes(0x61 if byte in _RUN_CHARACTERS else 0x20 for byte in range(256))
 _RUN_NEEDLE = b"a" * _MIN_RUN
 _DIGIT = re.compile(r"\d")
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|(["\\/bfnrt]))')
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/"}
+# JSON inside a JSON string is escaped once more per level; three levels is past anything
+# a tool writes by accident, and bounds the cost for text full of backslashes.
+_JSON_ESCAPE_LEVELS = 3
 
 
 def refusal(finding: SecretFinding, where: str, others: int = 0) -> str:
@@ -238,6 +249,45 @@ def find_secrets(text: str) -> list[SecretFinding]:
                 for match in document_rule.pattern.finditer(text)
             )
     return _without_overlaps(text, candidates)
+
+
+def find_secrets_json_aware(text: str) -> list[SecretFinding]:
+    """``find_secrets`` of ``text`` as written and with its JSON string escapes decoded.
+
+    Whether the text parses as JSON does not matter: a settings field mixing prose and a
+    JSON snippet, NDJSON, or a log with JSON lines hides a key just as well. Decoding keeps
+    every line where it is (see ``_unescape``), so line numbers still point at the
+    contributor's text; text without a backslash costs one ``in`` check more than
+    ``find_secrets``.
+    """
+    findings = find_secrets(text)
+    if "\\" not in text:
+        return findings
+    seen = {(finding.line, finding.code) for finding in findings}
+    decoded = text
+    for _ in range(_JSON_ESCAPE_LEVELS):
+        decoded, count = _JSON_ESCAPE.subn(_unescape, decoded)
+        if not count:
+            break
+        for finding in find_secrets(decoded):
+            if (finding.line, finding.code) not in seen:
+                seen.add((finding.line, finding.code))
+                findings.append(finding)
+    findings.sort(key=lambda finding: (finding.line, finding.column))
+    return findings[:_MAX_FINDINGS]
+
+
+def _unescape(match: re.Match[str]) -> str:
+    """One JSON escape decoded, except what would move or merge lines.
+
+    A decoded line break, control character or surrogate half becomes a space: none is ever
+    part of a key, and a space separates tokens just as it does.
+    """
+    code, simple = match.groups()
+    if simple is not None:
+        return _SIMPLE_ESCAPES.get(simple, " ")
+    char = chr(int(code, 16))
+    return " " if char.isspace() or unicodedata.category(char) in ("Cc", "Cs") else char
 
 
 def _long_runs(text: str) -> Iterator[tuple[int, int]]:

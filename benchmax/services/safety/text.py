@@ -11,6 +11,12 @@ import json
 from benchmax.services.safety.result import BlockedError
 
 _BOM = b"\xef\xbb\xbf"
+JSON_CONTENT_TYPES = frozenset({"application/json", "application/x-ndjson"})
+# Names of files that hold JSON in an archive, where no content type was sniffed: data and
+# NDJSON, notebooks, HTTP archives (full of request headers), manifests and lock files.
+_JSON_SUFFIXES = (
+    ".json", ".ndjson", ".jsonl", ".json5", ".geojson", ".ipynb", ".har", ".webmanifest",
+)  # fmt: skip
 
 
 def decode_utf8(data: bytes, label: str) -> str:
@@ -23,6 +29,11 @@ def decode_utf8(data: bytes, label: str) -> str:
             f"{label} is not UTF-8 text (the first problem is on line {line}). Save it as "
             "UTF-8 and upload it again.",
         ) from None
+
+
+def looks_like_json(name: str, text: str) -> bool:
+    """Whether an archive entry is JSON by its name, or by starting like a JSON document."""
+    return name.lower().endswith(_JSON_SUFFIXES) or text.lstrip()[:1] in ("{", "[")
 
 
 def check_structure(text: str, content_type: str, label: str) -> None:

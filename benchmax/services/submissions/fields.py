@@ -63,7 +63,7 @@ def field_label(name: str) -> str:
 
 
 def clean_fields(fields: Mapping[str, str]) -> dict[str, Any]:
-    """Column values for ``fields``, validated and secret-checked; raises on the first fault."""
+    """Column values for ``fields``, secret-checked and validated; raises on the first fault."""
     unknown = sorted(set(fields) - set(DRAFT_FIELDS))
     if unknown:
         raise SubmissionError("unknown_field", f"Unknown field: {unknown[0]}.", field=unknown[0])
@@ -80,11 +80,6 @@ def clean_fields(fields: Mapping[str, str]) -> dict[str, Any]:
             cleaned[name] = _visibility(value)
         else:
             cleaned[name] = _text(name, value)
-    for name, value in cleaned.items():
-        if name in _TEXT_FIELDS and value:
-            problem = check_text_field(_TEXT_FIELDS[name].label, value)
-            if problem is not None:
-                raise SubmissionError("secret_detected", problem, field=name)
     return cleaned
 
 
@@ -93,6 +88,10 @@ def _text(name: str, value: str) -> str:
     value = unicodedata.normalize("NFC", value)
     if spec.single_line:
         value = value.strip()
+    # Before the shape rules, so a pasted key is called a key rather than "too long".
+    problem = check_text_field(spec.label, value) if value else None
+    if problem is not None:
+        raise SubmissionError("secret_detected", problem, field=name)
     if len(value) > spec.max_chars:
         raise SubmissionError(
             "field_too_long",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import secrets
 import string
 import struct
 import zipfile
@@ -61,6 +62,25 @@ def fake_secrets() -> dict[str, str]:
             }
         ),
     }
+
+
+def canary_key() -> str:
+    """A fresh fake Anthropic key for one run: realistic enough for every rule, never reused,
+    so finding it anywhere after a test means that run stored or logged it."""
+    return "sk-" + "ant-" + "api03-" + secrets.token_urlsafe(72)[:93] + "AA"
+
+
+def canary_fragment(key: str) -> str:
+    """The part of a ``canary_key`` that survives any cut a form makes (80 characters)."""
+    return key[13:45]
+
+
+def canary_access_key_id() -> str:
+    """A fresh fake AWS access key ID: short enough for a handle (at most 32 characters)."""
+    # Sixteen different characters: a random draw repeats enough now and then (about one in
+    # 250) to fall under the rule's entropy floor, which would make the canary flaky.
+    alphabet = string.ascii_uppercase + "234567"
+    return "AK" + "IA" + "".join(secrets.SystemRandom().sample(alphabet, 16))
 
 
 def png_bytes(size: tuple[int, int] = (64, 48), mode: str = "RGB", **save: object) -> bytes:
