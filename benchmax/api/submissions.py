@@ -8,8 +8,9 @@ uses — create_draft, save_draft, add_file, submit — in one transaction, so a
 stores nothing (quarantined objects it wrote are deleted again).
 
 ``Idempotency-Key`` (unique per contributor) makes a retried POST answer with the first
-Test; reusing a key for a different request is a 409. Each token may start
-``api_submission_rate_limit`` submissions per window; replays of a stored key are free.
+Test; reusing a key for a different request is a 409. Each account — all its tokens together
+— may start ``api_submission_rate_limit`` submissions per window; replays of a stored key are
+free.
 """
 
 from __future__ import annotations
@@ -249,6 +250,7 @@ def _take_slot(deps: SubmissionApiDeps, caller: _Caller) -> None:
     with deps.session() as session:
         wait = take_submission_slot(
             session,
+            caller.user_id,
             caller.token_id,
             limit=deps.settings.api_submission_rate_limit,
             window_seconds=deps.settings.api_submission_rate_window_seconds,
@@ -258,7 +260,8 @@ def _take_slot(deps: SubmissionApiDeps, caller: _Caller) -> None:
             error_response(
                 429,
                 "rate_limited",
-                f"This token has made too many submissions recently; try again in {wait} seconds.",
+                "This account has made too many submissions recently; "
+                f"try again in {wait} seconds.",
                 None,
                 **{"Retry-After": str(wait)},
             )

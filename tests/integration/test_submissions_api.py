@@ -315,7 +315,7 @@ def test_idempotency_key_returns_the_first_result(api: Api) -> None:
 
 
 @BOTH
-def test_429_after_the_per_token_limit_with_retry_after(api: Api) -> None:
+def test_429_after_the_per_account_limit_with_retry_after(api: Api) -> None:
     _user, token = api.user_token()
     for n in range(3):
         assert api.post(token, headers={"Idempotency-Key": f"k{n}"}).status_code == 202
@@ -326,6 +326,31 @@ def test_429_after_the_per_token_limit_with_retry_after(api: Api) -> None:
     _second, fresh = api.user_token()
     assert api.post(fresh).status_code == 202
     assert api.count(Test) == 4
+
+
+@BOTH
+def test_every_token_of_one_account_shares_its_budget(api: Api) -> None:
+    user, first = api.user_token()
+    with Session(api.engine) as session:
+        owner = session.get(User, user.id)
+        assert owner is not None
+        second_row, second = tokens.create_token(session, owner, "second harness")
+        second_id = second_row.id
+        session.commit()
+    assert api.post(first).status_code == 202
+    assert api.post(second).status_code == 202
+    assert api.post(first).status_code == 202
+    _error(api.post(second), 429, "rate_limited")  # a second token is not a second budget
+    # Nor is revoking a token and making a new one (the clumsy and the sly way alike).
+    with Session(api.engine) as session:
+        owner = session.get(User, user.id)
+        assert owner is not None
+        tokens.revoke_token(session, owner, second_id)
+        _row, third = tokens.create_token(session, owner, "third harness")
+        session.commit()
+    _error(api.post(third), 429, "rate_limited")
+    assert "account" in api.post(first).json()["error"]["message"]
+    assert api.count(Test) == 3
 
 
 def _echo_app() -> Starlette:
