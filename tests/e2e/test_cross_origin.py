@@ -108,10 +108,11 @@ def test_foreign_origins_get_no_cors_grant(live_app: LiveApp, origin: str, path:
     )
     simple = httpx.get(live_app.url + path, headers={"Origin": origin})
 
+    # Without Access-Control-Allow-Origin a browser shows the page nothing (Starlette's
+    # allow-credentials header on the refused preflight grants nothing by itself).
     for response in (preflight, simple):
         assert "access-control-allow-origin" not in response.headers, (path, response.headers)
-        assert "access-control-allow-credentials" not in response.headers
-    assert preflight.status_code >= 400
+    assert preflight.status_code == 400
 
 
 @pytest.mark.parametrize("path", ["/api/v1/tests", "/healthz", "/ping"])
