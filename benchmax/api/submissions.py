@@ -15,6 +15,7 @@ free.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterator
@@ -98,7 +99,9 @@ class _Caller:
     token_id: str
 
 
-def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
+def _authenticate(request: Request, deps: SubmissionApiDeps, *, writing: bool = True) -> _Caller:
+    """The token's account; a suspended one may still read (its own Tests' status) but not
+    write."""
     scheme, _, credential = request.headers.get("authorization", "").strip().partition(" ")
     if scheme.lower() != "bearer" or not credential.strip():
         raise _RefusedError(
@@ -119,7 +122,7 @@ def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
                 )
             )
         token, user = owned
-        if not user.can_write:
+        if writing and not user.can_write:
             raise _RefusedError(
                 error_response(
                     403, "account_suspended", "This account is suspended and cannot submit."
@@ -353,7 +356,9 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
     async def test_status(request: Request) -> Response:
         deps = deps_getter()
         try:
-            caller = await run_in_threadpool(_authenticate, request, deps)
+            caller = await run_in_threadpool(
+                functools.partial(_authenticate, writing=False), request, deps
+            )
             view = await run_in_threadpool(_status, deps, caller, request.path_params["test_id"])
         except _RefusedError as refused:
             return _with_challenge(refused.response)

@@ -182,8 +182,9 @@ def test_401_without_a_valid_token(api: Api, header: str | None, code: str) -> N
     assert api.client.get("/api/v1/tests/abc/status").status_code == 401
 
 
-def test_403_for_a_suspended_account(api: Api) -> None:
+def test_403_for_a_suspended_account_that_can_still_read_its_status(api: Api) -> None:
     user, token = api.user_token()
+    earlier = api.post(token).json()["id"]
     with Session(api.engine) as session:
         row = session.get(User, user.id)
         assert row is not None
@@ -191,7 +192,22 @@ def test_403_for_a_suspended_account(api: Api) -> None:
         session.add(row)
         session.commit()
     _error(api.post(token), 403, "account_suspended")
-    assert api.count(Test) == 0
+    assert api.count(Test) == 1
+    # Reads are not writes: the suspended contributor still follows their own Test…
+    status = api.client.get(f"/api/v1/tests/{earlier}/status", headers=_auth(token))
+    assert status.status_code == 200, status.text
+    assert status.json()["plain_status"] == "Processing"
+    # …but nobody else's, and an unknown one is the same 404 as before.
+    _other, other_token = api.user_token()
+    other_test = api.post(other_token).json()["id"]
+    _error(
+        api.client.get(f"/api/v1/tests/{other_test}/status", headers=_auth(token)), 404, "not_found"
+    )
+    _error(
+        api.client.get("/api/v1/tests/zzzzzzzzzzzzzzzz/status", headers=_auth(token)),
+        404,
+        "not_found",
+    )
 
 
 def test_404_for_someone_elses_or_unknown_test(api: Api) -> None:
