@@ -217,6 +217,13 @@ class Settings(CoreSettings):
     # Largest upload request (API submission or the wizard's /_upload): a Test's 1 GiB of
     # files plus room for its text fields and multipart framing.
     upload_max_request_bytes: int = Field(default=1024 * 1024 * 1024 + 16 * 1024 * 1024, ge=1)
+    # An upload body may wait this long for its next bytes, and must average
+    # upload_min_bytes_per_second after that much grace; a slower one is cut off (408).
+    upload_body_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    upload_min_bytes_per_second: int = Field(default=32 * 1024, ge=1)
+    # Evidence files one account may upload to its drafts per window (checked before the body).
+    upload_rate_limit: int = Field(default=200, ge=1)
+    upload_rate_window_seconds: int = Field(default=3600, ge=1)
 
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv

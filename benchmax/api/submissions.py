@@ -28,14 +28,21 @@ from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from benchmax import runtime
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.api.errors import error_response
-from benchmax.api.upload_limits import LimitedReceive, RequestTooLargeError, declared_length
+from benchmax.api.upload_limits import (
+    BodyTooSlowError,
+    LimitedReceive,
+    RequestTooLargeError,
+    declared_length,
+    interrupted_response,
+    too_slow_response,
+)
 from benchmax.models import Test, User
 from benchmax.services import submissions
 from benchmax.services.safety import SafetyLimits
@@ -157,15 +164,24 @@ class _Body:
 async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
     """Parse the multipart body under the size cap; files end up in temporary files."""
     cap = deps.settings.upload_max_request_bytes
-    limited = Request(request.scope, LimitedReceive(request.receive, cap))
+    receive = LimitedReceive(
+        request.receive,
+        cap,
+        timeout=deps.settings.upload_body_timeout_seconds,
+        min_bytes_per_second=deps.settings.upload_min_bytes_per_second,
+    )
     try:
-        form = await limited.form(
+        form = await Request(request.scope, receive).form(
             max_files=deps.limits.test_max_files + 1,  # one over, so the service says why
             max_fields=len(API_FIELDS) + 1,
             max_part_size=_MAX_TEXT_PART_BYTES,
         )
     except RequestTooLargeError:
         raise _RefusedError(_request_too_large(cap)) from None
+    except BodyTooSlowError:
+        raise _RefusedError(too_slow_response()) from None
+    except ClientDisconnect:
+        raise _RefusedError(interrupted_response()) from None
     except HTTPException as error:
         raise _RefusedError(error_response(400, "invalid_multipart", str(error.detail))) from None
     fields: dict[str, str] = {}

@@ -277,6 +277,11 @@ def test_origins_lose_their_trailing_slash() -> None:
         ("feed_page_size", 1000),
         ("job_max_attempts", 0),
         ("scan_memory_limit_mib", 64),
+        ("upload_body_timeout_seconds", 0),
+        ("upload_body_timeout_seconds", 3600),
+        ("upload_min_bytes_per_second", 0),
+        ("upload_rate_limit", 0),
+        ("upload_rate_window_seconds", 0),
     ],
 )
 def test_out_of_range_values_are_refused(field: str, value: Any) -> None:
