@@ -27,11 +27,11 @@ from benchmax.api.auth import ApiAuthError, request_user
 from benchmax.api.errors import error_response
 from benchmax.api.upload_limits import (
     BodyTooSlowError,
-    LimitedReceive,
     RequestTooLargeError,
     declared_length,
     interrupted_response,
     too_slow_response,
+    upload_receive,
 )
 from benchmax.models import User
 from benchmax.services import accounts, submissions
@@ -45,13 +45,7 @@ SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 async def _spool(request: Request, cap: int) -> IO[bytes]:
     """The body in a temporary file; raises as ``LimitedReceive`` does (size, time)."""
-    settings = runtime.settings()
-    limited = LimitedReceive(
-        request.receive,
-        cap,
-        timeout=settings.upload_body_timeout_seconds,
-        min_bytes_per_second=settings.upload_min_bytes_per_second,
-    )
+    limited = upload_receive(request.receive, cap, runtime.settings())
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)  # noqa: SIM115
     try:
         async for chunk in Request(request.scope, limited).stream():

@@ -37,11 +37,11 @@ from benchmax.adapters.storage import ObjectStorage
 from benchmax.api.errors import error_response
 from benchmax.api.upload_limits import (
     BodyTooSlowError,
-    LimitedReceive,
     RequestTooLargeError,
     declared_length,
     interrupted_response,
     too_slow_response,
+    upload_receive,
 )
 from benchmax.models import Test, User
 from benchmax.services import submissions
@@ -164,12 +164,7 @@ class _Body:
 async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
     """Parse the multipart body under the size cap; files end up in temporary files."""
     cap = deps.settings.upload_max_request_bytes
-    receive = LimitedReceive(
-        request.receive,
-        cap,
-        timeout=deps.settings.upload_body_timeout_seconds,
-        min_bytes_per_second=deps.settings.upload_min_bytes_per_second,
-    )
+    receive = upload_receive(request.receive, cap, deps.settings)
     try:
         form = await Request(request.scope, receive).form(
             max_files=deps.limits.test_max_files + 1,  # one over, so the service says why

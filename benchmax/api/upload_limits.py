@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from benchmax.api.errors import error_response
+from benchmax.settings import Settings
 
 
 class RequestTooLargeError(Exception):
@@ -109,6 +110,16 @@ class LimitedReceive:
                 self.exceeded = True
                 raise RequestTooLargeError
         return message
+
+
+def upload_receive(receive: Receive, max_bytes: int, settings: Settings) -> LimitedReceive:
+    """The ``receive`` every upload body is read through: capped and held to the timeout."""
+    return LimitedReceive(
+        receive,
+        max_bytes,
+        timeout=settings.upload_body_timeout_seconds,
+        min_bytes_per_second=settings.upload_min_bytes_per_second,
+    )
 
 
 class UploadSizeLimit:

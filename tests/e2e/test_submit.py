@@ -39,6 +39,15 @@ def _files(*items: tuple[str, str, bytes]) -> list[dict[str, object]]:
     return [{"name": n, "mimeType": m, "buffer": b} for n, m, b in items]
 
 
+def _open_wizard_with_a_key(app: LiveApp, page: Page) -> tuple[str, str]:
+    """A new contributor on /submit, and an Anthropic-shaped key for them to paste."""
+    handle = _handle()
+    sign_in(page, app, handle)
+    page.goto(f"{app.url}/submit")
+    wait_ready(page)
+    return handle, "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+
+
 def _fill_steps_one_and_two(page: Page, prompt: str) -> None:
     page.fill("#field-prompt", prompt)
     page.click("#wizard-next")
@@ -122,11 +131,7 @@ def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> 
 def test_a_prompt_with_a_key_is_refused_and_nothing_is_stored(
     live_app: LiveApp, page: Page
 ) -> None:
-    handle = _handle()
-    sign_in(page, live_app, handle)
-    page.goto(f"{live_app.url}/submit")
-    wait_ready(page)
-    key = "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+    handle, key = _open_wizard_with_a_key(live_app, page)
     prompt = f"Summarise this.\nMy key:\n{key}\n"
     page.fill("#field-prompt", prompt)
     page.click("#wizard-next")
@@ -258,11 +263,7 @@ def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
 def test_after_a_refused_first_save_the_next_save_creates_the_draft(
     live_app: LiveApp, page: Page
 ) -> None:
-    handle = _handle()
-    sign_in(page, live_app, handle)
-    page.goto(f"{live_app.url}/submit")
-    wait_ready(page)
-    key = "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+    handle, key = _open_wizard_with_a_key(live_app, page)
     page.fill("#field-prompt", f"Use {key} please")
     page.click("#wizard-next")
     expect(page.locator("#error-prompt")).to_contain_text("Anthropic API key")
