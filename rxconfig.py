@@ -21,6 +21,9 @@ _state_mode = (
 
 config = rx.Config(
     app_name="benchmax",
+    # Reflex's default ("*", with credentials) would let any page a signed-in user visits
+    # read the app's API and event socket with their cookie. Only the app's own origin may.
+    cors_allowed_origins=(_settings.app_origin,),
     frontend_port=_port,
     backend_port=_port,
     api_url=_settings.app_origin,

@@ -10,11 +10,13 @@ secret even by accident: it never declares the field.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
+from publicsuffixlist import PublicSuffixList
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -125,7 +127,39 @@ def usercontent_origin_problem(settings: CoreSettings) -> str | None:
         return (
             "BENCHMAX_USERCONTENT_ORIGIN must not be a subdomain of the app's host, or vice versa"
         )
+    if settings.is_production and site(content_host) == site(app_host):
+        return (
+            f"BENCHMAX_USERCONTENT_ORIGIN must be on another registrable domain than the app "
+            f"(both are on {site(app_host)}): sibling hosts share cookies set for the domain "
+            "and count as the same site to browsers"
+        )
     return None
+
+
+@lru_cache(maxsize=1)
+def _public_suffixes() -> PublicSuffixList:
+    """The Public Suffix List bundled with the package: parsed once, never downloaded."""
+    return PublicSuffixList()
+
+
+def site(host: str) -> str:
+    """The registrable domain ("site") a host belongs to, as browsers decide it.
+
+    ``uc.example.com`` and ``app.example.com`` are one site (``example.com``), as are
+    ``a.example.co.uk`` and ``b.example.co.uk``; ``x.github.io`` and ``y.github.io`` are
+    not, since ``github.io`` is a public suffix. An IP address, ``localhost`` or any host
+    that is itself a public suffix is its own site: the list says nothing about them.
+    """
+    name = host.strip().rstrip(".").lower().removeprefix("[").removesuffix("]")
+    try:
+        return ipaddress.ip_address(name).compressed
+    except ValueError:
+        pass
+    try:
+        name = name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return name  # not a valid host name; the two hosts are compared as written
+    return _public_suffixes().privatesuffix(name) or name
 
 
 class Settings(CoreSettings):
@@ -183,6 +217,13 @@ class Settings(CoreSettings):
     # Largest upload request (API submission or the wizard's /_upload): a Test's 1 GiB of
     # files plus room for its text fields and multipart framing.
     upload_max_request_bytes: int = Field(default=1024 * 1024 * 1024 + 16 * 1024 * 1024, ge=1)
+    # An upload body may wait this long for its next bytes, and must average
+    # upload_min_bytes_per_second after that much grace; a slower one is cut off (408).
+    upload_body_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    upload_min_bytes_per_second: int = Field(default=32 * 1024, ge=1)
+    # Evidence files one account may upload to its drafts per window (checked before the body).
+    upload_rate_limit: int = Field(default=200, ge=1)
+    upload_rate_window_seconds: int = Field(default=3600, ge=1)
 
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from benchmax.models import EvidenceKind
+from benchmax.windows_names import defuse_device_name
 
 IMAGE_TYPES = {
     "image/png": ".png",
@@ -80,7 +81,8 @@ def served_content_type(kind: EvidenceKind, stored_type: str) -> str:
 
 
 def download_name(kind: EvidenceKind, served_type: str, safe_name: str, evidence_id: str) -> str:
-    """An ASCII filename whose extension matches what was served, so no quoting is needed."""
+    """An ASCII filename whose extension matches what was served, so no quoting is needed,
+    and that no system saves as something else (no device name such as ``CON.txt``)."""
     suffix = ""
     if "." in safe_name:
         suffix = "." + safe_name.rsplit(".", 1)[1].lower()
@@ -91,7 +93,7 @@ def download_name(kind: EvidenceKind, served_type: str, safe_name: str, evidence
         stem = safe_name
         suffix = _default_suffix(kind, served_type)
     stem = _UNSAFE_NAME_CHARS.sub("_", stem).strip("_")[:_MAX_STEM]
-    return (stem or f"evidence-{evidence_id}") + suffix
+    return defuse_device_name((stem or f"evidence-{evidence_id}") + suffix)
 
 
 def _default_suffix(kind: EvidenceKind, served_type: str) -> str:

@@ -49,15 +49,6 @@ def not_found() -> Response:
     )
 
 
-def _method_not_allowed() -> Response:
-    return Response(
-        b"Method not allowed\n",
-        status_code=405,
-        media_type="text/plain",
-        headers={"Allow": "GET, HEAD", "Cache-Control": "no-store"},
-    )
-
-
 class EvidenceEndpoint:
     """Authorises, then streams; every failure before the first byte becomes ``not_found``."""
 
@@ -148,15 +139,16 @@ def create_app(
     async def refuse(_request: Request, _error: Exception) -> Response:
         return not_found()
 
-    async def method_not_allowed(_request: Request, _error: Exception) -> Response:
-        return _method_not_allowed()
-
     evidence = EvidenceEndpoint(engine, storage)
+    # Every refusal is the one 404: a wrong method too (a 405 would tell a path exists), and
+    # no redirect — Starlette's trailing-slash redirect builds its Location from the Host
+    # header, so it would echo whatever host a request claims.
     starlette = Starlette(
         routes=[
             Route("/e/{evidence_id}/{name:path}", evidence.serve, methods=["GET", "HEAD"]),
             Route("/healthz", healthz, methods=["GET", "HEAD"]),
         ],
-        exception_handlers={404: refuse, 405: method_not_allowed, Exception: refuse},
+        exception_handlers={404: refuse, 405: refuse, Exception: refuse},
     )
+    starlette.router.redirect_slashes = False
     return SecurityHeadersMiddleware(starlette, settings.app_origin)

@@ -4,6 +4,11 @@ One file per request is what lets the browser show a progress bar per file. The 
 file's raw bytes (its name in ``X-Filename``, percent-encoded), so nothing is parsed: the
 stream is counted against the cap while it is spooled to a temporary file, then handed to
 the same ``submissions.add_file`` the JSON API and the pipeline use.
+
+Everything that can refuse the upload without its bytes is decided before a byte is read:
+the caller, the Test (it exists, is theirs and is editable) and the account's upload rate.
+The body itself must keep to the upload timeout; a client that stalls or trickles is cut off
+with 408, and one that goes away mid-body gets a quiet 400 nobody reads.
 """
 
 from __future__ import annotations
@@ -20,26 +25,51 @@ from starlette.routing import Route
 from benchmax import runtime
 from benchmax.api.auth import ApiAuthError, request_user
 from benchmax.api.errors import error_response
-from benchmax.api.upload_limits import declared_length
+from benchmax.api.upload_limits import (
+    BodyTooSlowError,
+    RequestTooLargeError,
+    declared_length,
+    interrupted_response,
+    too_slow_response,
+    upload_receive,
+)
+from benchmax.models import User
 from benchmax.services import accounts, submissions
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.files import largest_file_bytes
+from benchmax.services.submissions.quota import upload_wait
+from benchmax.services.submissions.records import editable_test
 
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 
-async def _spool(request: Request, cap: int) -> IO[bytes] | None:
-    """The body in a temporary file, or None when it grows past ``cap``."""
+async def _spool(request: Request, cap: int) -> IO[bytes]:
+    """The body in a temporary file; raises as ``LimitedReceive`` does (size, time)."""
+    limited = upload_receive(request.receive, cap, runtime.settings())
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)  # noqa: SIM115
-    received = 0
-    async for chunk in request.stream():
-        received += len(chunk)
-        if received > cap:
-            spool.close()
-            return None
-        spool.write(chunk)
+    try:
+        async for chunk in Request(request.scope, limited).stream():
+            spool.write(chunk)
+    except BaseException:
+        spool.close()
+        raise
     spool.seek(0)
     return spool
+
+
+def _upload_wait(user: User, test_id: str) -> int | None:
+    """Refuse, before the body is read, what the bytes could not change: a Test that is
+    missing, someone else's or not editable (SubmissionError); the seconds to wait when the
+    account is over its upload rate."""
+    settings = runtime.settings()
+    with runtime.db_session() as session:
+        editable_test(session, user, test_id)
+        return upload_wait(
+            session,
+            user.id,
+            limit=settings.upload_rate_limit,
+            window_seconds=settings.upload_rate_window_seconds,
+        )
 
 
 def _add(user_id: str, test_id: str, name: str, body: IO[bytes], size: int) -> dict[str, str]:
@@ -64,33 +94,53 @@ async def upload_draft_file(request: Request) -> Response:
     try:
         with runtime.db_session() as session:
             user = request_user(request, session)
-            user_id = user.id if user else None
     except ApiAuthError as error:
         return error_response(error.status, error.code, error.message)
-    if user_id is None:
+    if user is None:
         return error_response(401, "sign_in_required", "Sign in to upload files.")
     name = unquote(request.headers.get("x-filename", "")).strip()
     if not name:
         return error_response(400, "filename_missing", "The file has no name.", "files")
     cap = largest_file_bytes(SafetyLimits())
     length = declared_length(request.scope)
-    if length is not None and length > cap:
+    if length is not None and not 0 <= length <= cap:
         return _too_large(name, cap)
     try:
+        wait = await run_in_threadpool(_upload_wait, user, test_id)
+        if wait is not None:
+            return _rate_limited(wait)
         body = await _spool(request, cap)
-    except ClientDisconnect:
-        return error_response(400, "upload_interrupted", "The upload was interrupted.", "files")
-    if body is None:
+    except submissions.SubmissionError as error:
+        return _refused(error)
+    except RequestTooLargeError:
         return _too_large(name, cap)
+    except BodyTooSlowError:
+        return too_slow_response("files")
+    except ClientDisconnect:
+        return interrupted_response("files")
     try:
         size = body.seek(0, 2)
         body.seek(0)
-        result = await run_in_threadpool(_add, user_id, test_id, name, body, size)
+        result = await run_in_threadpool(_add, user.id, test_id, name, body, size)
     except submissions.SubmissionError as error:
-        return error_response(error.status, error.code, error.message, error.field or "files")
+        return _refused(error)
     finally:
         body.close()
     return JSONResponse(result, status_code=201, headers={"Cache-Control": "no-store"})
+
+
+def _refused(error: submissions.SubmissionError) -> Response:
+    return error_response(error.status, error.code, error.message, error.field or "files")
+
+
+def _rate_limited(wait: int) -> Response:
+    return error_response(
+        429,
+        "rate_limited",
+        f"This account has uploaded many files recently; try again in {wait} seconds.",
+        "files",
+        **{"Retry-After": str(wait)},
+    )
 
 
 def draft_file_routes() -> list[Route]:

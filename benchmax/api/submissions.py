@@ -8,12 +8,14 @@ uses — create_draft, save_draft, add_file, submit — in one transaction, so a
 stores nothing (quarantined objects it wrote are deleted again).
 
 ``Idempotency-Key`` (unique per contributor, stored only as its SHA-256) makes a retried POST
-answer with the first Test; reusing a key for a different request is a 409. Each token may start
-``api_submission_rate_limit`` submissions per window; replays of a stored key are free.
+answer with the first Test; reusing a key for a different request is a 409. Each account — all
+its tokens together — may start ``api_submission_rate_limit`` submissions per window; replays of
+a stored key are free.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterator
@@ -26,14 +28,21 @@ from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from benchmax import runtime
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.api.errors import error_response
-from benchmax.api.upload_limits import LimitedReceive, RequestTooLargeError, declared_length
+from benchmax.api.upload_limits import (
+    BodyTooSlowError,
+    RequestTooLargeError,
+    declared_length,
+    interrupted_response,
+    too_slow_response,
+    upload_receive,
+)
 from benchmax.models import Test, User
 from benchmax.services import submissions
 from benchmax.services.safety import SafetyLimits
@@ -97,7 +106,9 @@ class _Caller:
     token_id: str
 
 
-def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
+def _authenticate(request: Request, deps: SubmissionApiDeps, *, writing: bool = True) -> _Caller:
+    """The token's account; a suspended one may still read (its own Tests' status) but not
+    write."""
     scheme, _, credential = request.headers.get("authorization", "").strip().partition(" ")
     if scheme.lower() != "bearer" or not credential.strip():
         raise _RefusedError(
@@ -118,7 +129,7 @@ def _authenticate(request: Request, deps: SubmissionApiDeps) -> _Caller:
                 )
             )
         token, user = owned
-        if not user.can_write:
+        if writing and not user.can_write:
             raise _RefusedError(
                 error_response(
                     403, "account_suspended", "This account is suspended and cannot submit."
@@ -148,15 +159,19 @@ class _Body:
 async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
     """Parse the multipart body under the size cap; files end up in temporary files."""
     cap = deps.settings.upload_max_request_bytes
-    limited = Request(request.scope, LimitedReceive(request.receive, cap))
+    receive = upload_receive(request.receive, cap, deps.settings)
     try:
-        form = await limited.form(
+        form = await Request(request.scope, receive).form(
             max_files=deps.limits.test_max_files + 1,  # one over, so the service says why
             max_fields=len(API_FIELDS) + 1,
             max_part_size=_MAX_TEXT_PART_BYTES,
         )
     except RequestTooLargeError:
         raise _RefusedError(_request_too_large(cap)) from None
+    except BodyTooSlowError:
+        raise _RefusedError(too_slow_response()) from None
+    except ClientDisconnect:
+        raise _RefusedError(interrupted_response()) from None
     except HTTPException as error:
         raise _RefusedError(error_response(400, "invalid_multipart", str(error.detail))) from None
     fields: dict[str, str] = {}
@@ -244,6 +259,7 @@ def _take_slot(deps: SubmissionApiDeps, caller: _Caller) -> None:
     with deps.session() as session:
         wait = take_submission_slot(
             session,
+            caller.user_id,
             caller.token_id,
             limit=deps.settings.api_submission_rate_limit,
             window_seconds=deps.settings.api_submission_rate_window_seconds,
@@ -253,7 +269,8 @@ def _take_slot(deps: SubmissionApiDeps, caller: _Caller) -> None:
             error_response(
                 429,
                 "rate_limited",
-                f"This token has made too many submissions recently; try again in {wait} seconds.",
+                "This account has made too many submissions recently; "
+                f"try again in {wait} seconds.",
                 None,
                 **{"Retry-After": str(wait)},
             )
@@ -345,7 +362,9 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
     async def test_status(request: Request) -> Response:
         deps = deps_getter()
         try:
-            caller = await run_in_threadpool(_authenticate, request, deps)
+            caller = await run_in_threadpool(
+                functools.partial(_authenticate, writing=False), request, deps
+            )
             view = await run_in_threadpool(_status, deps, caller, request.path_params["test_id"])
         except _RefusedError as refused:
             return _with_challenge(refused.response)

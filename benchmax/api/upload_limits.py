@@ -1,20 +1,50 @@
-"""Capping the size of upload requests before and while their bodies are read.
+"""Capping the size and the duration of upload requests before and while their bodies are read.
 
 Reflex's ``/_upload`` endpoint has no size limit of its own, so ``UploadSizeLimit`` wraps the
 app: a request to it whose ``Content-Length`` is over the cap is answered 413 without reading
 a byte, and one without a truthful length is counted as it streams and cut off at the cap.
-``LimitedReceive`` is the counting half, shared with the submission API.
+``LimitedReceive`` is the counting half, shared with the submission and draft-file APIs.
+
+Given a timeout it also cuts off a body that arrives too slowly, so a client trickling bytes
+(slowloris) cannot hold a connection, a worker's spool file and a database-checked slot for
+ever. The rule: no wait for the next chunk may exceed ``timeout`` seconds, and the whole body
+must keep an average of ``min_bytes_per_second`` after a first ``timeout`` seconds of grace —
+each byte received buys ``1 / min_bytes_per_second`` seconds more. A slow but steady link of
+that rate always finishes, whatever the file's size; one byte every few seconds does not.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from benchmax.api.errors import error_response
+from benchmax.settings import Settings
 
 
 class RequestTooLargeError(Exception):
     """The body went past the cap while streaming."""
+
+
+class BodyTooSlowError(Exception):
+    """The body stalled, or arrived slower than the minimum rate."""
+
+
+def too_slow_response(field: str | None = None) -> JSONResponse:
+    return error_response(
+        408,
+        "upload_too_slow",
+        "The upload arrived too slowly and was stopped. Check the connection and try again.",
+        field,
+    )
+
+
+def interrupted_response(field: str | None = None) -> JSONResponse:
+    """For a client that went away mid-body: nobody reads it, but the log stays quiet."""
+    return error_response(400, "upload_interrupted", "The upload was interrupted.", field)
 
 
 def declared_length(scope: Scope) -> int | None:
@@ -34,22 +64,62 @@ def too_large_response(max_bytes: int) -> ASGIApp:
 
 
 class LimitedReceive:
-    """A ``receive`` that counts body bytes and raises ``RequestTooLargeError`` past the cap."""
+    """A ``receive`` that counts body bytes and raises ``RequestTooLargeError`` past the cap,
+    and ``BodyTooSlowError`` when given a ``timeout`` the body does not keep to."""
 
-    def __init__(self, receive: Receive, max_bytes: int) -> None:
+    def __init__(
+        self,
+        receive: Receive,
+        max_bytes: int,
+        *,
+        timeout: float | None = None,
+        min_bytes_per_second: int = 1,
+    ) -> None:
         self._receive = receive
         self.max_bytes = max_bytes
+        self.timeout = timeout
+        self.min_bytes_per_second = min_bytes_per_second
         self.received = 0
         self.exceeded = False
+        self._started: float | None = None
+
+    def _budget(self, timeout: float) -> float:
+        """Seconds the next chunk may take: the idle limit, or less near the rate deadline."""
+        now = time.monotonic()
+        if self._started is None:
+            self._started = now
+        deadline = self._started + timeout + self.received / self.min_bytes_per_second
+        return min(timeout, deadline - now)
+
+    async def _timed_receive(self) -> Message:
+        if self.timeout is None:
+            return await self._receive()
+        budget = self._budget(self.timeout)
+        if budget <= 0:
+            raise BodyTooSlowError
+        try:
+            return await asyncio.wait_for(self._receive(), budget)
+        except TimeoutError:
+            raise BodyTooSlowError from None
 
     async def __call__(self) -> Message:
-        message = await self._receive()
+        message = await self._timed_receive()
         if message["type"] == "http.request":
             self.received += len(message.get("body", b""))
             if self.received > self.max_bytes:
                 self.exceeded = True
                 raise RequestTooLargeError
         return message
+
+
+def upload_receive(receive: Receive, max_bytes: int, settings: Settings) -> LimitedReceive:
+    """The ``receive`` every upload body is read through: capped and held to the timeout."""
+    return LimitedReceive(
+        receive,
+        max_bytes,
+        timeout=settings.upload_body_timeout_seconds,
+        min_bytes_per_second=settings.upload_min_bytes_per_second,
+    )
 
 
 class UploadSizeLimit:

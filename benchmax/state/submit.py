@@ -182,12 +182,14 @@ class SubmitState(SessionState):
             return False
         try:
             with runtime.db_session() as session:
-                if not self.draft_id:
-                    self.draft_id = submissions.create_draft(session, user).id
-                submissions.save_draft(session, user, self.draft_id, values, step=step)
+                # The new draft's id is kept only once its first save committed: a refused
+                # save rolls the row back, and an id remembered from it would point at nothing.
+                draft_id = self.draft_id or submissions.create_draft(session, user).id
+                submissions.save_draft(session, user, draft_id, values, step=step)
         except submissions.SubmissionError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
             return False
+        self.draft_id = draft_id
         for field, value in values.items():
             setattr(self, field, value)
         self.errors = {k: v for k, v in self.errors.items() if k not in values}

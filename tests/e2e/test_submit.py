@@ -39,6 +39,15 @@ def _files(*items: tuple[str, str, bytes]) -> list[dict[str, object]]:
     return [{"name": n, "mimeType": m, "buffer": b} for n, m, b in items]
 
 
+def _open_wizard_with_a_key(app: LiveApp, page: Page) -> tuple[str, str]:
+    """A new contributor on /submit, and an Anthropic-shaped key for them to paste."""
+    handle = _handle()
+    sign_in(page, app, handle)
+    page.goto(f"{app.url}/submit")
+    wait_ready(page)
+    return handle, "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+
+
 def _fill_steps_one_and_two(page: Page, prompt: str) -> None:
     page.fill("#field-prompt", prompt)
     page.click("#wizard-next")
@@ -122,11 +131,7 @@ def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> 
 def test_a_prompt_with_a_key_is_refused_and_nothing_is_stored(
     live_app: LiveApp, page: Page
 ) -> None:
-    handle = _handle()
-    sign_in(page, live_app, handle)
-    page.goto(f"{live_app.url}/submit")
-    wait_ready(page)
-    key = "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
+    handle, key = _open_wizard_with_a_key(live_app, page)
     prompt = f"Summarise this.\nMy key:\n{key}\n"
     page.fill("#field-prompt", prompt)
     page.click("#wizard-next")
@@ -253,3 +258,29 @@ def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
     with Session(live_app.engine) as session:
         count = len(session.exec(select(Test).where(Test.contributor_id == user_id)).all())
     assert count == live_app.settings.max_open_drafts
+
+
+def test_after_a_refused_first_save_the_next_save_creates_the_draft(
+    live_app: LiveApp, page: Page
+) -> None:
+    handle, key = _open_wizard_with_a_key(live_app, page)
+    page.fill("#field-prompt", f"Use {key} please")
+    page.click("#wizard-next")
+    expect(page.locator("#error-prompt")).to_contain_text("Anthropic API key")
+    with Session(live_app.engine) as session:
+        user = session.exec(select(User).where(User.handle == handle)).one()
+        assert not session.exec(select(Test).where(Test.contributor_id == user.id)).all()
+    # The contributor removes the key; this save must create the draft, not aim at the
+    # refused one's id (which never existed) and fail.
+    page.fill("#field-prompt", "Write a limerick about caches.")
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+    expect(page.locator("#error-prompt")).to_have_count(0)
+    with Session(live_app.engine) as session:
+        rows = session.exec(select(Test).where(Test.contributor_id == user.id)).all()
+        assert [row.prompt for row in rows] == ["Write a limerick about caches."]
+    page.reload()
+    wait_ready(page)
+    expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+    page.click("#step-1")
+    expect(page.locator("#field-prompt")).to_have_value("Write a limerick about caches.")

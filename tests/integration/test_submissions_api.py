@@ -182,8 +182,9 @@ def test_401_without_a_valid_token(api: Api, header: str | None, code: str) -> N
     assert api.client.get("/api/v1/tests/abc/status").status_code == 401
 
 
-def test_403_for_a_suspended_account(api: Api) -> None:
+def test_403_for_a_suspended_account_that_can_still_read_its_status(api: Api) -> None:
     user, token = api.user_token()
+    earlier = api.post(token).json()["id"]
     with Session(api.engine) as session:
         row = session.get(User, user.id)
         assert row is not None
@@ -191,7 +192,22 @@ def test_403_for_a_suspended_account(api: Api) -> None:
         session.add(row)
         session.commit()
     _error(api.post(token), 403, "account_suspended")
-    assert api.count(Test) == 0
+    assert api.count(Test) == 1
+    # Reads are not writes: the suspended contributor still follows their own Test…
+    status = api.client.get(f"/api/v1/tests/{earlier}/status", headers=_auth(token))
+    assert status.status_code == 200, status.text
+    assert status.json()["plain_status"] == "Processing"
+    # …but nobody else's, and an unknown one is the same 404 as before.
+    _other, other_token = api.user_token()
+    other_test = api.post(other_token).json()["id"]
+    _error(
+        api.client.get(f"/api/v1/tests/{other_test}/status", headers=_auth(token)), 404, "not_found"
+    )
+    _error(
+        api.client.get("/api/v1/tests/zzzzzzzzzzzzzzzz/status", headers=_auth(token)),
+        404,
+        "not_found",
+    )
 
 
 def test_404_for_someone_elses_or_unknown_test(api: Api) -> None:
@@ -315,7 +331,7 @@ def test_idempotency_key_returns_the_first_result(api: Api) -> None:
 
 
 @BOTH
-def test_429_after_the_per_token_limit_with_retry_after(api: Api) -> None:
+def test_429_after_the_per_account_limit_with_retry_after(api: Api) -> None:
     _user, token = api.user_token()
     for n in range(3):
         assert api.post(token, headers={"Idempotency-Key": f"k{n}"}).status_code == 202
@@ -326,6 +342,31 @@ def test_429_after_the_per_token_limit_with_retry_after(api: Api) -> None:
     _second, fresh = api.user_token()
     assert api.post(fresh).status_code == 202
     assert api.count(Test) == 4
+
+
+@BOTH
+def test_every_token_of_one_account_shares_its_budget(api: Api) -> None:
+    user, first = api.user_token()
+    with Session(api.engine) as session:
+        owner = session.get(User, user.id)
+        assert owner is not None
+        second_row, second = tokens.create_token(session, owner, "second harness")
+        second_id = second_row.id
+        session.commit()
+    assert api.post(first).status_code == 202
+    assert api.post(second).status_code == 202
+    assert api.post(first).status_code == 202
+    _error(api.post(second), 429, "rate_limited")  # a second token is not a second budget
+    # Nor is revoking a token and making a new one (the clumsy and the sly way alike).
+    with Session(api.engine) as session:
+        owner = session.get(User, user.id)
+        assert owner is not None
+        tokens.revoke_token(session, owner, second_id)
+        _row, third = tokens.create_token(session, owner, "third harness")
+        session.commit()
+    _error(api.post(third), 429, "rate_limited")
+    assert "account" in api.post(first).json()["error"]["message"]
+    assert api.count(Test) == 3
 
 
 def _echo_app() -> Starlette:

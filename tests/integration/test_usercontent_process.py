@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -117,7 +118,48 @@ def test_serves_with_only_its_own_settings(
     assert served.headers["content-type"] == "image/png"
     assert (ranged.status_code, ranged.content) == (206, b"PNG")
     assert (refused.status_code, refused.content) == (404, NOT_FOUND_BODY)
-    assert (posted.status_code, posted.headers["allow"]) == (405, "GET, HEAD")
+    assert (posted.status_code, posted.content) == (404, NOT_FOUND_BODY)
     for response in (health, served, ranged, refused, posted):
         assert "set-cookie" not in response.headers
         assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def _raw(base: str, request: bytes) -> bytes:
+    """The raw response to ``request``, so Host and path reach uvicorn exactly as written."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(request)
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+    return received
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        b"GET /e/only-an-id HTTP/1.1",
+        b"GET /healthz/ HTTP/1.1",
+        b"GET /e HTTP/1.1",
+        b"HEAD /e/only-an-id HTTP/1.1",
+        b"POST /e/only-an-id HTTP/1.1",
+        b"OPTIONS * HTTP/1.1",
+        b"GET http://evil.example/e/only-an-id HTTP/1.1",
+    ],
+)
+def test_raw_requests_with_a_forged_host_get_the_one_404(
+    deployment: tuple[dict[str, str], ObjectStorage, str], tmp_path: Path, request_line: bytes
+) -> None:
+    env, _storage, _url = deployment
+    workdir = tmp_path / "cwd"
+    workdir.mkdir()
+    for base in _serve(env, workdir):
+        for host in (b"evil.example", b"evil.example:8080", b"127.0.0.1"):
+            response = _raw(
+                base, request_line + b"\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+            )
+            head, _, body = response.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 404 "), head
+            assert b"\r\nlocation:" not in head.lower()
+            assert b"evil" not in response
+            assert body in (b"", NOT_FOUND_BODY)

@@ -324,18 +324,51 @@ def test_malformed_and_unknown_paths_get_the_same_404(client: TestClient, path: 
     assert_refused(client.head(path), "HEAD")
 
 
-@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
-def test_only_get_and_head(
+@pytest.mark.parametrize(
+    "method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "PROPFIND", "FOO"]
+)
+def test_other_methods_get_the_same_404(
     client: TestClient, session: Session, object_storage: ObjectStorage, method: str
 ) -> None:
     evidence = publish(session, object_storage)
 
-    for path in (f"/e/{evidence.id}/x", "/healthz"):
-        response = client.request(method, path)
-        assert response.status_code == 405
-        assert response.headers["allow"] == "GET, HEAD"
-        assert response.headers["cache-control"] == "no-store"
-        assert_secure(response)
+    for path in (f"/e/{evidence.id}/x", "/healthz", "/e/only-an-id", "/nowhere"):
+        response = client.request(method, path, headers={"Origin": "https://evil.example"})
+        assert_refused(response)
+        assert "allow" not in response.headers
+
+
+ODD_PATHS = [
+    "/e/only-an-id",
+    "/healthz/",
+    "/e",
+    "/e/",
+    "//e/abc/x",
+    "/E/abc/x",
+    "/e/abc/x/",
+    "/%2e%2e/e/abc/x",
+    "/e/%2Fabc/x",
+    "/e\\abc\\x",
+    "/" + "x" * 5000,
+    "/favicon.ico",
+    "/robots.txt",
+    "/.well-known/security.txt",
+]
+ODD_HOSTS = ["evil.example", "evil.example:443", "localhost", "[::1]", "a" * 300, "", "x y"]
+
+
+@pytest.mark.parametrize("path", ODD_PATHS)
+@pytest.mark.parametrize("host", ODD_HOSTS)
+def test_no_redirect_and_no_echo_for_any_path_or_host(
+    settings: Settings, engine: Engine, object_storage: ObjectStorage, path: str, host: str
+) -> None:
+    app = create_app(settings, engine=engine, storage=object_storage)
+    with TestClient(app, follow_redirects=False) as client:
+        for method in ("GET", "HEAD", "POST"):
+            response = client.request(method, path, headers={"Host": host})
+            assert_refused(response, method)
+            assert "location" not in response.headers
+            assert host.encode() not in response.content or not host
 
 
 def test_large_file_streams_in_chunks_and_ranges_across_them(

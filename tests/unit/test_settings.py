@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pydantic import ValidationError
 
-from benchmax.settings import CoreSettings, Settings
+from benchmax.settings import CoreSettings, Settings, site
 
 
 @pytest.fixture(autouse=True)
@@ -96,6 +96,42 @@ def test_a_fully_valid_production_config_passes(production: dict[str, Any]) -> N
         # A trailing slash must not smuggle the app's own origin past the comparison.
         ({"usercontent_origin": "https://benchmax.org/"}, "different host"),
         ({"usercontent_origin": "https://files.benchmax.org"}, "must not be a subdomain"),
+        # Siblings on one registrable domain are one site, whatever the public suffix.
+        (
+            {
+                "app_origin": "https://app.example.com",
+                "usercontent_origin": "https://uc.example.com",
+            },
+            "another registrable domain",
+        ),
+        (
+            {
+                "app_origin": "https://app.example.co.uk",
+                "usercontent_origin": "https://files.example.co.uk",
+            },
+            "both are on example.co.uk",
+        ),
+        (
+            {
+                "app_origin": "https://www.benchmax.org",
+                "usercontent_origin": "https://UC.BenchMax.org.",
+            },
+            "another registrable domain",
+        ),
+        (
+            {
+                "app_origin": "https://app.bücher.de",
+                "usercontent_origin": "https://uc.xn--bcher-kva.de",
+            },
+            "another registrable domain",
+        ),
+        (
+            {
+                "app_origin": "https://a.b.example.city.kawasaki.jp",
+                "usercontent_origin": "https://c.example.city.kawasaki.jp",
+            },
+            "registrable domain",
+        ),
         ({"clerk_publishable_key": ""}, "CLERK_PUBLISHABLE_KEY must be Clerk's pk_ key"),
     ],
 )
@@ -105,6 +141,54 @@ def test_production_refuses_unsafe_config(
     with pytest.raises(ValidationError, match="unsafe production configuration") as caught:
         _make(**{**production, **overrides})
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("app", "content"),
+    [
+        ("https://benchmax.org", "https://benchmax-usercontent.net"),
+        ("https://app.example.co.uk", "https://uc.other.co.uk"),  # co.uk is a public suffix
+        ("https://benchmax.github.io", "https://benchmax-files.github.io"),  # so is github.io
+        ("https://benchmax.org", "https://203.0.113.7"),
+        ("https://198.51.100.1", "https://198.51.100.2"),  # IPs: no shared "1.1"-style domain
+        ("https://[2001:db8::1]", "https://[2001:db8::2]"),
+        ("https://benchmax.org", "https://localhost"),
+    ],
+)
+def test_production_accepts_another_site(
+    production: dict[str, Any], app: str, content: str
+) -> None:
+    settings = _make(**{**production, "app_origin": app, "usercontent_origin": content})
+    assert settings.production_problems() == []
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("uc.example.com", "example.com"),
+        ("A.B.Example.COM.", "example.com"),
+        ("x.example.co.uk", "example.co.uk"),
+        ("co.uk", "co.uk"),
+        ("x.github.io", "x.github.io"),
+        ("127.0.0.1", "127.0.0.1"),
+        ("10.0.1.1", "10.0.1.1"),
+        ("[::1]", "::1"),
+        ("2001:DB8:0::1", "2001:db8::1"),
+        ("localhost", "localhost"),
+        ("uc.bücher.de", "xn--bcher-kva.de"),
+        ("a..b", "a..b"),
+    ],
+)
+def test_site_is_the_registrable_domain(host: str, expected: str) -> None:
+    assert site(host) == expected
+
+
+def test_siblings_are_fine_outside_production() -> None:
+    # Development setups use whatever hosts they like; only production is held to it.
+    settings = _make(
+        app_origin="http://app.example.test", usercontent_origin="http://uc.example.test"
+    )
+    assert "registrable" not in " ".join(settings.production_problems())
 
 
 def test_every_problem_is_reported_at_once(production: dict[str, Any]) -> None:
@@ -193,6 +277,11 @@ def test_origins_lose_their_trailing_slash() -> None:
         ("feed_page_size", 1000),
         ("job_max_attempts", 0),
         ("scan_memory_limit_mib", 64),
+        ("upload_body_timeout_seconds", 0),
+        ("upload_body_timeout_seconds", 3600),
+        ("upload_min_bytes_per_second", 0),
+        ("upload_rate_limit", 0),
+        ("upload_rate_window_seconds", 0),
     ],
 )
 def test_out_of_range_values_are_refused(field: str, value: Any) -> None:

@@ -1,4 +1,5 @@
-"""The user-content service may reach models, db, storage and CoreSettings, and nothing else."""
+"""The user-content service may reach models, db, storage, CoreSettings and the import-free
+Windows name rule, and nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from pathlib import Path
 
 from tests.unit.import_graph import ROOT, all_imports
 
-ALLOWED = ("benchmax.models", "benchmax.db", "benchmax.adapters.storage", "benchmax.settings")
+# benchmax.windows_names imports nothing at all; it is the one rule for safe download names.
+ALLOWED = (
+    "benchmax.models",
+    "benchmax.db",
+    "benchmax.adapters.storage",
+    "benchmax.settings",
+    "benchmax.windows_names",
+)
 
 
 def _benchmax_imports() -> list[tuple[str, str, tuple[str, ...]]]:

@@ -1,7 +1,8 @@
 """Turning a contributor's file name into one that is safe to store, show and download.
 
 The name never decides a file's type (the bytes do); it is only a label, so it is normalised
-rather than trusted: one Unicode form, no directories, nothing invisible, a bounded length.
+rather than trusted: one Unicode form, no directories, nothing invisible, a bounded length,
+no trailing dots or spaces and no Windows device name.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import unicodedata
 
 from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.text_fields import check_text_field
+from benchmax.windows_names import defuse_device_name, is_device_name
 
 DEFAULT_MAX_CHARS = SafetyLimits().filename_max_chars
 # Longer "extensions" are more likely part of the name than a type suffix worth keeping.
@@ -51,13 +53,18 @@ def normalise_filename(name: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     name = name.strip(". ").translate(_RESERVED)
     if not name:
         raise FilenameError("filename_empty", "The file has no name. Rename it and try again.")
-    return _cap_length(name, max_chars)
+    name = _cap_length(name, max_chars)
+    if is_device_name(name):
+        # A Windows device name (CON.txt, nul, COM¹…) cannot be saved as a file there.
+        name = defuse_device_name(_cap_length(name, max_chars - 1))
+    return name
 
 
 def _cap_length(name: str, max_chars: int) -> str:
     if len(name) <= max_chars:
         return name
     stem, dot, extension = name.rpartition(".")
-    if not dot or not stem or len(extension) > _MAX_EXTENSION_CHARS:
+    # Keep the extension only when it fits with at least one character of stem.
+    if not dot or not stem or not 0 < len(extension) <= min(_MAX_EXTENSION_CHARS, max_chars - 2):
         return name[:max_chars].rstrip(". ")
     return stem[: max_chars - len(extension) - 1].rstrip(". ") + "." + extension

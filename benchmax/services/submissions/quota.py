@@ -1,46 +1,76 @@
-"""The per-token submission rate limit, kept in the database so every web process shares it.
+"""Per-account rate limits on submissions and uploads, kept in the database so every web
+process shares them.
 
-Each attempt through a token is a row in ``api_token_use``; an attempt is allowed while fewer
-than ``limit`` rows fall inside the sliding window. Rows older than the window are pruned as
-new attempts arrive, so the table stays at most ``limit`` rows per token.
+Limits count per **account**, never per token: an account can hold many tokens (and revoke
+and recreate them), so a per-token budget would be no budget at all.
+
+Each API submission attempt is a row in ``api_token_use`` (which token made it is kept for
+the audit trail); an attempt is allowed while fewer than ``limit`` rows of the account's
+tokens, revoked ones included, fall inside the sliding window. Rows older than the window are
+pruned as new attempts arrive. Uploads are counted from the evidence rows themselves, as the
+moderation limits are: every file an account stored in quarantine in the window.
 """
 
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
-from benchmax.models import ApiToken, ApiTokenUse
+from benchmax.models import ApiToken, ApiTokenUse, EvidenceFile, Test, User
 from benchmax.models._base import as_utc, utcnow
 
 
-def take_submission_slot(
-    session: Session, token_id: str, *, limit: int, window_seconds: int
-) -> int | None:
-    """Record an attempt and return None, or return the seconds to wait when over the limit.
+def _wait_seconds(oldest: datetime, window_seconds: int, now: datetime) -> int:
+    wait = as_utc(oldest) + timedelta(seconds=window_seconds) - now
+    return max(1, math.ceil(wait.total_seconds()))
 
-    The caller commits. Concurrent attempts with one token are serialised: the DELETE takes
-    SQLite's write lock, and the token row is locked on PostgreSQL.
+
+def take_submission_slot(
+    session: Session, user_id: str, token_id: str, *, limit: int, window_seconds: int
+) -> int | None:
+    """Record an attempt by ``token_id`` and return None, or the seconds to wait when the
+    account ``user_id`` is over its limit.
+
+    The caller commits. Concurrent attempts by one account are serialised: the DELETE takes
+    SQLite's write lock, and the account's row is locked on PostgreSQL.
     """
     now = utcnow()
     window_start = now - timedelta(seconds=window_seconds)
+    account_tokens = select(ApiToken.id).where(ApiToken.user_id == user_id)
     session.execute(
         delete(ApiTokenUse).where(
-            col(ApiTokenUse.token_id) == token_id, col(ApiTokenUse.created_at) < window_start
+            col(ApiTokenUse.token_id).in_(account_tokens),
+            col(ApiTokenUse.created_at) < window_start,
         )
     )
-    session.exec(select(ApiToken.id).where(ApiToken.id == token_id).with_for_update()).first()
+    session.exec(select(User.id).where(User.id == user_id).with_for_update()).first()
     count, oldest = session.exec(
         select(func.count(), func.min(ApiTokenUse.created_at)).where(
-            ApiTokenUse.token_id == token_id
+            col(ApiTokenUse.token_id).in_(account_tokens)
         )
     ).one()
     if count >= limit and oldest is not None:
-        wait = as_utc(oldest) + timedelta(seconds=window_seconds) - now
-        return max(1, math.ceil(wait.total_seconds()))
+        return _wait_seconds(oldest, window_seconds, now)
     session.add(ApiTokenUse(token_id=token_id, created_at=now))
     session.flush()
+    return None
+
+
+def upload_wait(session: Session, user_id: str, *, limit: int, window_seconds: int) -> int | None:
+    """None while the account stored fewer than ``limit`` files in the window, else the
+    seconds until the oldest of them leaves it. Checked before an upload's body is read."""
+    now = utcnow()
+    count, oldest = session.exec(
+        select(func.count(), func.min(EvidenceFile.created_at))
+        .join(Test, col(Test.id) == col(EvidenceFile.test_id))
+        .where(
+            col(Test.contributor_id) == user_id,
+            col(EvidenceFile.created_at) >= now - timedelta(seconds=window_seconds),
+        )
+    ).one()
+    if count >= limit and oldest is not None:
+        return _wait_seconds(oldest, window_seconds, now)
     return None
