@@ -12,7 +12,8 @@ inside) and decode and re-encode every image (to strip metadata and polyglots). 
 zlib, as the scanner's zipfile uses, and the scanner's own image encoder settings, that work
 alone costs many times what hashing does, so the best ratio it allows is far below 0.25
 (about 0.03 on the two-core machine this was written on). The floor ratio is the honest
-ceiling; scan/floor is what the checks add on top of it.
+ceiling; scan/floor is what the checks add on top of it, and its target is <= 1.5x, judged
+on CPU time (this process's own work, which other load on the machine barely changes).
 
 Run: ``.venv/bin/python -m bench.scan``; ``measure_scan_ratio()`` is reused by other benches.
 """
@@ -39,7 +40,9 @@ from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.services.safety.images import decode_frames, encode_frames
 
 TARGET_RATIO = 0.25
-_ROUNDS = 5
+# What the checks may add on top of the floor's unavoidable work.
+TARGET_OVER_FLOOR = 1.5
+_ROUNDS = 7
 _MB = 1_000_000
 # Where a ZIP local header keeps the lengths of the name and extra field before the data.
 _LOCAL_HEADER_LENGTHS = struct.Struct("<26xHH")
@@ -197,10 +200,13 @@ def _floor_work(path: Path) -> None:
     _FLOOR_WORK[path.suffix](path)
 
 
-def _best_seconds(run: Callable[[], None], best: float) -> float:
-    started = time.perf_counter()
+def _best_seconds(run: Callable[[], None], best: tuple[float, float]) -> tuple[float, float]:
+    """The best (wall, CPU) seconds so far. CPU time is what the work itself costs: other
+    processes on a shared machine stretch wall time, barely the CPU time of this one."""
+    started, started_cpu = time.perf_counter(), time.process_time()
     run()
-    return min(best, time.perf_counter() - started)
+    wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu
+    return min(best[0], wall), min(best[1], cpu)
 
 
 def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
@@ -212,13 +218,19 @@ def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
         scan = _scanner(SafetyLimits())
         per_file: dict[str, float] = defaultdict(lambda: float("inf"))
         floor_per_file: dict[str, float] = defaultdict(lambda: float("inf"))
-        scan_seconds = hash_seconds = floor_seconds = float("inf")
+        unmeasured = (float("inf"), float("inf"))
+        scan_best = hash_best = floor_best = unmeasured
         for _ in range(rounds):
-            hash_seconds = _best_seconds(lambda: _sha256_files(paths), hash_seconds)
-            scan_seconds = _best_seconds(lambda: _time_each(paths, scan, per_file), scan_seconds)
-            floor_seconds = _best_seconds(
-                lambda: _time_each(floor_paths, _floor_work, floor_per_file), floor_seconds
+            hash_best = _best_seconds(lambda: _sha256_files(paths), hash_best)
+            scan_best = _best_seconds(lambda: _time_each(paths, scan, per_file), scan_best)
+            floor_best = _best_seconds(
+                lambda: _time_each(floor_paths, _floor_work, floor_per_file), floor_best
             )
+    (scan_seconds, scan_cpu), (hash_seconds, _), (floor_seconds, floor_cpu) = (
+        scan_best,
+        hash_best,
+        floor_best,
+    )
     return {
         "bytes": total_bytes,
         "scan_seconds": scan_seconds,
@@ -230,6 +242,8 @@ def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
         "ratio": hash_seconds / scan_seconds,
         "floor_ratio": hash_seconds / floor_seconds,
         "scan_over_floor": scan_seconds / floor_seconds,
+        "scan_over_floor_cpu": scan_cpu / floor_cpu,
+        "target_over_floor": TARGET_OVER_FLOOR,
         "target_ratio": TARGET_RATIO,
         "per_file_seconds": dict(per_file),
         "floor_per_file_seconds": dict(floor_per_file),
@@ -253,7 +267,13 @@ def main() -> None:
     print(f"ratio:  {figures['ratio']:.3f} ({verdict} target {TARGET_RATIO})")
     print(
         f"floor:  {figures['floor_ratio']:.3f} at best, with no checks at all "
-        f"(inflating the ZIP, re-encoding the images); scan/floor {figures['scan_over_floor']:.2f}x"
+        "(inflating the ZIP, re-encoding the images)"
+    )
+    over_cpu = figures["scan_over_floor_cpu"]
+    verdict = "meets" if over_cpu <= TARGET_OVER_FLOOR else "misses"
+    print(
+        f"scan/floor: {figures['scan_over_floor']:.2f}x wall, {over_cpu:.2f}x CPU "
+        f"({verdict} target <= {TARGET_OVER_FLOOR}x, judged on CPU time)"
     )
 
 

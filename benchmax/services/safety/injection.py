@@ -13,6 +13,7 @@ from typing import Any
 
 import re2
 
+from benchmax.services.safety.hints import INJECTION_TRIGGERS, text_hints
 from benchmax.services.safety.normalise import (
     LineCounter,
     first_invisible_offset,
@@ -58,17 +59,15 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-# Lower-case literals, at least one of which every signal above contains; the regex that
-# locates lines is built from the ones present, and most texts contain none. Finding which are
-# present takes one RE2 set pass over the text's UTF-8 bytes (Python has no fast multi-literal
-# search: a pass of ``in`` per literal cost six times as much). Bytes are exact here: UTF-8
-# writes ASCII as itself and every other character without ASCII bytes, so an ASCII literal is
-# in the bytes exactly when it is in the text. No signal needs more literals: "grade" also
-# finds "grader", and a request for a perfect score always says "score" or names the grader.
-_TRIGGERS = (
-    "ignore", "disregard", "forget", "<|", "inst]", "<<sys>>", "system", "you are now",
-    "from now on", "act as", "instruction", "judge", "grade", "evaluator", "reviewer", "score",
-)  # fmt: skip
+# Which of the trigger literals (``hints.INJECTIONINJECTION_TRIGGERS``, at least one of which every
+# signal above contains) a text holds picks the lines worth a closer look; most texts hold
+# none. For ASCII text the shared hint pass answers that. Other text is normalised and
+# lower-cased first, then searched with one RE2 set over its UTF-8 bytes (Python has no fast
+# multi-literal search: a pass of ``in`` per literal cost six times as much). Bytes are exact
+# here: UTF-8 writes ASCII as itself and every other character without ASCII bytes, so an
+# ASCII literal is in the bytes exactly when it is in the text. No signal needs more
+# literals: "grade" also finds "grader", and a request for a perfect score always says
+# "score" or names the grader.
 
 
 def _trigger_set() -> Any:
@@ -76,7 +75,7 @@ def _trigger_set() -> Any:
     options.encoding = re2.Options.Encoding.LATIN1  # plain bytes in, plain bytes compared
     options.literal = True  # "<|" is two characters, not an empty alternative
     triggers = re2.Set.SearchSet(options)
-    for trigger in _TRIGGERS:
+    for trigger in INJECTION_TRIGGERS:
         triggers.Add(trigger.encode())
     triggers.Compile()
     return triggers
@@ -86,11 +85,11 @@ _TRIGGER_SET = _trigger_set()
 
 
 def _present_triggers(lowered: str) -> tuple[str, ...]:
-    """The triggers that occur in ``lowered``, in ``_TRIGGERS`` order so that the same ones
+    """The triggers that occur in ``lowered``, in ``INJECTION_TRIGGERS`` order so that the same ones
     always reuse the same cached pattern."""
     # surrogatepass: a str from JSON may hold lone surrogates; their bytes are never ASCII.
     found = _TRIGGER_SET.Match(lowered.encode("utf-8", "surrogatepass")) or ()
-    return tuple(_TRIGGERS[index] for index in sorted(found))
+    return tuple(INJECTION_TRIGGERS[index] for index in sorted(found))
 
 
 @functools.lru_cache(maxsize=256)
@@ -105,10 +104,17 @@ def injection_signals(text: str) -> list[dict[str, Any]]:
     if invisible is not None:
         invisible_line = LineCounter(text).locate(invisible)[0]
         signals.append({"code": "invisible_characters", "line": invisible_line})
-    lowered = normalise_for_matching(text).lower()
-    present = _present_triggers(lowered)
-    if not present:
-        return signals
+    hints = text_hints(text)
+    if hints is not None:
+        present = hints.triggers
+        if not present:
+            return signals
+        lowered = text.lower()
+    else:
+        lowered = normalise_for_matching(text).lower()
+        present = _present_triggers(lowered)
+        if not present:
+            return signals
     lines = LineCounter(lowered)
     last_line_start = -1
     for hit in _trigger_pattern(present).finditer(lowered):

@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import math
 import re
-import string
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from benchmax.services.safety.hints import (
+    MIN_RUN,
+    PEM_MARKER,
+    RUN_CHARACTERS,
+    SERVICE_ACCOUNT_MARKERS,
+    text_hints,
+)
 from benchmax.services.safety.normalise import LineCounter, normalise_for_matching
 
 _MAX_FINDINGS = 100
@@ -156,7 +162,7 @@ _DOCUMENT_RULES: tuple[_DocumentRule, ...] = (
     _DocumentRule(
         "private_key",
         "private key (PEM)",
-        ("PRIVATE KEY",),
+        (PEM_MARKER,),
         # The header alone appears in documentation; key material must follow it (possibly
         # after JSON-escaped line breaks).
         re.compile(
@@ -167,7 +173,7 @@ _DOCUMENT_RULES: tuple[_DocumentRule, ...] = (
     _DocumentRule(
         "google_service_account",
         "Google service-account key",
-        ('"service_account"', '"private_key"'),
+        SERVICE_ACCOUNT_MARKERS,
         re.compile(r'"type"\s{0,10}:\s{0,10}"service_account"'),
     ),
 )
@@ -214,10 +220,8 @@ _VENDOR_MIN_ENTROPY = 3.0
 _HEX = re.compile(r"[0-9a-fA-F-]+")
 
 _KEYWORD_PRIORITY = len(_RULES) + len(_DOCUMENT_RULES)
-_MIN_RUN = 20
-_RUN_CHARACTERS = frozenset((string.ascii_letters + string.digits + "_-+/").encode())
-_RUN_TABLE = bytes(0x61 if byte in _RUN_CHARACTERS else 0x20 for byte in range(256))
-_RUN_NEEDLE = b"a" * _MIN_RUN
+_RUN_TABLE = bytes(0x61 if byte in RUN_CHARACTERS else 0x20 for byte in range(256))
+_RUN_NEEDLE = b"a" * MIN_RUN
 _DIGIT = re.compile(r"\d")
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|(["\\/bfnrt]))')
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/"}
@@ -239,11 +243,16 @@ def refusal(finding: SecretFinding, where: str, others: int = 0) -> str:
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every credential-shaped token in ``text``, most specific rule first, no overlaps."""
     text = normalise_for_matching(text)
+    hints = text_hints(text)
     candidates: list[tuple[int, int, int, str, str]] = []
-    for start, end in _long_runs(text):
-        candidates.extend(_run_candidates(text, start, end))
+    if hints is None or hints.long_run:
+        for start, end in _long_runs(text):
+            candidates.extend(_run_candidates(text, start, end))
+    present = hints.markers if hints is not None else None
     for index, document_rule in enumerate(_DOCUMENT_RULES, start=len(_RULES)):
-        if all(marker in text for marker in document_rule.markers):
+        if all(
+            marker in (text if present is None else present) for marker in document_rule.markers
+        ):
             candidates.extend(
                 (index, *match.span(), document_rule.code, document_rule.kind)
                 for match in document_rule.pattern.finditer(text)
