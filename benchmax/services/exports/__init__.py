@@ -5,7 +5,12 @@
 origin (``/exports/<name>``), never from the app.
 """
 
-from benchmax.services.exports.manifest import CURRENT_KEY, ExportFile, Manifest, read_current
+from benchmax.adapters.storage.export_manifest import (
+    CURRENT_KEY,
+    ExportFile,
+    Manifest,
+    read_current,
+)
 from benchmax.services.exports.publish import generate_export
 from benchmax.services.exports.schedule import export_context, export_if_due, export_now
 from benchmax.services.exports.sections import SECTIONS, ExportContext, ExportSection

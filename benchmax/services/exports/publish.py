@@ -23,15 +23,15 @@ from typing import IO, Any
 from sqlmodel import Session
 
 from benchmax.adapters.storage import EXPORTS_PREFIX, ObjectStorage
-from benchmax.models._base import new_id
-from benchmax.services.exports.csv_cells import safe_cell
-from benchmax.services.exports.manifest import (
+from benchmax.adapters.storage.export_manifest import (
     CURRENT_KEY,
     MANIFEST_NAME,
     ExportFile,
     Manifest,
     read_current,
 )
+from benchmax.models._base import new_id
+from benchmax.services.exports.csv_cells import safe_cell
 from benchmax.services.exports.sections import SECTIONS, ExportContext, ExportSection
 from benchmax.services.labels import DECLARED_LABEL
 

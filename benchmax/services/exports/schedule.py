@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from benchmax.services.exports.manifest import Manifest, read_current
+from benchmax.adapters.storage.export_manifest import Manifest, read_current
 from benchmax.services.exports.publish import generate_export
 from benchmax.services.exports.sections import ExportContext
 from benchmax.services.jobs import JobContext

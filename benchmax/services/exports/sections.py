@@ -64,7 +64,9 @@ def _test_rows(session: Session, ctx: ExportContext) -> Iterator[dict[str, Any]]
     after: tuple[Any, str] | None = None
     while True:
         statement = (
-            select(Test, User.handle, ModelFamily.slug, CatalogModel.slug, Harness.slug)
+            select(  # type: ignore[call-overload]  # five columns: past sqlmodel's typed overloads
+                Test, User.handle, ModelFamily.slug, CatalogModel.slug, Harness.slug
+            )
             .join(User, col(User.id) == Test.contributor_id)
             .outerjoin(ModelFamily, col(ModelFamily.id) == Test.family_id)
             .outerjoin(CatalogModel, col(CatalogModel.id) == Test.catalog_model_id)
