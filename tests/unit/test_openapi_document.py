@@ -63,6 +63,4 @@ def test_served_document_and_reference_page(api_client) -> None:
     assert page.status_code == 200
     assert "<script" not in page.text
     for path in served.json()["paths"]:
-        assert path.replace("{", "").replace("}", "") in page.text.replace("{", "").replace(
-            "}", ""
-        )
+        assert path.replace("{", "").replace("}", "") in page.text.replace("{", "").replace("}", "")
