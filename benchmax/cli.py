@@ -277,8 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--create-user", action="store_true")
     create.set_defaults(func=_cmd_tokens_create)
 
-    export = sub.add_parser("export", help="publish a fresh open-data export now")
-    export.set_defaults(func=_cmd_export)
+    sub.add_parser("export", help="publish an open-data export now").set_defaults(func=_cmd_export)
 
     worker = sub.add_parser("worker", help="run a Taskiq worker (Redis queue)")
     worker.add_argument("--workers", type=int, default=1)
