@@ -223,6 +223,16 @@ def _cmd_dev(args: argparse.Namespace) -> int:
         _stop(processes)
 
 
+def _cmd_export(_args: argparse.Namespace) -> int:
+    from benchmax.services.exports import export_now
+    from benchmax.services.jobs import JobContext
+
+    manifest = export_now(JobContext.from_settings(_settings()))
+    counts = ", ".join(f"{count} {section}" for section, count in manifest.counts.items())
+    print(f"export {manifest.generation} published: {counts}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchmax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -266,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--name", default="cli")
     create.add_argument("--create-user", action="store_true")
     create.set_defaults(func=_cmd_tokens_create)
+
+    sub.add_parser("export", help="publish an open-data export now").set_defaults(func=_cmd_export)
 
     worker = sub.add_parser("worker", help="run a Taskiq worker (Redis queue)")
     worker.add_argument("--workers", type=int, default=1)

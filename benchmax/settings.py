@@ -225,6 +225,19 @@ class Settings(CoreSettings):
     upload_rate_limit: int = Field(default=200, ge=1)
     upload_rate_window_seconds: int = Field(default=3600, ge=1)
 
+    # Open data: how often the scheduler publishes a fresh export, and the licence line of
+    # its manifest (contributors keep their rights; say what re-use the terms allow).
+    export_interval_seconds: int = Field(default=24 * 3600, ge=60)
+    export_licence: str = Field(
+        default=(
+            "Each Test is its contributor's work, shared on BenchMax under the site's terms; "
+            "declared setups are not independently verified. Cite BenchMax and link each "
+            "Test's url when you reuse it."
+        ),
+        min_length=1,
+        max_length=2000,
+    )
+
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv
     )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from benchmax.services.exports import export_if_due
 from benchmax.services.jobs import JobContext, sweep
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
@@ -49,6 +50,13 @@ PERIODIC_JOBS = (
         lambda settings: settings.draft_expiry_interval_seconds,
         "draft expiry",
         "deleted %d expired drafts",
+    ),
+    PeriodicJob(
+        "benchmax.export_open_data",
+        export_if_due,
+        lambda settings: settings.export_interval_seconds,
+        "open-data export",
+        "published %d open-data export",
     ),
     PeriodicJob(
         "benchmax.sweep",

@@ -1,4 +1,4 @@
-"""The Starlette application: ``/e/{evidence_id}/{name}`` and ``/healthz``.
+"""The Starlette application: ``/e/{evidence_id}/{name}``, ``/exports/{name}`` and ``/healthz``.
 
 Blocking work (the database, storage calls and each chunk read) runs in the thread pool, so
 one slow object store never stalls other requests.
@@ -7,13 +7,12 @@ one slow object store never stalls other requests.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 from sqlalchemy import Engine, text
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -21,22 +20,18 @@ from benchmax.adapters.storage import ObjectStorage, build_storage
 from benchmax.db import make_engine
 from benchmax.settings import CoreSettings
 from usercontent_service.access import ServableFile, find_servable
+from usercontent_service.exports import find_export_file
 from usercontent_service.headers import (
     SecurityHeadersMiddleware,
     content_disposition,
     download_name,
     served_content_type,
 )
-from usercontent_service.ranges import RangeNotSatisfiableError, etag_matches, parse_range
+from usercontent_service.sending import StoredObject, send_object
 
 logger = logging.getLogger(__name__)
 
 NOT_FOUND_BODY = b"Not found\n"
-# Revalidated on every use: a removal takes effect on the very next request, and an
-# unchanged file costs a 304.
-SERVED_CACHE_CONTROL = "public, no-cache"
-# Large enough to keep per-chunk overhead small, small enough to bound memory per download.
-STREAM_CHUNK_SIZE = 512 * 1024
 
 
 def not_found() -> Response:
@@ -70,49 +65,31 @@ class EvidenceEndpoint:
     async def _respond(self, request: Request, found: ServableFile) -> Response:
         served_type = served_content_type(found.kind, found.content_type)
         filename = download_name(found.kind, served_type, found.safe_name, found.evidence_id)
-        headers = {
-            "ETag": f'"{found.sha256}"',
-            "Cache-Control": SERVED_CACHE_CONTROL,
-            "Accept-Ranges": "bytes",
-        }
-        if etag_matches(request.headers.get("if-none-match"), headers["ETag"]):
-            return Response(status_code=304, headers=headers)
-        headers["Content-Type"] = served_type
-        headers["Content-Disposition"] = content_disposition(served_type, filename)
+        stored = StoredObject(
+            found.storage_key,
+            found.size,
+            found.sha256,
+            served_type,
+            content_disposition(served_type, filename),
+        )
+        return await send_object(request, self.storage, stored)
 
-        if_range = request.headers.get("if-range")
-        range_header = request.headers.get("range") if if_range in (None, headers["ETag"]) else None
+
+class ExportsEndpoint:
+    """The published open-data export's files, and nothing else under ``exports/``."""
+
+    def __init__(self, storage: ObjectStorage) -> None:
+        self.storage = storage
+
+    async def serve(self, request: Request) -> Response:
         try:
-            byte_range = parse_range(range_header, found.size)
-        except RangeNotSatisfiableError:
-            headers["Content-Range"] = f"bytes */{found.size}"
-            return Response(status_code=416, headers=headers)
-
-        status = 200
-        start, end = 0, found.size - 1
-        if byte_range is not None:
-            status = 206
-            start, end = byte_range
-            headers["Content-Range"] = f"bytes {start}-{end}/{found.size}"
-        headers["Content-Length"] = str(end - start + 1)
-        if request.method == "HEAD":
-            return Response(status_code=status, headers=headers)
-
-        def open_chunks() -> Iterator[bytes]:
-            return self.storage.get(
-                found.storage_key,
-                start=start if byte_range else None,
-                end=end if byte_range else None,
-                chunk_size=STREAM_CHUNK_SIZE,
+            stored = await run_in_threadpool(
+                find_export_file, self.storage, request.path_params["name"]
             )
-
-        if end - start < STREAM_CHUNK_SIZE:
-            # One chunk at most: open and read it in one thread hop instead of streaming it
-            # through several, which is most of the cost of a small file.
-            body = await run_in_threadpool(lambda: b"".join(open_chunks()))
-            return Response(body, status_code=status, headers=headers)
-        chunks = await run_in_threadpool(open_chunks)
-        return StreamingResponse(chunks, status_code=status, headers=headers)
+            return await send_object(request, self.storage, stored) if stored else not_found()
+        except Exception as error:
+            logger.warning("export file refused after %s", type(error).__name__)
+            return not_found()
 
 
 def _health(engine: Engine, storage: ObjectStorage) -> None:
@@ -140,12 +117,14 @@ def create_app(
         return not_found()
 
     evidence = EvidenceEndpoint(engine, storage)
+    exports = ExportsEndpoint(storage)
     # Every refusal is the one 404: a wrong method too (a 405 would tell a path exists), and
     # no redirect — Starlette's trailing-slash redirect builds its Location from the Host
     # header, so it would echo whatever host a request claims.
     starlette = Starlette(
         routes=[
             Route("/e/{evidence_id}/{name:path}", evidence.serve, methods=["GET", "HEAD"]),
+            Route("/exports/{name}", exports.serve, methods=["GET", "HEAD"]),
             Route("/healthz", healthz, methods=["GET", "HEAD"]),
         ],
         exception_handlers={404: refuse, 405: refuse, Exception: refuse},

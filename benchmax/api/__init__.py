@@ -7,8 +7,11 @@ from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
+from benchmax.api.feeds import feed_routes
 from benchmax.api.health import healthz
 from benchmax.api.moderation import moderation_routes
+from benchmax.api.open_data import open_data_routes
+from benchmax.api.openapi.routes import openapi_routes
 from benchmax.api.reviews import review_routes
 from benchmax.api.submissions import submission_routes
 from benchmax.api.tests_read import get_test, list_tests
@@ -25,5 +28,8 @@ def build_api() -> Starlette:
             *review_routes(),
             *moderation_routes(),
             *compat_routes(),
+            *openapi_routes(),
+            *open_data_routes(),
+            *feed_routes(),
         ]
     )

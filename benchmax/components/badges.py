@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-DECLARED_LABEL = "Declared by contributor — not independently verified"
+from benchmax.services.labels import DECLARED_LABEL
 
 REVIEW_COLORS = {"awaiting": "amber", "reviewed": "green", "ranked": "iris"}
 

@@ -27,6 +27,9 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import CatalogModel, Harness, LabelKind, LabelMapping, ModelFamily
 
+# Shown wherever a declared setup is: a label or a catalog link proves nothing.
+DECLARED_LABEL = "Declared by contributor — not independently verified"
+
 # Labels are at most 200 characters; anything far longer is not a label and is cut before work.
 _MAX_INPUT = 1_000
 # LabelMapping.normalized_label holds at most this many characters.

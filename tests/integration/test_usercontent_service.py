@@ -30,7 +30,8 @@ from benchmax.models import (
 from benchmax.settings import Settings
 from tests.factories import make_stored_evidence, make_test
 from usercontent_service.headers import PERMISSIONS_POLICY
-from usercontent_service.service import NOT_FOUND_BODY, STREAM_CHUNK_SIZE, create_app
+from usercontent_service.sending import STREAM_CHUNK_SIZE
+from usercontent_service.service import NOT_FOUND_BODY, create_app
 
 COOKIES = {"__session": "app-session-token"}
 DIGITS = b"0123456789"

@@ -17,6 +17,8 @@ from benchmax.settings import CoreSettings
 QUARANTINE_PREFIX = "quarantine/"
 EVIDENCE_PREFIX = "evidence/"
 PRIVATE_PREFIX = "private/"
+# Published open-data exports: every byte under it was built from public rows only.
+EXPORTS_PREFIX = "exports/"
 
 DEFAULT_CHUNK_SIZE = 256 * 1024
 

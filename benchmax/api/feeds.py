@@ -1,0 +1,51 @@
+"""``GET /api/v1/feeds/tests.atom``: new public Tests as Atom, optionally one family's or one
+contributor's. Text about public Tests only, so the app may serve it (no evidence bytes)."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from benchmax import runtime
+from benchmax.api.errors import error_response
+from benchmax.api.openapi.spec import Answer, Operation, Param, documented
+from benchmax.services.atom import FEED_PATH, UnknownFeedError, feed_subject, tests_feed
+
+
+def _feed(family: str, contributor: str) -> bytes:
+    origin = runtime.settings().app_origin
+    with runtime.db_session() as session:
+        return tests_feed(session, origin, feed_subject(session, origin, family, contributor))
+
+
+@documented(
+    Operation(
+        "New public Tests as an Atom feed", "read",
+        Answer(200, "The newest 50 public Tests (Atom 1.0).",
+               media_type="application/atom+xml", schema={"type": "string"}),
+        (404,),
+        params=(Param("family", description="Only this model family's Tests (its slug).",
+                      max_length=64),
+                Param("contributor", description="Only this contributor's Tests (a handle).",
+                      max_length=32)),
+    )
+)  # fmt: skip
+async def tests_atom(request: Request) -> Response:
+    params = request.query_params
+    try:
+        body = await run_in_threadpool(
+            _feed, params.get("family", ""), params.get("contributor", "")
+        )
+    except UnknownFeedError as unknown:
+        return error_response(404, "not_found", f"No such {unknown.args[0]}.", unknown.args[0])
+    return Response(
+        body,
+        media_type="application/atom+xml; charset=utf-8",
+        headers={"Cache-Control": "public, max-age=300"},
+    )
+
+
+def feed_routes() -> list[Route]:
+    return [Route(FEED_PATH, tests_atom, methods=["GET"])]

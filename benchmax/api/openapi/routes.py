@@ -1,0 +1,105 @@
+"""``/api/v1/openapi.json`` and ``/api``, the reference page rendered from the same document.
+
+The document is built from the app's own routes on first request and kept: routes do not
+change while a process runs.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from benchmax import runtime
+from benchmax.api.html_page import html_page
+from benchmax.api.openapi.document import build_document
+from benchmax.api.openapi.spec import Answer, Operation, documented
+
+_cache: dict[int, dict[str, Any]] = {}
+
+
+def document_for(request: Request) -> dict[str, Any]:
+    app = request.app
+    if id(app) not in _cache:
+        _cache[id(app)] = build_document(app.routes, runtime.settings().app_origin)
+    return _cache[id(app)]
+
+
+@documented(
+    Operation(
+        "This document", "meta",
+        Answer(200, "The OpenAPI 3.1 document of every /api/v1 route.",
+               schema={"type": "object"}),
+    )
+)  # fmt: skip
+async def openapi_json(request: Request) -> Response:
+    return JSONResponse(document_for(request), headers={"Cache-Control": "public, max-age=300"})
+
+
+def _schema_text(schema: dict[str, Any]) -> str:
+    return escape(json.dumps(schema, ensure_ascii=False))
+
+
+def _operation_html(method: str, path: str, op: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><td><code>{escape(p['name'])}</code></td><td>{escape(p['in'])}</td>"
+        f"<td>{'yes' if p.get('required') else ''}</td>"
+        f"<td>{escape(p.get('description', ''))}</td></tr>"
+        for p in op["parameters"]
+    )
+    params = (
+        f"<table><tr><th>parameter</th><th>in</th><th>required</th><th>meaning</th></tr>"
+        f"{rows}</table>"
+        if rows
+        else ""
+    )
+    body = ""
+    if "requestBody" in op:
+        (media, content), *_ = op["requestBody"]["content"].items()
+        schema = _schema_text(content["schema"])
+        body = f"<p>Body: <code>{escape(media)}</code> <code>{schema}</code></p>"
+    answers = "".join(
+        f"<tr><td>{escape(status)}</td><td>{escape(answer['description'])}</td></tr>"
+        for status, answer in op["responses"].items()
+    )
+    auth = {"bearer": "API token required"}.get(
+        next(iter(op.get("security", [{}])[-1]), ""), "no credentials needed"
+    )
+    if op.get("security") == [{}, {"bearer": []}]:
+        auth = "API token or signed-in session; the service decides by role"
+    return (
+        f'<section class=op id="{escape(op["operationId"])}">'
+        f"<p><span class=method>{escape(method.upper())}</span><code>{escape(path)}</code></p>"
+        f"<p>{escape(op['summary'])} <span class=note>({escape(auth)})</span></p>"
+        f"{params}{body}<table><tr><th>status</th><th>meaning</th></tr>{answers}</table>"
+        "</section>"
+    )
+
+
+async def api_reference(request: Request) -> Response:
+    document = document_for(request)
+    by_tag: dict[str, list[str]] = {}
+    for path, methods in document["paths"].items():
+        for method, op in methods.items():
+            by_tag.setdefault(op["tags"][0], []).append(_operation_html(method, path, op))
+    sections = "".join(
+        f"<h2>{escape(tag)}</h2>{''.join(ops)}" for tag, ops in sorted(by_tag.items())
+    )
+    intro = (
+        '<p>The machine-readable document is <a href="/api/v1/openapi.json">'
+        "/api/v1/openapi.json</a> (OpenAPI 3.1). Errors always answer "
+        '<code>{"error": {"code", "message", "field"}}</code>. Declared setups are '
+        "<strong>Declared by contributor — not independently verified</strong>.</p>"
+    )
+    return html_page("API reference", intro + sections)
+
+
+def openapi_routes() -> list[Route]:
+    return [
+        Route("/api/v1/openapi.json", openapi_json, methods=["GET"]),
+        Route("/api", api_reference, methods=["GET"]),
+    ]
