@@ -17,26 +17,18 @@ from benchmax import runtime
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
-from benchmax.services.submissions import DRAFT_FIELDS
 from benchmax.state.session import SessionState
+from benchmax.state.submit_steps import (
+    EVIDENCE_STEP,
+    FIELD_STEP,
+    LAST_STEP,
+    STEP_FIELDS,
+    STEP_TITLES,
+    TEXT_FIELDS,
+    step_of,
+)
 from benchmax.state.views import size_text
 
-TEXT_FIELDS = DRAFT_FIELDS
-STEP_FIELDS = {
-    1: ("prompt",),
-    2: (
-        "model_label",
-        "model_version_label",
-        "harness_label",
-        "reasoning_label",
-        "settings_text",
-        "attempts",
-    ),
-    3: ("output_text", "source_visibility"),
-    4: ("title", "notes"),
-}
-STEP_TITLES = ["Prompt", "Declared setup", "Output & evidence", "Details", "Review & submit"]
-FIELD_STEP = {field: step for step, fields in STEP_FIELDS.items() for field in fields}
 FINAL_STATES = ("public", "needs_attention", "failed", "removed")
 POLL_SECONDS = 1.0
 
@@ -109,9 +101,9 @@ class SubmitState(SessionState):
             value = getattr(test, field, "")
             setattr(self, field, "" if value is None else str(value))
         self.form_key += 1
-        self.step = max(1, min(5, int(test.wizard_step or 1)))
+        self.step = max(1, min(LAST_STEP, int(test.wizard_step or 1)))
         if str(test.state) == "needs_attention":
-            self.step = 3  # the files that need fixing are on step 3
+            self.step = EVIDENCE_STEP  # the files that need fixing are there
 
     def _refresh_files(self, session: Any, user: User) -> None:
         if not self.draft_id:
@@ -218,7 +210,7 @@ class SubmitState(SessionState):
         if self._save(values, self.step) and not self._missing_required(
             {f: str(getattr(self, f)) for f in STEP_FIELDS.get(self.step, ())}
         ):
-            self.go_to(min(self.step + 1, 5))
+            self.go_to(min(self.step + 1, LAST_STEP))
 
     @rx.event
     def previous_step(self) -> None:
@@ -272,10 +264,7 @@ class SubmitState(SessionState):
                 submissions.submit(session, user, self.draft_id)
         except submissions.SubmissionError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
-            if exc.field in FIELD_STEP:
-                self.step = FIELD_STEP[exc.field]
-            elif exc.field == "files":
-                self.step = 3
+            self.step = step_of(exc.field) or self.step
             return None
         self.phase = "processing"
         self.status_label, self.status_reason, self.public_url = "Processing", "", ""

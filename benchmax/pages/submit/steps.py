@@ -13,8 +13,8 @@ from benchmax.pages.submit.controls import (
     text_input,
 )
 from benchmax.pages.submit.files import evidence_step
-from benchmax.state.submit import STEP_TITLES
 from benchmax.state.submit import SubmitState as S
+from benchmax.state.submit_steps import LAST_STEP, STEP_TITLES
 
 REASONING_CHOICES = ("none", "low", "medium", "high", "max", "unknown")
 
@@ -191,7 +191,7 @@ def editor() -> rx.Component:
                     ),
                     rx.spacer(),
                     rx.text(S.saved_at, size="1", color_scheme="gray", id="wizard-saved"),
-                    rx.cond(S.step < 5, rx.button("Next", type="submit", id="wizard-next")),
+                    rx.cond(S.step < LAST_STEP, rx.button("Next", type="submit", id="wizard-next")),
                     width="100%",
                     align="center",
                 ),
