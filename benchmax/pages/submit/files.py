@@ -3,15 +3,45 @@ visibility, and the note that says the list follows the scans by itself."""
 
 from __future__ import annotations
 
+import json
+
 import reflex as rx
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import kind_icon
 from benchmax.pages.submit.controls import field_error, field_label, text_area
+from benchmax.services.safety.limits import MIB, SafetyLimits
+from benchmax.services.safety.result import Kind
+from benchmax.services.safety.types import KINDS, accept_attribute, max_bytes, of_kind
 from benchmax.state.submit import POLL_SECONDS
 from benchmax.state.submit import SubmitState as S
 
-ACCEPT_ATTRIBUTE = ".png,.jpg,.jpeg,.webp,.gif,.mp4,.webm,.txt,.log,.md,.json,.ndjson,.jsonl,.zip"
+_LIMITS = SafetyLimits()
+_PICKER_LABELS = {"image": "image", "video": "video", "text": "text", "source": "ZIP"}
+
+
+def _mib(kind: Kind) -> int:
+    return max_bytes(_LIMITS, kind) // MIB
+
+
+def upload_kinds() -> str:
+    """What ``assets/uploads.js`` checks before sending a file, from the scanner's table:
+    per kind its label, size cap in MiB, content types and extensions."""
+    return json.dumps(
+        [
+            {
+                "label": _PICKER_LABELS[kind],
+                "max": _mib(kind),
+                "types": [
+                    name
+                    for t in of_kind(kind)
+                    for name in (t.content_type.split(";")[0], *t.browser_types)
+                ],
+                "exts": [f".{ext}" for t in of_kind(kind) for ext in t.extensions],
+            }
+            for kind in KINDS
+        ]
+    )
 
 
 def _verdict(state: rx.Var[str]) -> rx.Component:
@@ -92,8 +122,9 @@ def _dropzone() -> rx.Component:
             rx.icon("upload", size=28),
             rx.text("Drag and drop files here, or click to choose", weight="medium"),
             rx.text(
-                "Images (PNG, JPEG, WebP, GIF ≤ 20 MiB), video (MP4, WebM ≤ 500 MiB), "
-                "text and logs (≤ 20 MiB), or a source ZIP (≤ 20 MiB). Up to 20 files.",
+                f"Images (PNG, JPEG, WebP, GIF ≤ {_mib('image')} MiB), video (MP4, WebM "
+                f"≤ {_mib('video')} MiB), text and logs (≤ {_mib('text')} MiB), or a source "
+                f"ZIP (≤ {_mib('source')} MiB). Up to {_LIMITS.test_max_files} files.",
                 size="1",
                 color_scheme="gray",
                 align="center",
@@ -105,12 +136,12 @@ def _dropzone() -> rx.Component:
             type="file",
             multiple=True,
             id="evidence-input",
-            accept=ACCEPT_ATTRIBUTE,
+            accept=accept_attribute(),
             class_name="visually-hidden",
         ),
         html_for="evidence-input",
         id="dropzone",
-        custom_attrs={"data-draft": S.draft_id},
+        custom_attrs={"data-draft": S.draft_id, "data-kinds": upload_kinds()},
         class_name="dropzone",
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.result import Kind
 
 
@@ -64,3 +65,13 @@ def media_suffixes(kind: Kind) -> dict[str, str]:
 def accept_attribute() -> str:
     """The file input's ``accept``: every accepted extension, in table order."""
     return ",".join(f".{ext}" for t in ACCEPTED_TYPES for ext in t.extensions)
+
+
+def max_bytes(limits: SafetyLimits, kind: Kind) -> int:
+    """The largest file of ``kind`` the limits allow."""
+    return {
+        "image": limits.image_max_bytes,
+        "video": limits.video_max_bytes,
+        "text": limits.text_max_bytes,
+        "source": limits.zip_max_bytes,
+    }[kind]
