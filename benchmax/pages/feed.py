@@ -6,9 +6,9 @@ import reflex as rx
 
 from benchmax.components.cards import card_list
 from benchmax.components.layout import page_shell
+from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
 
-REASONING_HINT = "none, low, medium, high, max…"
 STATUS_OPTIONS = (
     (ANY, "Any status"),
     ("awaiting", "Awaiting review"),

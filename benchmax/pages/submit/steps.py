@@ -13,10 +13,9 @@ from benchmax.pages.submit.controls import (
     text_input,
 )
 from benchmax.pages.submit.files import evidence_step
+from benchmax.services.submissions import REASONING_CHOICES, REASONING_HINT
 from benchmax.state.submit import SubmitState as S
 from benchmax.state.submit_steps import LAST_STEP, STEP_TITLES
-
-REASONING_CHOICES = ("none", "low", "medium", "high", "max", "unknown")
 
 
 def _step_one() -> rx.Component:
@@ -63,7 +62,7 @@ def _step_two() -> rx.Component:
                 "Reasoning",
                 required=True,
                 list_id="reasoning-options",
-                placeholder="none, low, medium, high, max, unknown…",
+                placeholder=REASONING_HINT,
                 hint="Pick one or type what your tool calls it.",
             ),
             text_input(
