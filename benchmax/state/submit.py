@@ -18,6 +18,7 @@ from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
 from benchmax.state.session import SessionState
+from benchmax.state.submit_files import WizardFile, file_rows
 from benchmax.state.submit_steps import (
     EVIDENCE_STEP,
     FIELD_STEP,
@@ -27,21 +28,9 @@ from benchmax.state.submit_steps import (
     TEXT_FIELDS,
     step_of,
 )
-from benchmax.state.views import size_text
 
 FINAL_STATES = ("public", "needs_attention", "failed", "removed")
 POLL_SECONDS = 1.0
-
-
-def _file_dict(item: Any) -> dict[str, str]:
-    return {
-        "id": item.id,
-        "name": item.name,
-        "kind": item.kind or "",
-        "state": item.state,
-        "reason": item.reason or "",
-        "size": size_text(item.size_bytes),
-    }
 
 
 def _processing_status(user: User, test_id: str) -> submissions.StatusView:
@@ -68,7 +57,7 @@ class SubmitState(SessionState):
     source_visibility: rx.Field[str] = rx.field("private")
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
-    files: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    files: rx.Field[list[WizardFile]] = rx.field(default_factory=list)
     model_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     harness_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     loaded: rx.Field[bool] = rx.field(False)
@@ -87,11 +76,11 @@ class SubmitState(SessionState):
     @rx.var
     def files_checking(self) -> bool:
         """Whether a file's safety scan is still running (step 3 then polls for verdicts)."""
-        return self.phase == "edit" and any(f["state"] == "quarantined" for f in self.files)
+        return self.phase == "edit" and any(f.state == "quarantined" for f in self.files)
 
     @rx.var
     def has_zip(self) -> bool:
-        return any(f["kind"] == "source" or f["name"].lower().endswith(".zip") for f in self.files)
+        return any(f.is_zip for f in self.files)
 
     # --- loading ---------------------------------------------------------------------
 
@@ -110,7 +99,7 @@ class SubmitState(SessionState):
             self.files = []
             return
         view = submissions.processing_status(session, user, self.draft_id)
-        self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
+        self.files = file_rows(view.files)
 
     @rx.event
     def on_load(self) -> None:
@@ -287,7 +276,7 @@ class SubmitState(SessionState):
                 if self.draft_id != draft_id or self.phase != "processing":
                     return
                 self.status_label, self.status_reason = view.plain_status, view.reason
-                self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
+                self.files = file_rows(view.files)
                 if view.state in FINAL_STATES:
                     self.phase = "done"
                     self.public_url = view.public_url or ""

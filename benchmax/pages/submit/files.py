@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import kind_icon
@@ -15,6 +16,7 @@ from benchmax.services.safety.result import Kind
 from benchmax.services.safety.types import KINDS, accept_attribute, max_bytes, of_kind
 from benchmax.state.submit import POLL_SECONDS
 from benchmax.state.submit import SubmitState as S
+from benchmax.state.submit_files import WizardFile
 
 _LIMITS = SafetyLimits()
 _PICKER_LABELS = {"image": "image", "video": "video", "text": "text", "source": "ZIP"}
@@ -59,7 +61,7 @@ def _verdict(state: rx.Var[str]) -> rx.Component:
     )
 
 
-def _remove_button(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _remove_button(item: ObjectVar[WizardFile]) -> rx.Component:
     return rx.button(
         rx.icon("trash-2", size=14),
         "Remove",
@@ -67,21 +69,21 @@ def _remove_button(item: rx.Var[dict[str, str]]) -> rx.Component:
         color_scheme="red",
         size="1",
         type="button",
-        on_click=S.remove_file(item["id"]),
-        aria_label="Remove " + item["name"],
+        on_click=S.remove_file(item.id),
+        aria_label="Remove " + item.name,
     )
 
 
-def file_row(item: rx.Var[dict[str, str]], removable: bool = True) -> rx.Component:
+def file_row(item: ObjectVar[WizardFile], removable: bool = True) -> rx.Component:
     """One file with its size and safety verdict; ``removable`` while still editing."""
     return rx.hstack(
-        kind_icon(item["kind"], 18),
+        kind_icon(item.kind, 18),
         rx.vstack(
-            rx.text(item["name"], weight="medium", size="2", class_name="file-name"),
-            rx.text(item["size"], " · ", _verdict(item["state"]), size="1", color_scheme="gray"),
+            rx.text(item.name, weight="medium", size="2", class_name="file-name"),
+            rx.text(item.size, " · ", _verdict(item.state), size="1", color_scheme="gray"),
             rx.cond(
-                item["reason"] != "",
-                rx.text(item["reason"], size="2", color_scheme="red", class_name="file-reason"),
+                item.reason != "",
+                rx.text(item.reason, size="2", color_scheme="red", class_name="file-reason"),
             ),
             spacing="0",
             min_width="0",
