@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from benchmax.file_types import KINDS, kind_suffixes, media_suffixes
 from benchmax.models import EvidenceKind
-from benchmax.services.safety.types import KINDS, kind_suffixes, media_suffixes
 from benchmax.windows_names import defuse_device_name
 
 IMAGE_TYPES = media_suffixes("image")

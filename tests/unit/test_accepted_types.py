@@ -1,4 +1,4 @@
-"""Every list of accepted file types derives from one table (services/safety/types.py).
+"""Every list of accepted file types derives from one table (benchmax/file_types.py).
 
 The scanner's sniffing and extension promises, the wizard's file picker and upload script,
 and the user-content service's content types and download names each read it; a type added
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmax.file_types import ACCEPTED_TYPES, FileType, accept_attribute
 from benchmax.models import EvidenceKind
 from benchmax.pages.submit.files import upload_kinds
 from benchmax.pages.submit.page import submit_page
 from benchmax.services.safety import scan, sniff_kind
-from benchmax.services.safety.types import ACCEPTED_TYPES, FileType, accept_attribute
 from benchmax.services.submissions import REASONING_CHOICES
 from tests.unit.safety.corpus import png_bytes, zip_bytes
 from usercontent_service.headers import download_name, served_content_type

@@ -10,10 +10,10 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import kind_icon
+from benchmax.file_types import KINDS, accept_attribute, of_kind
 from benchmax.pages.submit.controls import field_error, field_label, text_area
 from benchmax.services.safety.limits import MIB, SafetyLimits
 from benchmax.services.safety.result import Kind
-from benchmax.services.safety.types import KINDS, accept_attribute, max_bytes, of_kind
 from benchmax.state.submit import POLL_SECONDS
 from benchmax.state.submit import SubmitState as S
 from benchmax.state.submit_files import WizardFile
@@ -23,7 +23,13 @@ _PICKER_LABELS = {"image": "image", "video": "video", "text": "text", "source": 
 
 
 def _mib(kind: Kind) -> int:
-    return max_bytes(_LIMITS, kind) // MIB
+    """The largest file of ``kind`` the scanner accepts, in MiB."""
+    return {
+        "image": _LIMITS.image_max_bytes,
+        "video": _LIMITS.video_max_bytes,
+        "text": _LIMITS.text_max_bytes,
+        "source": _LIMITS.zip_max_bytes,
+    }[kind] // MIB
 
 
 def upload_kinds() -> str:

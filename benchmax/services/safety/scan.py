@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from benchmax.file_types import extension_kinds
 from benchmax.services.safety.archives import inspect_zip
 from benchmax.services.safety.filenames import FilenameError, normalise_filename
 from benchmax.services.safety.images import sanitise_image
@@ -28,7 +29,6 @@ from benchmax.services.safety.sniff import (
     sniff_kind,
 )
 from benchmax.services.safety.text import JSON_CONTENT_TYPES, check_structure, decode_utf8
-from benchmax.services.safety.types import extension_kinds
 from benchmax.services.safety.video import check_video
 
 _HASH_CHUNK = 1024 * 1024

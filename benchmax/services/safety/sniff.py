@@ -7,8 +7,8 @@ so they can be refused by name: served from any origin they would run script.
 
 from __future__ import annotations
 
+from benchmax.file_types import text_content_types
 from benchmax.services.safety.result import Kind
-from benchmax.services.safety.types import text_content_types
 
 HEAD_BYTES = 8192
 

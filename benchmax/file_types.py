@@ -9,9 +9,11 @@ name's extension only if the verified kind can have it. Adding a type here is th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from benchmax.services.safety.limits import SafetyLimits
-from benchmax.services.safety.result import Kind
+# The scanner's kinds (services/safety/result.py names the same literal). This module imports
+# nothing of benchmax, so the user-content service can read it without loading the scanner.
+Kind = Literal["image", "video", "text", "source"]
 
 
 @dataclass(frozen=True)
@@ -65,13 +67,3 @@ def media_suffixes(kind: Kind) -> dict[str, str]:
 def accept_attribute() -> str:
     """The file input's ``accept``: every accepted extension, in table order."""
     return ",".join(f".{ext}" for t in ACCEPTED_TYPES for ext in t.extensions)
-
-
-def max_bytes(limits: SafetyLimits, kind: Kind) -> int:
-    """The largest file of ``kind`` the limits allow."""
-    return {
-        "image": limits.image_max_bytes,
-        "video": limits.video_max_bytes,
-        "text": limits.text_max_bytes,
-        "source": limits.zip_max_bytes,
-    }[kind]
