@@ -4,21 +4,15 @@
 // reload the file list from the server, which stays the source of truth.
 (function () {
   "use strict";
-  var KINDS = [
-    { label: "image", max: 20, types: ["image/png", "image/jpeg", "image/webp", "image/gif"],
-      exts: [".png", ".jpg", ".jpeg", ".webp", ".gif"] },
-    { label: "video", max: 500, types: ["video/mp4", "video/webm"], exts: [".mp4", ".webm"] },
-    { label: "text", max: 20, types: ["text/plain", "text/markdown", "application/json",
-      "application/x-ndjson"], exts: [".txt", ".log", ".md", ".json", ".ndjson", ".jsonl"] },
-    { label: "ZIP", max: 20, types: ["application/zip", "application/x-zip-compressed"],
-      exts: [".zip"] }
-  ];
   var MIB = 1024 * 1024;
 
-  function kindOf(file) {
+  // The accepted kinds (label, max MiB, content types, extensions) come from the server's
+  // table of accepted types, written on the drop zone, so this script never has its own list.
+  function kindOf(zone, file) {
+    var kinds = JSON.parse(zone.getAttribute("data-kinds") || "[]");
     var name = file.name.toLowerCase();
-    for (var i = 0; i < KINDS.length; i++) {
-      var kind = KINDS[i];
+    for (var i = 0; i < kinds.length; i++) {
+      var kind = kinds[i];
       for (var j = 0; j < kind.exts.length; j++) {
         if (name.slice(-kind.exts[j].length) === kind.exts[j]) { return kind; }
       }
@@ -69,7 +63,7 @@
   function send(zone, file) {
     var queue = document.getElementById("upload-queue");
     var view = row(queue, file.name);
-    var kind = kindOf(file);
+    var kind = kindOf(zone, file);
     if (!kind) {
       fail(view, "Not accepted: use PNG, JPEG, WebP, GIF, MP4, WebM, text, Markdown, JSON, " +
         "logs or a ZIP.");

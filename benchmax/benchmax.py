@@ -21,7 +21,7 @@ from benchmax.pages.operations import operations_page
 from benchmax.pages.profile import profile_page
 from benchmax.pages.sign_in import sign_in_page
 from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
-from benchmax.pages.submit import submit_page
+from benchmax.pages.submit.page import submit_page
 from benchmax.state.actions_panel import TestActionsState
 from benchmax.state.detail import TestDetailState
 from benchmax.state.feed import FeedState

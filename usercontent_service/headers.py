@@ -7,25 +7,19 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from benchmax.file_types import KINDS, kind_suffixes, media_suffixes
 from benchmax.models import EvidenceKind
 from benchmax.windows_names import defuse_device_name
 
-IMAGE_TYPES = {
-    "image/png": ".png",
-    "image/jpeg": ".jpg",
-    "image/webp": ".webp",
-    "image/gif": ".gif",
-}
-VIDEO_TYPES = {"video/mp4": ".mp4", "video/webm": ".webm"}
+IMAGE_TYPES = media_suffixes("image")
+VIDEO_TYPES = media_suffixes("video")
 TEXT_TYPE = "text/plain; charset=utf-8"
 OPAQUE_TYPE = "application/octet-stream"
 
-# A name in the file keeps its extension only if it is one the verified kind can have.
+# A name keeps its extension only if it is one the verified kind can have (the scanner's
+# table of accepted types decides both these and the content types above).
 _KIND_SUFFIXES: dict[EvidenceKind, frozenset[str]] = {
-    EvidenceKind.IMAGE: frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif"}),
-    EvidenceKind.VIDEO: frozenset({".mp4", ".webm"}),
-    EvidenceKind.TEXT: frozenset({".txt", ".log", ".md", ".markdown", ".json", ".ndjson"}),
-    EvidenceKind.SOURCE: frozenset({".zip"}),
+    EvidenceKind(kind): kind_suffixes(kind) for kind in KINDS
 }
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 _MAX_STEM = 80

@@ -6,9 +6,9 @@ import reflex as rx
 
 from benchmax.components.cards import card_list
 from benchmax.components.layout import page_shell
+from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
 
-REASONING_HINT = "none, low, medium, high, max…"
 STATUS_OPTIONS = (
     (ANY, "Any status"),
     ("awaiting", "Awaiting review"),
@@ -33,38 +33,48 @@ def _text_filter(name: str, label: str, value: rx.Var[str], placeholder: str) ->
     )
 
 
-def _family_select() -> rx.Component:
+def _select_filter(
+    name: str,
+    label: str,
+    items: list[rx.Component],
+    value: rx.Var[str],
+    on_change: rx.EventHandler,
+) -> rx.Component:
+    """A labelled select of the filter form; the trigger carries the ``filter-`` id."""
     return rx.vstack(
-        rx.text("Model family", size="1", weight="medium"),
+        rx.text(label, size="1", weight="medium"),
         rx.select.root(
-            rx.select.trigger(id="filter-family", aria_label="Model family", width="100%"),
-            rx.select.content(
-                rx.select.item("Any family", value=ANY),
-                rx.foreach(FeedState.families, lambda fam: rx.select.item(fam[1], value=fam[0])),
-            ),
-            name="family",
-            value=FeedState.family,
-            on_change=FeedState.set_family,
+            rx.select.trigger(id=f"filter-{name}", aria_label=label, width="100%"),
+            rx.select.content(*items),
+            name=name,
+            value=value,
+            on_change=on_change,
         ),
         spacing="1",
         width="100%",
     )
 
 
+def _family_select() -> rx.Component:
+    return _select_filter(
+        "family",
+        "Model family",
+        [
+            rx.select.item("Any family", value=ANY),
+            rx.foreach(FeedState.families, lambda fam: rx.select.item(fam[1], value=fam[0])),
+        ],
+        FeedState.family,
+        FeedState.set_family,
+    )
+
+
 def _status_select() -> rx.Component:
-    return rx.vstack(
-        rx.text("Status", size="1", weight="medium"),
-        rx.select.root(
-            rx.select.trigger(id="filter-status", aria_label="Status", width="100%"),
-            rx.select.content(
-                *[rx.select.item(label, value=value) for value, label in STATUS_OPTIONS]
-            ),
-            name="status",
-            value=FeedState.status,
-            on_change=FeedState.set_status,
-        ),
-        spacing="1",
-        width="100%",
+    return _select_filter(
+        "status",
+        "Status",
+        [rx.select.item(label, value=value) for value, label in STATUS_OPTIONS],
+        FeedState.status,
+        FeedState.set_status,
     )
 
 

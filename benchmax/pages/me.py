@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.layout import page_shell
 from benchmax.state.me import MeState as S
+from benchmax.state.me import MyTestView, TokenView
 
 
-def _action(row: rx.Var[dict[str, str]]) -> rx.Component:
+def _action(row: ObjectVar[MyTestView]) -> rx.Component:
     return rx.match(
-        row["action"],
-        ("resume", rx.link(rx.button("Resume draft", size="1"), href="/submit?draft=" + row["id"])),
+        row.action,
+        ("resume", rx.link(rx.button("Resume draft", size="1"), href="/submit?draft=" + row.id)),
         (
             "fix",
             rx.link(
                 rx.button("Fix files", size="1", color_scheme="amber"),
-                href="/submit?draft=" + row["id"],
+                href="/submit?draft=" + row.id,
                 class_name="fix-link",
             ),
         ),
@@ -26,43 +28,39 @@ def _action(row: rx.Var[dict[str, str]]) -> rx.Component:
                 "Retry processing",
                 size="1",
                 color_scheme="red",
-                on_click=S.retry(row["id"]),
+                on_click=S.retry(row.id),
                 class_name="retry-button",
             ),
         ),
-        ("view", rx.link(rx.button("View", size="1", variant="soft"), href="/tests/" + row["id"])),
+        ("view", rx.link(rx.button("View", size="1", variant="soft"), href="/tests/" + row.id)),
         rx.fragment(),
     )
 
 
-def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
+def _test_row(row: ObjectVar[MyTestView]) -> rx.Component:
     return rx.card(
         rx.flex(
             rx.vstack(
                 rx.hstack(
-                    rx.badge(
-                        row["status"], color_scheme=row["color"], size="2", class_name="my-status"
-                    ),
-                    rx.text(row["updated"], size="1", color_scheme="gray"),
+                    rx.badge(row.status, color_scheme=row.color, size="2", class_name="my-status"),
+                    rx.text(row.updated, size="1", color_scheme="gray"),
                     spacing="2",
                     align="center",
                 ),
                 rx.link(
-                    rx.text(row["title"], weight="medium"),
-                    href="/tests/" + row["id"],
+                    rx.text(row.title, weight="medium"),
+                    href="/tests/" + row.id,
                     color_scheme="gray",
                     high_contrast=True,
                 ),
+                rx.cond(row.reason != "", rx.text(row.reason, size="2", class_name="my-reason")),
                 rx.cond(
-                    row["reason"] != "", rx.text(row["reason"], size="2", class_name="my-reason")
-                ),
-                rx.cond(
-                    row["expires"] != "",
+                    row.expires != "",
                     rx.hstack(
                         rx.icon("clock", size=12, flex_shrink="0"),
                         rx.text(
                             "Deleted with its files on ",
-                            row["expires"],
+                            row.expires,
                             " unless you edit or submit it.",
                             size="1",
                             class_name="my-expiry",
@@ -73,10 +71,10 @@ def _test_row(row: rx.Var[dict[str, str]]) -> rx.Component:
                     ),
                 ),
                 rx.cond(
-                    row["moderation"] != "",
+                    row.moderation != "",
                     rx.text(
                         "Moderation: ",
-                        row["moderation"],
+                        row.moderation,
                         size="2",
                         color_scheme="gray",
                         class_name="my-moderation",
@@ -135,16 +133,16 @@ def _token_form() -> rx.Component:
     )
 
 
-def _token_row(t: rx.Var[dict[str, str]]) -> rx.Component:
+def _token_row(t: ObjectVar[TokenView]) -> rx.Component:
     """One token: its name, last four characters, dates and Revoke."""
     return rx.hstack(
-        rx.text(t["name"], weight="medium", size="2"),
-        rx.code("bmx_…" + t["last_four"]),
+        rx.text(t.name, weight="medium", size="2"),
+        rx.code("bmx_…" + t.last_four),
         rx.text(
             "created ",
-            t["created"],
+            t.created,
             " · last used ",
-            t["last_used"],
+            t.last_used,
             size="1",
             color_scheme="gray",
         ),
@@ -154,7 +152,7 @@ def _token_row(t: rx.Var[dict[str, str]]) -> rx.Component:
             size="1",
             variant="soft",
             color_scheme="red",
-            on_click=S.revoke_token(t["id"]),
+            on_click=S.revoke_token(t.id),
         ),
         width="100%",
         wrap="wrap",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import reflex as rx
 
 from benchmax import runtime
+from benchmax.models import ApiToken
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
-from benchmax.services.moderation.records import decisions_for_tests
+from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
 from benchmax.state.session import SessionState
 
 STATUS_COLORS = {
@@ -22,10 +25,58 @@ STATUS_COLORS = {
 }
 
 
+@dataclass(frozen=True)
+class MyTestView:
+    """One of the contributor's Tests as a /me row, every value ready to render."""
+
+    id: str
+    title: str
+    status: str
+    color: str
+    reason: str
+    action: str  # resume, fix, retry, view or empty
+    updated: str
+    expires: str  # empty unless an untouched draft
+    moderation: str  # the decisions about it, "outcome — reason", joined
+
+    @classmethod
+    def of(cls, row: submissions.MyTestRow, decisions: list[DecisionOutcome]) -> MyTestView:
+        return cls(
+            id=row.id,
+            title=row.title,
+            status=row.plain_status,
+            color=STATUS_COLORS.get(row.plain_status, "gray"),
+            reason=row.reason,
+            action=row.action,
+            updated=human_date(row.updated_at),
+            expires=human_date(row.expires_at),
+            moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
+        )
+
+
+@dataclass(frozen=True)
+class TokenView:
+    id: str
+    name: str
+    last_four: str
+    created: str
+    last_used: str  # "never" until first used
+
+    @classmethod
+    def of(cls, token: ApiToken) -> TokenView:
+        return cls(
+            id=token.id,
+            name=token.name,
+            last_four=token.last_four,
+            created=human_date(token.created_at),
+            last_used=human_date(token.last_used_at) or "never",
+        )
+
+
 class MeState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
-    tests: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    token_list: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    tests: rx.Field[list[MyTestView]] = rx.field(default_factory=list)
+    token_list: rx.Field[list[TokenView]] = rx.field(default_factory=list)
     token_name: rx.Field[str] = rx.field("")
     new_token: rx.Field[str] = rx.field("")
     token_error: rx.Field[str] = rx.field("")
@@ -40,32 +91,8 @@ class MeState(SessionState):
             rows = submissions.my_tests(session, user)
             live_tokens = tokens.list_tokens(session, user)
             outcomes = decisions_for_tests(session, [row.id for row in rows])
-        self.tests = [
-            {
-                "id": row.id,
-                "title": row.title,
-                "status": row.plain_status,
-                "color": STATUS_COLORS.get(row.plain_status, "gray"),
-                "reason": row.reason,
-                "action": row.action,
-                "updated": human_date(row.updated_at),
-                "expires": human_date(row.expires_at),
-                "moderation": " · ".join(
-                    f"{d.outcome} — {d.reason}" for d in outcomes.get(row.id, [])
-                ),
-            }
-            for row in rows
-        ]
-        self.token_list = [
-            {
-                "id": t.id,
-                "name": t.name,
-                "last_four": t.last_four,
-                "created": human_date(t.created_at),
-                "last_used": human_date(t.last_used_at) or "never",
-            }
-            for t in live_tokens
-        ]
+        self.tests = [MyTestView.of(row, outcomes.get(row.id, [])) for row in rows]
+        self.token_list = [TokenView.of(token) for token in live_tokens]
 
     @rx.event
     def on_load(self) -> None:

@@ -17,39 +17,20 @@ from benchmax import runtime
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
-from benchmax.services.submissions import DRAFT_FIELDS
 from benchmax.state.session import SessionState
-from benchmax.state.views import size_text
+from benchmax.state.submit_files import WizardFile, file_rows
+from benchmax.state.submit_steps import (
+    EVIDENCE_STEP,
+    FIELD_STEP,
+    LAST_STEP,
+    STEP_FIELDS,
+    STEP_TITLES,
+    TEXT_FIELDS,
+    step_of,
+)
 
-TEXT_FIELDS = DRAFT_FIELDS
-STEP_FIELDS = {
-    1: ("prompt",),
-    2: (
-        "model_label",
-        "model_version_label",
-        "harness_label",
-        "reasoning_label",
-        "settings_text",
-        "attempts",
-    ),
-    3: ("output_text", "source_visibility"),
-    4: ("title", "notes"),
-}
-STEP_TITLES = ["Prompt", "Declared setup", "Output & evidence", "Details", "Review & submit"]
-FIELD_STEP = {field: step for step, fields in STEP_FIELDS.items() for field in fields}
 FINAL_STATES = ("public", "needs_attention", "failed", "removed")
 POLL_SECONDS = 1.0
-
-
-def _file_dict(item: Any) -> dict[str, str]:
-    return {
-        "id": item.id,
-        "name": item.name,
-        "kind": item.kind or "",
-        "state": item.state,
-        "reason": item.reason or "",
-        "size": size_text(item.size_bytes),
-    }
 
 
 def _processing_status(user: User, test_id: str) -> submissions.StatusView:
@@ -76,7 +57,7 @@ class SubmitState(SessionState):
     source_visibility: rx.Field[str] = rx.field("private")
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
-    files: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    files: rx.Field[list[WizardFile]] = rx.field(default_factory=list)
     model_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     harness_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     loaded: rx.Field[bool] = rx.field(False)
@@ -95,11 +76,11 @@ class SubmitState(SessionState):
     @rx.var
     def files_checking(self) -> bool:
         """Whether a file's safety scan is still running (step 3 then polls for verdicts)."""
-        return self.phase == "edit" and any(f["state"] == "quarantined" for f in self.files)
+        return self.phase == "edit" and any(f.state == "quarantined" for f in self.files)
 
     @rx.var
     def has_zip(self) -> bool:
-        return any(f["kind"] == "source" or f["name"].lower().endswith(".zip") for f in self.files)
+        return any(f.is_zip for f in self.files)
 
     # --- loading ---------------------------------------------------------------------
 
@@ -109,16 +90,16 @@ class SubmitState(SessionState):
             value = getattr(test, field, "")
             setattr(self, field, "" if value is None else str(value))
         self.form_key += 1
-        self.step = max(1, min(5, int(test.wizard_step or 1)))
+        self.step = max(1, min(LAST_STEP, int(test.wizard_step or 1)))
         if str(test.state) == "needs_attention":
-            self.step = 3  # the files that need fixing are on step 3
+            self.step = EVIDENCE_STEP  # the files that need fixing are there
 
     def _refresh_files(self, session: Any, user: User) -> None:
         if not self.draft_id:
             self.files = []
             return
         view = submissions.processing_status(session, user, self.draft_id)
-        self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
+        self.files = file_rows(view.files)
 
     @rx.event
     def on_load(self) -> None:
@@ -218,7 +199,7 @@ class SubmitState(SessionState):
         if self._save(values, self.step) and not self._missing_required(
             {f: str(getattr(self, f)) for f in STEP_FIELDS.get(self.step, ())}
         ):
-            self.go_to(min(self.step + 1, 5))
+            self.go_to(min(self.step + 1, LAST_STEP))
 
     @rx.event
     def previous_step(self) -> None:
@@ -272,10 +253,7 @@ class SubmitState(SessionState):
                 submissions.submit(session, user, self.draft_id)
         except submissions.SubmissionError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
-            if exc.field in FIELD_STEP:
-                self.step = FIELD_STEP[exc.field]
-            elif exc.field == "files":
-                self.step = 3
+            self.step = step_of(exc.field) or self.step
             return None
         self.phase = "processing"
         self.status_label, self.status_reason, self.public_url = "Processing", "", ""
@@ -298,7 +276,7 @@ class SubmitState(SessionState):
                 if self.draft_id != draft_id or self.phase != "processing":
                     return
                 self.status_label, self.status_reason = view.plain_status, view.reason
-                self.files = [_file_dict(f) for f in view.files if f.state != "removed"]
+                self.files = file_rows(view.files)
                 if view.state in FINAL_STATES:
                     self.phase = "done"
                     self.public_url = view.public_url or ""

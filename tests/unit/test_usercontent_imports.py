@@ -11,12 +11,14 @@ from pathlib import Path
 from tests.unit.import_graph import ROOT, all_imports
 
 # benchmax.windows_names imports nothing at all; it is the one rule for safe download names.
+# benchmax.file_types imports nothing of benchmax; it is the one table of accepted file types.
 ALLOWED = (
     "benchmax.models",
     "benchmax.db",
     "benchmax.adapters.storage",
     "benchmax.settings",
     "benchmax.windows_names",
+    "benchmax.file_types",
 )
 
 

@@ -7,7 +7,8 @@ only. The database refuses UPDATE and DELETE on both, so history can only grow.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_
@@ -22,6 +23,7 @@ from benchmax.models import (
     audit,
 )
 from benchmax.models._base import as_utc
+from benchmax.services.dates import json_ready
 
 _BATCH = 500
 # What a contributor reads on /me for each decision that touched their Test.
@@ -44,10 +46,10 @@ class DecisionOutcome:
     reason: str
     previous_state: str
     next_state: str
-    created_at: str
+    created_at: datetime
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return json_ready(self)
 
 
 def record_decision(
@@ -108,7 +110,7 @@ def decisions_for_tests(
                     reason=row.reason,
                     previous_state=row.previous_state,
                     next_state=row.next_state,
-                    created_at=as_utc(row.created_at).isoformat(),
+                    created_at=as_utc(row.created_at),
                 )
             )
     return outcomes

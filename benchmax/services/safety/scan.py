@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from benchmax.file_types import extension_kinds
 from benchmax.services.safety.archives import inspect_zip
 from benchmax.services.safety.filenames import FilenameError, normalise_filename
 from benchmax.services.safety.images import sanitise_image
@@ -33,12 +34,7 @@ from benchmax.services.safety.video import check_video
 _HASH_CHUNK = 1024 * 1024
 SCAN_TOO_EXPENSIVE = "scan_too_expensive"
 # What a name's extension promises. Unknown extensions promise nothing; the bytes decide.
-_EXTENSION_KINDS: dict[str, Kind] = {
-    **dict.fromkeys(("png", "jpg", "jpeg", "jpe", "webp", "gif"), "image"),
-    **dict.fromkeys(("mp4", "m4v", "webm"), "video"),
-    **dict.fromkeys(("txt", "md", "markdown", "json", "ndjson", "jsonl", "log", "csv"), "text"),
-    "zip": "source",
-}
+_EXTENSION_KINDS: dict[str, Kind] = extension_kinds()
 _KIND_NOUNS = {"image": "an image", "video": "a video", "text": "text", "source": "a ZIP archive"}
 _REFUSED_TYPES = {
     HTML: (

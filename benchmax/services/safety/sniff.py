@@ -7,6 +7,7 @@ so they can be refused by name: served from any origin they would run script.
 
 from __future__ import annotations
 
+from benchmax.file_types import text_content_types
 from benchmax.services.safety.result import Kind
 
 HEAD_BYTES = 8192
@@ -45,13 +46,7 @@ _MP4_BRANDS = frozenset(
 _NOT_MP4_BRANDS = frozenset({b"heic", b"heix", b"mif1", b"msf1", b"avif", b"avis", b"qt  "})
 _EBML_MAGIC = b"\x1a\x45\xdf\xa3"
 _EBML_DOCTYPE_ID = b"\x42\x82"
-_TEXT_SUBTYPES = {
-    "md": "text/markdown; charset=utf-8",
-    "markdown": "text/markdown; charset=utf-8",
-    "json": "application/json",
-    "ndjson": "application/x-ndjson",
-    "jsonl": "application/x-ndjson",
-}
+_TEXT_SUBTYPES = text_content_types()
 _TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 # The WHATWG MIME-sniffing table: what a browser would render as HTML if it guessed.
 _HTML_OPENERS = tuple(

@@ -7,7 +7,12 @@ and flushes without committing; a ``SubmissionError`` means "refused, change not
 
 from benchmax.services.submissions.drafts import create_draft, latest_draft, save_draft
 from benchmax.services.submissions.errors import SubmissionError
-from benchmax.services.submissions.fields import DRAFT_FIELDS, REQUIRED_FIELDS
+from benchmax.services.submissions.fields import (
+    DRAFT_FIELDS,
+    REASONING_CHOICES,
+    REASONING_HINT,
+    REQUIRED_FIELDS,
+)
 from benchmax.services.submissions.files import add_file, remove_file, replace_file
 from benchmax.services.submissions.lifecycle import REQUIRED_MESSAGES, retry_processing, submit
 from benchmax.services.submissions.records import PUBLISH_TEST, SCAN_EVIDENCE, get_own_test
@@ -24,6 +29,8 @@ from benchmax.services.submissions.status import (
 __all__ = [
     "DRAFT_FIELDS",
     "PUBLISH_TEST",
+    "REASONING_CHOICES",
+    "REASONING_HINT",
     "REQUIRED_FIELDS",
     "REQUIRED_MESSAGES",
     "SCAN_EVIDENCE",

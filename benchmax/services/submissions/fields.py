@@ -30,6 +30,10 @@ DRAFT_FIELDS = (
     "source_visibility",
 )
 REQUIRED_FIELDS = ("prompt", "model_label", "harness_label", "reasoning_label")
+# The reasoning settings the wizard suggests and the feed's filter hints at. The field stays
+# free text: tools name their settings differently, and the label is what was declared.
+REASONING_CHOICES = ("none", "low", "medium", "high", "max", "unknown")
+REASONING_HINT = ", ".join(REASONING_CHOICES) + "…"
 MAX_ATTEMPTS = 1_000_000
 
 

@@ -7,6 +7,7 @@ a state (the pipeline, or moderation removing it) explains it there and it shows
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlmodel import Session, col, select
@@ -86,9 +87,9 @@ class MyTestRow:
     plain_status: str
     reason: str
     action: Action
-    updated_at: str
-    expires_at: str = ""
-    """When an untouched draft will be deleted (ISO 8601); empty for anything else."""
+    updated_at: datetime
+    expires_at: datetime | None = None
+    """When an untouched draft will be deleted; None for anything else."""
 
 
 def processing_status(session: Session, user: User, test_id: str) -> StatusView:
@@ -133,11 +134,9 @@ def my_tests(session: Session, user: User) -> list[MyTestRow]:
             plain_status=plain_status(test),
             reason=_reason(test),
             action=_ACTIONS.get(TestState(test.state), ""),
-            updated_at=as_utc(test.updated_at).isoformat(),
+            updated_at=as_utc(test.updated_at),
             expires_at=(
-                draft_expires_at(test.updated_at).isoformat()
-                if test.state == TestState.DRAFT
-                else ""
+                draft_expires_at(test.updated_at) if test.state == TestState.DRAFT else None
             ),
         )
         for test in tests

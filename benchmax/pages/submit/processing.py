@@ -1,0 +1,73 @@
+"""After submit: where the Test stands, file by file, until it is public or needs fixing."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.pages.submit.files import file_row, live_note
+from benchmax.state.submit import SubmitState as S
+
+
+def _heading() -> rx.Component:
+    return rx.hstack(
+        rx.cond(
+            S.phase == "processing",
+            rx.spinner(size="3"),
+            rx.icon(rx.cond(S.public_url != "", "circle-check", "circle-alert"), size=24),
+        ),
+        rx.heading(S.status_label, size="5", id="processing-status"),
+        align="center",
+        spacing="3",
+    )
+
+
+def _next_actions() -> tuple[rx.Component, rx.Component]:
+    """Published: view it or start another. Refused: fix the draft or go to /me."""
+    return (
+        rx.cond(
+            S.public_url != "",
+            rx.hstack(
+                rx.link(
+                    rx.button("View your public Test", size="3"),
+                    href=S.public_url,
+                    id="processing-public-link",
+                ),
+                rx.button("Submit another", size="3", variant="soft", on_click=S.start_new),
+                wrap="wrap",
+            ),
+        ),
+        rx.cond(
+            (S.phase == "done") & (S.public_url == ""),
+            rx.hstack(
+                rx.link(rx.button("Fix it now"), href="/submit?draft=" + S.draft_id),
+                rx.link(rx.button("My Tests", variant="soft"), href="/me"),
+            ),
+        ),
+    )
+
+
+def processing_panel() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            _heading(),
+            rx.cond(S.status_reason != "", rx.text(S.status_reason, id="processing-reason")),
+            rx.vstack(
+                rx.foreach(S.files, lambda item: file_row(item, removable=False)),
+                width="100%",
+                spacing="2",
+            ),
+            *_next_actions(),
+            rx.cond(
+                S.phase == "processing",
+                live_note(
+                    "Scanning files. This page updates by itself.",
+                    S.check_processing,
+                    "processing-refresh",
+                ),
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+        id="processing-panel",
+    )
