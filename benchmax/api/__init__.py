@@ -10,6 +10,7 @@ from benchmax.api.draft_files import draft_file_routes
 from benchmax.api.health import healthz
 from benchmax.api.moderation import moderation_routes
 from benchmax.api.reviews import review_routes
+from benchmax.api.showcase import showcase_routes
 from benchmax.api.submissions import submission_routes
 from benchmax.api.tests_read import get_test, list_tests
 
@@ -23,6 +24,7 @@ def build_api() -> Starlette:
             *submission_routes(),
             *draft_file_routes(),
             *review_routes(),
+            *showcase_routes(),
             *moderation_routes(),
             *compat_routes(),
         ]

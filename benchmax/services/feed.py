@@ -56,7 +56,7 @@ class InvalidFilterError(ValueError):
     """A filter value outside its allowed set; the API answers 400."""
 
 
-def _clean(value: object, max_length: int) -> str:
+def clean_param(value: object, max_length: int) -> str:
     """First value of a multi-valued parameter, control characters dropped, trimmed, capped."""
     if isinstance(value, list | tuple):
         value = value[0] if value else ""
@@ -85,7 +85,7 @@ class FeedFilters:
     def from_query(cls, query: Mapping[str, Any]) -> FeedFilters:
         """Filters from URL query parameters; unknown keys are ignored, values cut to size."""
         values = {
-            name: _clean(query[name], length)
+            name: clean_param(query[name], length)
             for name, length in _FILTER_LENGTHS.items()
             if name in query
         }
@@ -162,19 +162,19 @@ def _search_conditions(q: str) -> list[ColumnElement[bool]]:
     ]
 
 
-def _key_matches(key_column: Any, text: str, max_length: int) -> ColumnElement[bool]:
+def key_matches(key_column: Any, text: str, max_length: int) -> ColumnElement[bool]:
     """Tests declaring a label with the same key; a label of punctuation alone matches none."""
     key = label_key(text, max_length)
     return key_column == key if key else false()  # type: ignore[no-any-return]
 
 
-def _catalog_or_key(
+def catalog_or_key(
     catalog_id: str | None, link: Any, key_column: Any, text: str
 ) -> ColumnElement[bool]:
     """Catalog-linked Tests when the text names an entry, else Tests declaring the same key."""
     if catalog_id is not None:
         return link == catalog_id  # type: ignore[no-any-return]
-    return _key_matches(key_column, text, 200)
+    return key_matches(key_column, text, 200)
 
 
 def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnElement[bool]] | None:
@@ -195,15 +195,15 @@ def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnEle
     if filters.model:
         model_id = resolve_model_id(session, filters.model)
         conditions.append(
-            _catalog_or_key(model_id, Test.catalog_model_id, Test.model_key, filters.model)
+            catalog_or_key(model_id, Test.catalog_model_id, Test.model_key, filters.model)
         )
     if filters.harness:
         harness_id = resolve_harness_id(session, filters.harness)
         conditions.append(
-            _catalog_or_key(harness_id, Test.harness_id, Test.harness_key, filters.harness)
+            catalog_or_key(harness_id, Test.harness_id, Test.harness_key, filters.harness)
         )
     if filters.reasoning:
-        conditions.append(_key_matches(Test.reasoning_key, filters.reasoning, 100))
+        conditions.append(key_matches(Test.reasoning_key, filters.reasoning, 100))
     if filters.status:
         conditions.append(col(Test.review_state) == filters.status)
     conditions.extend(_search_conditions(filters.q))

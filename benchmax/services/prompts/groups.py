@@ -1,0 +1,306 @@
+"""Same-prompt comparison groups: every public Test that gave one prompt to a different setup.
+
+A group is the public Tests sharing a prompt key, plus those of keys a moderator joined to it
+by an alias decision. Within a group Tests are ordered by the showcase's own shrunk score
+(the current policy's counted reviews, ``m`` from the policy, ``C`` the mean of the group's
+counted scores), so one lucky review does not put a Test on top here either; Tests without a
+counted review follow, newest first. Groups are never compared with each other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, func, or_
+from sqlmodel import Session, col, select
+
+from benchmax.models import (
+    EvidenceFile,
+    EvidenceState,
+    PromptAlias,
+    Test,
+    TestState,
+    User,
+)
+from benchmax.models._base import as_utc
+from benchmax.services.leaderboard.policy import counted_reviews, current_policy
+from benchmax.services.leaderboard.scoring import (
+    bayesian_score_bp,
+    mean_bp,
+    median_text,
+    points_text,
+)
+from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.moderation.policy import clean_reason, require_admin
+from benchmax.services.moderation.records import record_decision
+from benchmax.services.prompts.similar import similar_keys
+
+_KEY = re.compile(r"[0-9a-f]{64}")
+MAX_GROUP_KEYS = 50
+_PUBLIC = col(Test.state) == TestState.PUBLIC
+
+
+def is_prompt_key(value: str) -> bool:
+    return bool(_KEY.fullmatch(value))
+
+
+def joined_keys(session: Session, key: str) -> list[str]:
+    """``key`` and every key joined to it by alias decisions, directly or through others."""
+    seen, frontier = {key}, {key}
+    while frontier and len(seen) < MAX_GROUP_KEYS:
+        rows = session.exec(
+            select(PromptAlias.key_a, PromptAlias.key_b).where(
+                or_(col(PromptAlias.key_a).in_(frontier), col(PromptAlias.key_b).in_(frontier))
+            )
+        ).all()
+        linked = {k for pair in rows for k in pair} - seen
+        seen |= linked
+        frontier = linked
+    return sorted(seen)
+
+
+def group_size(session: Session, key: str) -> int:
+    """How many public Tests share this prompt (alias-joined keys included)."""
+    keys = joined_keys(session, key)
+    return int(
+        session.exec(
+            select(func.count()).select_from(Test).where(_PUBLIC, col(Test.prompt_key).in_(keys))
+        ).one()
+    )
+
+
+@dataclass(frozen=True)
+class GroupMember:
+    id: str
+    title: str
+    prompt_key: str
+    contributor_handle: str
+    contributor_display_name: str
+    model_label: str
+    model_version_label: str
+    harness_label: str
+    reasoning_label: str
+    attempts: int | None
+    evidence_kinds: list[str]
+    thumbnail_evidence_id: str | None
+    thumbnail_safe_name: str | None
+    is_sample: bool
+    review_count: int
+    median: str
+    score: str
+    published_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class SimilarGroup:
+    prompt_key: str
+    similarity_percent: int
+    title: str
+    size: int
+
+
+@dataclass(frozen=True)
+class AliasEntry:
+    other_key: str
+    reason: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class PromptGroup:
+    key: str
+    keys: list[str]
+    prompt: str
+    members: list[GroupMember] = field(default_factory=list)
+    similar: list[SimilarGroup] = field(default_factory=list)
+    aliases: list[AliasEntry] = field(default_factory=list)
+    prior_mean_bp: int = 0
+    prior_weight: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "keys": self.keys,
+            "prompt": self.prompt,
+            "members": [member.to_json() for member in self.members],
+            "similar": [vars(item) for item in self.similar],
+            "aliases": [vars(item) for item in self.aliases],
+            "prior_mean_bp": self.prior_mean_bp,
+            "prior_weight": self.prior_weight,
+        }
+
+
+def _member_rows(session: Session, keys: list[str]) -> list[tuple[Test, str, str, str | None]]:
+    return list(
+        session.exec(
+            select(Test, User.handle, User.display_name, EvidenceFile.safe_name)
+            .join(User, col(User.id) == Test.contributor_id)
+            .outerjoin(
+                EvidenceFile,
+                and_(
+                    col(EvidenceFile.id) == Test.thumbnail_evidence_id,
+                    col(EvidenceFile.state) == EvidenceState.APPROVED,
+                ),
+            )
+            .where(_PUBLIC, col(Test.prompt_key).in_(keys))
+        ).all()
+    )
+
+
+def _titles_and_sizes(session: Session, keys: Iterable[str]) -> dict[str, tuple[str, int]]:
+    """Each key's earliest public Test title and its number of public Tests."""
+    wanted = list(keys)
+    if not wanted:
+        return {}
+    sizes = dict(
+        session.exec(
+            select(Test.prompt_key, func.count())
+            .where(_PUBLIC, col(Test.prompt_key).in_(wanted))
+            .group_by(col(Test.prompt_key))
+        ).all()
+    )
+    firsts = dict(
+        session.exec(
+            select(Test.prompt_key, func.min(Test.id))
+            .where(_PUBLIC, col(Test.prompt_key).in_(wanted))
+            .group_by(col(Test.prompt_key))
+        ).all()
+    )
+    tests = {t.id: t for t in session.exec(select(Test).where(col(Test.id).in_(firsts.values())))}
+    return {
+        key: (tests[firsts[key]].display_title, int(sizes[key])) for key in firsts if key in sizes
+    }
+
+
+def _aliases(session: Session, key: str) -> list[AliasEntry]:
+    rows = session.exec(
+        select(PromptAlias)
+        .where(or_(col(PromptAlias.key_a) == key, col(PromptAlias.key_b) == key))
+        .order_by(col(PromptAlias.created_at))
+    ).all()
+    return [
+        AliasEntry(
+            other_key=row.key_b if row.key_a == key else row.key_a,
+            reason=row.reason,
+            created_at=as_utc(row.created_at).isoformat(),
+        )
+        for row in rows
+    ]
+
+
+def prompt_group(session: Session, key: str) -> PromptGroup | None:
+    """The group page for ``key``; None when no public Test has that prompt."""
+    if not is_prompt_key(key):
+        return None
+    keys = joined_keys(session, key)
+    rows = _member_rows(session, keys)
+    if not rows or all(test.prompt_key != key for test, *_ in rows):
+        return None
+    policy = current_policy(session)
+    counted = counted_reviews(session, policy, [test.id for test, *_ in rows])
+    prior_mean = mean_bp(score for entry in counted.values() for score in entry.scores)
+
+    def order(row: tuple[Test, str, str, str | None]) -> tuple[int, int, float, str]:
+        test = row[0]
+        scores = counted[test.id].scores if test.id in counted else ()
+        score = bayesian_score_bp(scores, policy.prior_weight, prior_mean) if scores else -1
+        published = as_utc(test.published_at).timestamp() if test.published_at else 0.0
+        return (-score, -len(scores), -published if score < 0 else published, test.id)
+
+    members = [
+        _member(row, counted, policy.prior_weight, prior_mean) for row in sorted(rows, key=order)
+    ]
+    own = next(test for test, *_ in rows if test.prompt_key == key)
+    similar = similar_keys(session, key, own.prompt, exclude=keys)
+    info = _titles_and_sizes(session, (s.prompt_key for s in similar))
+    return PromptGroup(
+        key=key,
+        keys=keys,
+        prompt=own.prompt,
+        members=members,
+        similar=[
+            SimilarGroup(s.prompt_key, s.similarity_percent, *info[s.prompt_key])
+            for s in similar
+            if s.prompt_key in info
+        ],
+        aliases=_aliases(session, key),
+        prior_mean_bp=prior_mean,
+        prior_weight=policy.prior_weight,
+    )
+
+
+def _member(
+    row: tuple[Test, str, str, str | None], counted: dict[str, Any], m: int, prior_mean: int
+) -> GroupMember:
+    test, handle, display_name, thumb_name = row
+    scores = counted[test.id].scores if test.id in counted else ()
+    return GroupMember(
+        id=test.id,
+        title=test.display_title,
+        prompt_key=test.prompt_key,
+        contributor_handle=handle,
+        contributor_display_name=display_name,
+        model_label=test.model_label,
+        model_version_label=test.model_version_label,
+        harness_label=test.harness_label,
+        reasoning_label=test.reasoning_label,
+        attempts=test.attempts,
+        evidence_kinds=[kind for kind in test.evidence_kinds.split(",") if kind],
+        thumbnail_evidence_id=test.thumbnail_evidence_id if thumb_name else None,
+        thumbnail_safe_name=thumb_name,
+        is_sample=test.is_sample,
+        review_count=len(scores),
+        median=median_text(scores),
+        score=points_text(bayesian_score_bp(scores, m, prior_mean)) if scores else "",
+        published_at=as_utc(test.published_at).isoformat() if test.published_at else "",
+    )
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    prompt_key: str
+    title: str
+    size: int
+
+
+def largest_groups(session: Session, limit: int = 50) -> list[GroupSummary]:
+    """Prompts tried by two or more public Tests, largest first."""
+    rows = session.exec(
+        select(Test.prompt_key, func.count().label("size"))
+        .where(_PUBLIC)
+        .group_by(col(Test.prompt_key))
+        .having(func.count() >= 2)
+        .order_by(func.count().desc(), col(Test.prompt_key))
+        .limit(limit)
+    ).all()
+    info = _titles_and_sizes(session, (key for key, _size in rows))
+    return [GroupSummary(key, info[key][0], int(size)) for key, size in rows if key in info]
+
+
+def record_alias(
+    session: Session, actor: User | None, key: str, other_key: str, reason: object
+) -> PromptAlias:
+    """A moderator's append-only decision that two prompt keys are the same prompt."""
+    admin = require_admin(actor, "join prompt groups")
+    clean = clean_reason(reason)
+    if not (is_prompt_key(key) and is_prompt_key(other_key)) or key == other_key:
+        raise ModerationError("invalid_prompt_key", "Name two different prompt keys.", 400)
+    for candidate in (key, other_key):
+        if group_size(session, candidate) == 0:
+            raise ModerationError("group_not_found", "No public Test has that prompt.", 404)
+    if other_key in joined_keys(session, key):
+        raise ModerationError("already_joined", "These prompts are already one group.", 409)
+    key_a, key_b = sorted((key, other_key))
+    alias = PromptAlias(key_a=key_a, key_b=key_b, moderator_id=admin.id, reason=clean)
+    session.add(alias)
+    session.flush()
+    record_decision(
+        session, admin, "prompt.alias", ("prompt_alias", alias.id), clean, ("separate", "joined")
+    )
+    return alias
