@@ -20,9 +20,11 @@ def _cmd_snapshot(_args: argparse.Namespace) -> int:
 
     with runtime.db_session() as session:
         snapshot = build_snapshot(session, f"cli:{time.time_ns()}:{secrets.token_hex(4)}")
-        print(
-            f"snapshot {snapshot.id} published: {snapshot.row_count} rows, sha256 {snapshot.sha256}"
-        )
+        if snapshot is None:
+            print("nothing published: no Test is eligible yet (public, reviewed, not held)")
+            return 0
+        print(f"snapshot {snapshot.id} published: {snapshot.row_count} rows")
+        print(f"sha256 {snapshot.sha256}")
     return 0
 
 
