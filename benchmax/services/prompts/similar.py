@@ -30,12 +30,14 @@ THRESHOLD = 0.8
 NUM_PERM = 128
 SHINGLE_WORDS = 5
 _SEED = 1
+# Stored signatures are only comparable with signatures of the same permutation scheme.
+_SCHEME = "affine32"
 _INDEX_BATCH = 500
 
 
 @lru_cache(maxsize=1)
 def _template() -> MinHash:
-    return MinHash(num_perm=NUM_PERM, seed=_SEED)
+    return MinHash(num_perm=NUM_PERM, seed=_SEED, scheme=_SCHEME)
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +61,9 @@ def shingles(normalised: str) -> set[bytes]:
 def signature(prompt: str) -> np.ndarray:
     """The MinHash signature (``NUM_PERM`` uint32 values) of a prompt's normalised text."""
     template = _template()
-    minhash = MinHash(num_perm=NUM_PERM, seed=_SEED, permutations=template.permutations)
+    minhash = MinHash(
+        num_perm=NUM_PERM, seed=_SEED, scheme=_SCHEME, permutations=template.permutations
+    )
     minhash.update_batch(sorted(shingles(normalise_prompt(prompt))))
     return np.asarray(minhash.hashvalues, dtype="<u4")
 
