@@ -31,6 +31,7 @@ from benchmax.models import (
     prompt_key,
 )
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.leaderboard import exports, jobs
 from benchmax.services.leaderboard.policy import PolicyError, current_policy, set_policy
 from benchmax.services.leaderboard.scoring import canonical_json, seal
@@ -42,7 +43,6 @@ from benchmax.services.leaderboard.snapshots import (
     placement,
     verify_snapshot,
 )
-from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.moderation import ModerationError
 from tests.factories import make_review, make_test, make_user
 
@@ -68,7 +68,7 @@ def _publish(session: Session, key: str = "t") -> LeaderboardSnapshot:
 
 
 def test_worked_example_scores_and_the_recorded_prior(session: Session) -> None:
-    # Counted scores: 100, 85×3, 78×10 and 0×2 → C = 1135/16 = 70.9375 → 7094 bp, recorded.
+    # Counted scores: 100, 85 x3, 78 x10 and 0 x2 → C = 1135/16 = 70.9375 → 7094 bp, recorded.
     lucky = _reviewed(session, [100])
     steady = _reviewed(session, [85, 85, 85])
     many = _reviewed(session, [78] * 10)
@@ -152,7 +152,8 @@ def test_ai_reviews_count_only_from_judge_snapshots_the_policy_allows(session: S
     session.commit()
     snapshot = _publish(session, "after")
     row = _rows(session, snapshot)[test.id]
-    assert row.review_ids == judged.id and row.review_count == 1
+    assert row.review_ids == judged.id
+    assert row.review_count == 1
     assert json.loads(snapshot.policy_json)["judge_snapshot_ids"] == ["judgeA"]
     assert json.loads(snapshot.policy_json)["policy_version"] == 2
 
@@ -225,13 +226,15 @@ def test_a_new_snapshot_supersedes_without_touching_the_old(session: Session) ->
         as_utc(reread.published_at),
     ) == old_meta  # type: ignore[arg-type]
     assert [canonical_row(row) for row in iter_rows(session, old.id)] == before
-    assert verify_snapshot(session, old.id).ok and verify_snapshot(session, new.id).ok
+    assert verify_snapshot(session, old.id).ok
+    assert verify_snapshot(session, new.id).ok
     assert session.get(LeaderboardSupersession, old.id).superseded_by_id == new.id  # type: ignore[union-attr]
     assert set(_rows(session, new)) == {b.id, c.id}
     assert session.get(Test, a.id).review_state == ReviewState.REVIEWED  # type: ignore[union-attr]
     assert session.get(Test, c.id).review_state == ReviewState.RANKED  # type: ignore[union-attr]
     ranked_b = placement(session, b.id)
-    assert ranked_b is not None and ranked_b.rank == 2 and ranked_b.snapshot_id == new.id
+    assert ranked_b is not None
+    assert (ranked_b.rank, ranked_b.snapshot_id) == (2, new.id)
     assert placement(session, a.id) is None
 
 
@@ -336,7 +339,8 @@ def test_verify_catches_a_row_tampered_with_on_a_copy(
         conn.execute(text("UPDATE leaderboard_row SET score_bp = score_bp + 1 WHERE position = 2"))
     with Session(tampered) as other:
         result = verify_snapshot(other, snapshot.id)
-        assert not result.ok and result.stored_sha256 == snapshot.sha256
+        assert not result.ok
+        assert result.stored_sha256 == snapshot.sha256
     tampered.dispose()
     assert verify_snapshot(session, snapshot.id).ok
 
@@ -388,7 +392,7 @@ def test_migration_backfills_prompt_keys(
                     "prompt": prompt,
                     "user": user.id,
                     "now": utcnow() - timedelta(days=1),
-                },  # fmt: skip
+                },
             )
     command.upgrade(config, "head")
     with engine.connect() as conn:

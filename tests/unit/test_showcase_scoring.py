@@ -97,7 +97,7 @@ def test_seal_changes_with_any_row_or_policy_value() -> None:
         "write a\u200b haiku about\u00a0queues.",  # zero-width space, no-break space
         "write a haiku about queues.\u202e",  # a bidi override
         "write a haiku\ue000 about queues.",  # a private-use character
-        "ｗｒｉｔｅ a haiku about queues.",  # full-width letters
+        "\uff57\uff52\uff49\uff54\uff45 a haiku about queues.",  # full-width letters
         "write a haiku about queues.   ",
     ],
 )
