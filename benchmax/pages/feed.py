@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.cards import card_list
+from benchmax.components.filters import text_filter
 from benchmax.components.layout import page_shell
 from benchmax.state.feed import ANY, FeedState
 
@@ -15,22 +16,6 @@ STATUS_OPTIONS = (
     ("reviewed", "Reviewed"),
     ("ranked", "Ranked"),
 )
-
-
-def _text_filter(name: str, label: str, value: rx.Var[str], placeholder: str) -> rx.Component:
-    return rx.vstack(
-        rx.text(label, as_="label", html_for=f"filter-{name}", size="1", weight="medium"),
-        rx.input(
-            id=f"filter-{name}",
-            name=name,
-            default_value=value,
-            placeholder=placeholder,
-            max_length=200,
-            width="100%",
-        ),
-        spacing="1",
-        width="100%",
-    )
 
 
 def _family_select() -> rx.Component:
@@ -93,13 +78,32 @@ def filters() -> rx.Component:
                 ),
                 rx.grid(
                     _family_select(),
-                    _text_filter(
-                        "model", "Declared model", FeedState.model, "e.g. claude sonnet 4.5"
+                    text_filter(
+                        "filter", "model", "Declared model", FeedState.model, "e.g. sonnet 4.5"
                     ),
-                    _text_filter("harness", "Harness", FeedState.harness, "e.g. Claude Code"),
-                    _text_filter("reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT),
-                    _text_filter("contributor", "Contributor", FeedState.contributor, "handle"),
+                    text_filter(
+                        "filter", "harness", "Harness", FeedState.harness, "e.g. Claude Code"
+                    ),
+                    text_filter(
+                        "filter", "reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT
+                    ),
+                    text_filter(
+                        "filter", "contributor", "Contributor", FeedState.contributor, "handle"
+                    ),
                     _status_select(),
+                    rx.el.label(
+                        rx.hstack(
+                            rx.el.input(
+                                type="checkbox",
+                                name="compare",
+                                id="filter-compare",
+                                default_checked=FeedState.compare != "",
+                            ),
+                            rx.text("Prompts with 2+ setups", size="2"),
+                            align="center",
+                            spacing="2",
+                        ),
+                    ),
                     columns=rx.breakpoints(initial="1", xs="2", md="3"),
                     spacing="3",
                     width="100%",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, or_, tuple_
+from sqlalchemy import ColumnElement, and_, false, func, or_, tuple_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -45,7 +45,9 @@ _FILTER_LENGTHS = {
     "contributor": 32,
     "status": 16,
     "q": 200,
+    "compare": 8,
 }
+_YES = frozenset({"1", "on", "yes", "true"})
 
 
 class InvalidCursorError(ValueError):
@@ -75,6 +77,8 @@ class FeedFilters:
     contributor: str = ""
     status: str = ""
     q: str = ""
+    # Any of "1", "on", "yes", "true": only Tests whose prompt two or more public Tests share.
+    compare: str = ""
 
     def __post_init__(self) -> None:
         if self.status and self.status not in set(ReviewState):
@@ -206,8 +210,20 @@ def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnEle
         conditions.append(key_matches(Test.reasoning_key, filters.reasoning, 100))
     if filters.status:
         conditions.append(col(Test.review_state) == filters.status)
+    if filters.compare.lower() in _YES:
+        conditions.append(col(Test.prompt_key).in_(_shared_prompt_keys()))
     conditions.extend(_search_conditions(filters.q))
     return conditions
+
+
+def _shared_prompt_keys() -> Any:
+    """Prompt keys of comparison groups: two or more public Tests (an index-only scan)."""
+    return (
+        select(Test.prompt_key)
+        .where(col(Test.state) == TestState.PUBLIC)
+        .group_by(col(Test.prompt_key))
+        .having(func.count() >= 2)
+    )
 
 
 def _card(test: Test, handle: str, display_name: str, thumbnail_name: str | None) -> FeedCard:

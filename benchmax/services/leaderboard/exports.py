@@ -39,8 +39,8 @@ def json_chunks(session: Session, snapshot_id: str) -> Iterator[str]:
     """The snapshot as canonical JSON text, in pieces."""
     snapshot = published_snapshot(session, snapshot_id)
     meta = summary(snapshot, None).to_json()
-    meta.pop("superseded_by")
-    meta.pop("status")
+    for name in ("superseded_by", "status", "policy"):
+        meta.pop(name)
     yield '{"policy":' + canonical_json(json.loads(snapshot.policy_json)) + ',"rows":['
     for index, row in enumerate(iter_rows(session, snapshot.id)):
         yield ("," if index else "") + canonical_json(canonical_row(row))

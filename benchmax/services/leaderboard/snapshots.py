@@ -264,9 +264,11 @@ class SnapshotSummary:
     prior_mean_bp: int
     prior_weight: int
     superseded_by: str | None
+    policy: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "policy": self.policy,
             "id": self.id,
             "published_at": self.published_at,
             "row_count": self.row_count,
@@ -290,6 +292,7 @@ def summary(snapshot: LeaderboardSnapshot, superseded_by: str | None) -> Snapsho
         prior_mean_bp=snapshot.prior_mean_bp,
         prior_weight=int(policy["prior_weight"]),
         superseded_by=superseded_by,
+        policy=policy,
     )
 
 

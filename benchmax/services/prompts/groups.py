@@ -25,7 +25,7 @@ from benchmax.models import (
     TestState,
     User,
 )
-from benchmax.models._base import as_utc
+from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.leaderboard.policy import counted_reviews, current_policy
 from benchmax.services.leaderboard.scoring import (
     bayesian_score_bp,
@@ -304,3 +304,18 @@ def record_alias(
         session, admin, "prompt.alias", ("prompt_alias", alias.id), clean, ("separate", "joined")
     )
     return alias
+
+
+@dataclass(frozen=True)
+class GroupLink:
+    prompt_key: str
+    others: int
+
+
+def group_link(session: Session, test_id: str) -> GroupLink | None:
+    """For a public Test whose prompt other public Tests share: its group and how many others."""
+    test = session.get(Test, test_id) if is_public_id(test_id) else None
+    if test is None or test.state != TestState.PUBLIC:
+        return None
+    size = group_size(session, test.prompt_key)
+    return GroupLink(test.prompt_key, size - 1) if size >= 2 else None
