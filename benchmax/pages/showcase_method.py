@@ -19,7 +19,7 @@ def _example(scores: list[int]) -> str:
 SHOWCASE_SECTIONS = [
     (
         "How the showcase score works",
-        "Each ranked Test's score is a Bayesian average of its counted review scores (0–100): "
+        "Each ranked Test's score is a Bayesian average of its counted review scores (0 to 100): "
         f"score = (sum of scores + m {_TIMES} C) ÷ (number of scores + m). Every Test starts as "
         "if it had m imaginary reviews at C, the mean of every counted review in the snapshot. "
         f"With m = {_M} and C = {_C}: one lucky 100 gives (100 + {_M} {_TIMES} {_C}) ÷ "
