@@ -26,9 +26,12 @@ def policy_words(policy: dict[str, Any]) -> dict[str, str]:
     """The recorded policy as sentences a reader can check against the formula."""
     kinds = [KIND_WORDS.get(kind, kind) for kind in policy["review_kinds"]]
     judges = policy["judge_snapshot_ids"]
+    counted = "Reviews counted: current reviews by " + " and ".join(
+        [", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds
+    )
     if "ai" in policy["review_kinds"]:
         trusted = ", ".join(judges) if judges else "none yet, so no AI review counts"
-        kinds.append(f"(AI judge snapshots trusted: {trusted})")
+        counted += f". AI judge versions trusted: {trusted}"
     m, c = policy["prior_weight"], points_text(policy["prior_mean_bp"])
     return {
         "formula": f"score = (sum of counted scores + {m} \u00d7 {c}) "
@@ -37,7 +40,7 @@ def policy_words(policy: dict[str, Any]) -> dict[str, str]:
             f"m = {m}: every Test starts with {m} imaginary reviews at C = {c}, the mean of "
             "every counted review score in this snapshot, so one lucky review cannot top it."
         ),
-        "counted": "Reviews counted: current reviews by " + ", ".join(kinds) + ".",
+        "counted": counted + ".",
         "eligible": (
             "Eligible: public, not removed, not a sample, no open moderation hold, and at "
             "least one current review. A correction replaces the review it corrects."

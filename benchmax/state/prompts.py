@@ -24,7 +24,7 @@ class PromptsState(SessionState):
         with runtime.db_session() as session:
             found = groups.largest_groups(session)
         self.groups = [
-            {"href": f"/prompts/{g.prompt_key}", "title": g.title, "size": f"{g.size} setups"}
+            {"href": f"/prompts/{g.prompt_key}", "title": g.title, "size": f"{g.size} Tests"}
             for g in found
         ]
         self.loaded = True
@@ -101,7 +101,7 @@ class PromptGroupState(SessionState):
                 "key": s.prompt_key,
                 "href": f"/prompts/{s.prompt_key}",
                 "title": s.title,
-                "size": f"{s.size} setup" + ("" if s.size == 1 else "s"),
+                "size": f"{s.size} Test" + ("" if s.size == 1 else "s"),
                 "similarity": f"{s.similarity_percent}% similar",
             }
             for s in group.similar

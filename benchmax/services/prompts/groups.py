@@ -153,8 +153,14 @@ def _member_rows(session: Session, keys: list[str]) -> list[tuple[Test, str, str
     )
 
 
+def prompt_headline(prompt: str) -> str:
+    """A group's name: its prompt's first non-empty line, never one Test's own title."""
+    line = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
+    return (line[:117] + "…") if len(line) > 120 else (line or "Empty prompt")
+
+
 def _titles_and_sizes(session: Session, keys: Iterable[str]) -> dict[str, tuple[str, int]]:
-    """Each key's earliest public Test title and its number of public Tests."""
+    """Each key's headline (from one of its public Tests) and its number of public Tests."""
     wanted = list(keys)
     if not wanted:
         return {}
@@ -174,7 +180,9 @@ def _titles_and_sizes(session: Session, keys: Iterable[str]) -> dict[str, tuple[
     )
     tests = {t.id: t for t in session.exec(select(Test).where(col(Test.id).in_(firsts.values())))}
     return {
-        key: (tests[firsts[key]].display_title, int(sizes[key])) for key in firsts if key in sizes
+        key: (prompt_headline(tests[firsts[key]].prompt), int(sizes[key]))
+        for key in firsts
+        if key in sizes
     }
 
 
