@@ -74,7 +74,6 @@ class LeaderboardRow(SQLModel, table=True):
         Index("ix_leaderboard_row_harness", "snapshot_id", "harness_id", "position"),
         Index("ix_leaderboard_row_harness_key", "snapshot_id", "harness_key", "position"),
         Index("ix_leaderboard_row_reasoning", "snapshot_id", "reasoning_key", "position"),
-        Index("ix_leaderboard_row_attempts", "snapshot_id", "attempts", "position"),
     )
 
     snapshot_id: str = Field(foreign_key="leaderboard_snapshot.id", primary_key=True, max_length=16)
@@ -87,7 +86,9 @@ class LeaderboardRow(SQLModel, table=True):
     score_max: int = Field(ge=0, le=100)
     # The counted review ids, sorted, comma-separated.
     review_ids: str = Field(sa_type=Text)
-    # The declared setup as it was at the cutoff, so filters are index range scans.
+    # The declared setup as it was at the cutoff, so filters are index range scans. Attempts
+    # has no index: "declared single attempt" is common enough that walking positions in
+    # order finds a page within a few dozen rows, and every index slows the build.
     family_id: str = Field(default="", max_length=16)
     catalog_model_id: str = Field(default="", max_length=16)
     model_key: str = Field(default="", max_length=200)

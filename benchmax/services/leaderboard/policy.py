@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, select
 
@@ -157,7 +156,7 @@ def set_policy(
 
 @dataclass(frozen=True)
 class Counted:
-    """One Test's reviews that count under a policy, in the order they were written."""
+    """One Test's reviews that count under a policy (in no particular order)."""
 
     scores: tuple[int, ...]
     review_ids: tuple[str, ...]
@@ -171,9 +170,10 @@ def counted_reviews(
 ) -> dict[str, Counted]:
     """Current, counting reviews per Test (every eligible Test, or just ``test_ids``).
 
-    One pass over the reviews of the candidate Tests: corrections are resolved in memory, so
-    the cost is one indexed scan whatever the number of Tests.
+    One pass over the reviews of the candidate Tests: corrections and open holds are resolved
+    in memory, so the cost is one scan whatever the number of Tests.
     """
+    held = open_hold_test_ids(session)
     statement = (
         select_columns(
             col(Review.id),
@@ -185,7 +185,6 @@ def counted_reviews(
         )
         .join(Test, col(Test.id) == Review.test_id)
         .where(*eligible_test_conditions(cutoff))
-        .order_by(col(Review.test_id), col(Review.created_at), col(Review.id))
     )
     if cutoff is not None:
         statement = statement.where(col(Review.created_at) <= cutoff)
@@ -196,22 +195,30 @@ def counted_reviews(
     scores: dict[str, list[int]] = defaultdict(list)
     ids: dict[str, list[str]] = defaultdict(list)
     for review_id, test_id, score, kind, judge, _corrects in rows:
-        if review_id not in superseded and policy.counts(str(kind), judge):
+        if test_id in held or review_id in superseded:
+            continue
+        if policy.counts(str(kind), judge):
             scores[test_id].append(score)
             ids[test_id].append(review_id)
     return {test_id: Counted(tuple(scores[test_id]), tuple(ids[test_id])) for test_id in scores}
 
 
-def eligible_test_conditions(cutoff: datetime | None = None) -> list[Any]:
-    """SQL conditions on ``Test`` for everything but "has a counting review"."""
-    open_hold = exists().where(
-        col(ModerationHold.test_id) == Test.id, col(ModerationHold.state) == CaseState.OPEN
+def open_hold_test_ids(session: Session) -> set[str]:
+    """Tests under an open moderation hold (few: holds are exceptions)."""
+    return set(
+        session.exec(
+            select(ModerationHold.test_id).where(col(ModerationHold.state) == CaseState.OPEN)
+        ).all()
     )
+
+
+def eligible_test_conditions(cutoff: datetime | None = None) -> list[Any]:
+    """SQL conditions on ``Test`` for everything but holds and "has a counting review"
+    (``counted_reviews`` applies those two)."""
     conditions: list[Any] = [
         col(Test.state) == TestState.PUBLIC,
         col(Test.is_sample).is_(False),
         col(Test.published_at).is_not(None),
-        ~open_hold,
     ]
     if cutoff is not None:
         conditions.append(col(Test.published_at) <= cutoff)

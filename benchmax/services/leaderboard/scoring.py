@@ -90,17 +90,26 @@ def ranked(entries: Iterable[Scored]) -> list[tuple[int, Scored]]:
     return result
 
 
+_SCALARS = (int, str)  # exact types: bool is an int subclass and is refused
+
+
 def _check_canonical(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | str | list | dict):
-        raise TypeError(f"canonical JSON holds only integers and strings, not {type(value)}")
-    if isinstance(value, list):
+    kind = type(value)
+    if kind in _SCALARS:
+        return
+    if kind is list:
         for item in value:
-            _check_canonical(item)
-    elif isinstance(value, dict):
+            if type(item) not in _SCALARS:
+                _check_canonical(item)
+        return
+    if kind is dict:
         for key, item in value.items():
-            if not isinstance(key, str):
+            if type(key) is not str:
                 raise TypeError("canonical JSON keys are strings")
-            _check_canonical(item)
+            if type(item) not in _SCALARS:
+                _check_canonical(item)
+        return
+    raise TypeError(f"canonical JSON holds only integers and strings, not {kind.__name__}")
 
 
 def canonical_json(value: Any) -> str:

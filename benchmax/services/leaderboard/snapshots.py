@@ -13,12 +13,13 @@ string "not declared", never 1 (and never 0 or null, which readers might take fo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import insert, not_, text, update
+from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -56,24 +57,27 @@ class SnapshotNotFoundError(LookupError):
     """No published snapshot has this id."""
 
 
-def canonical_row(row: LeaderboardRow) -> dict[str, Any]:
-    """A stored row as the seal covers it."""
-    values: dict[str, Any] = {name: getattr(row, name) for name in ROW_FIELDS}
-    values["position"] = row.position
-    values["attempts"] = ATTEMPTS_NOT_DECLARED if row.attempts is None else row.attempts
+def canonical_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored row (as ``iter_rows`` yields it) as the seal covers it."""
+    values: dict[str, Any] = {name: row[name] for name in ROW_FIELDS}
+    values["position"] = row["position"]
+    values["attempts"] = ATTEMPTS_NOT_DECLARED if row["attempts"] is None else row["attempts"]
     return values
 
 
-def _setup_columns(test: Test) -> dict[str, Any]:
-    return {
-        "family_id": test.family_id or "",
-        "catalog_model_id": test.catalog_model_id or "",
-        "model_key": test.model_key,
-        "harness_id": test.harness_id or "",
-        "harness_key": test.harness_key,
-        "reasoning_key": test.reasoning_key,
-        "attempts": test.attempts,
-    }
+# What a row copies from its Test: the declared setup at the cutoff, for the filters.
+_SETUP_COLUMNS = (
+    "family_id", "catalog_model_id", "model_key", "harness_id", "harness_key", "reasoning_key",
+    "attempts",
+)  # fmt: skip
+_ROW_COLUMNS = tuple(col(getattr(LeaderboardRow, name)) for name in ("position", *ROW_FIELDS))
+
+
+def _setup_columns(row: Any) -> dict[str, Any]:
+    values = {name: row._mapping[name] for name in _SETUP_COLUMNS}
+    for name in ("family_id", "catalog_model_id", "harness_id"):
+        values[name] = values[name] or ""
+    return values
 
 
 def _take_build_lock(session: Session) -> None:
@@ -97,13 +101,17 @@ def current_snapshot(session: Session) -> LeaderboardSnapshot | None:
 
 def _score_eligible(
     session: Session, policy: Policy, cutoff: datetime
-) -> tuple[int, list[tuple[int, Scored]], dict[str, Test]]:
+) -> tuple[int, list[tuple[int, Scored]], dict[str, Any]]:
     counted = counted_reviews(session, policy, cutoff=cutoff)
     prior_mean = mean_bp(score for entry in counted.values() for score in entry.scores)
+    # Plain column rows, not ORM objects: at 100,000 Tests object loading would dominate.
+    columns = select_columns(
+        col(Test.id), col(Test.published_at), *(col(getattr(Test, n)) for n in _SETUP_COLUMNS)
+    )
     tests = {
-        test.id: test
-        for test in session.exec(select(Test).where(*eligible(cutoff))).all()
-        if test.id in counted
+        row.id: row
+        for row in session.execute(columns.where(*eligible(cutoff))).all()
+        if row.id in counted
     }
     entries = [
         Scored(
@@ -165,15 +173,11 @@ def build_snapshot(
         }
         for position, (rank, entry) in enumerate(ordered, start=1)
     ]
+    connection = session.connection()  # Core executemany: the ORM's bulk path is far slower
     for start in range(0, len(rows), _INSERT_BATCH):
-        session.execute(insert(LeaderboardRow), rows[start : start + _INSERT_BATCH])
-    canonical = [
-        {**row, "attempts": ATTEMPTS_NOT_DECLARED if row["attempts"] is None else row["attempts"]}
-        for row in rows
-    ]
-    for row in canonical:
-        del row["snapshot_id"]
-    _publish(session, snapshot, seal(described, canonical))
+        table = LeaderboardRow.__table__  # type: ignore[attr-defined]
+        connection.execute(insert(table), rows[start : start + _INSERT_BATCH])
+    _publish(session, snapshot, seal(described, [canonical_row(row) for row in rows]))
     return snapshot
 
 
@@ -209,20 +213,27 @@ def published_snapshot(session: Session, snapshot_id: str) -> LeaderboardSnapsho
     return snapshot
 
 
-def iter_rows(session: Session, snapshot_id: str, batch: int = 5000) -> Iterator[LeaderboardRow]:
-    """Every row of a snapshot in position order, a keyset batch at a time."""
+def iter_rows(session: Session, snapshot_id: str, batch: int = 5000) -> Iterator[Mapping[str, Any]]:
+    """Every stored row of a snapshot as a mapping, in position order, a keyset batch at a time."""
     after = 0
     while True:
-        rows = session.exec(
-            select(LeaderboardRow)
-            .where(LeaderboardRow.snapshot_id == snapshot_id, col(LeaderboardRow.position) > after)
-            .order_by(col(LeaderboardRow.position))
-            .limit(batch)
-        ).all()
-        yield from rows
+        rows = (
+            session.execute(
+                select_columns(*_ROW_COLUMNS)
+                .where(
+                    col(LeaderboardRow.snapshot_id) == snapshot_id,
+                    col(LeaderboardRow.position) > after,
+                )
+                .order_by(col(LeaderboardRow.position))
+                .limit(batch)
+            )
+            .mappings()
+            .all()
+        )
+        yield from cast(list[Mapping[str, Any]], rows)
         if len(rows) < batch:
             return
-        after = rows[-1].position
+        after = rows[-1]["position"]
 
 
 @dataclass(frozen=True)
