@@ -21,13 +21,11 @@ from benchmax.models import (
     EvidenceState,
     LeaderboardRow,
     LeaderboardSupersession,
-    ModelFamily,
     Test,
     TestState,
     User,
 )
-from benchmax.services.feed import catalog_or_key, clean_param, key_matches
-from benchmax.services.labels import resolve_harness_id, resolve_model_id
+from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
     SnapshotSummary,
@@ -35,6 +33,7 @@ from benchmax.services.leaderboard.snapshots import (
     published_snapshot,
     summary,
 )
+from benchmax.services.setup_filters import SetupColumns, setup_conditions
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR = 10**9
@@ -116,32 +115,26 @@ def decode_cursor(cursor: str) -> int:
     return int(cursor)
 
 
+ROW_SETUP = SetupColumns(
+    family_id=LeaderboardRow.family_id,
+    catalog_model_id=LeaderboardRow.catalog_model_id,
+    model_key=LeaderboardRow.model_key,
+    harness_id=LeaderboardRow.harness_id,
+    harness_key=LeaderboardRow.harness_key,
+    reasoning_key=LeaderboardRow.reasoning_key,
+)
+
+
 def _conditions(session: Session, filters: BoardFilters) -> list[ColumnElement[bool]] | None:
-    conditions: list[ColumnElement[bool]] = []
-    if filters.family:
-        family_id = session.exec(
-            select(ModelFamily.id).where(ModelFamily.slug == filters.family)
-        ).first()
-        if family_id is None:
-            return None
-        conditions.append(col(LeaderboardRow.family_id) == family_id)
-    if filters.model:
-        model_id = resolve_model_id(session, filters.model)
-        conditions.append(
-            catalog_or_key(
-                model_id, LeaderboardRow.catalog_model_id, LeaderboardRow.model_key, filters.model
-            )
-        )
-    if filters.harness:
-        harness_id = resolve_harness_id(session, filters.harness)
-        conditions.append(
-            catalog_or_key(
-                harness_id, LeaderboardRow.harness_id, LeaderboardRow.harness_key, filters.harness
-            )
-        )
-    if filters.reasoning:
-        conditions.append(key_matches(LeaderboardRow.reasoning_key, filters.reasoning, 100))
-    if filters.single_attempt:
+    conditions = setup_conditions(
+        session,
+        ROW_SETUP,
+        family=filters.family,
+        model=filters.model,
+        harness=filters.harness,
+        reasoning=filters.reasoning,
+    )
+    if conditions is not None and filters.single_attempt:
         conditions.append(col(LeaderboardRow.attempts) == 1)
     return conditions
 
