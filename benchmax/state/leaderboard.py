@@ -14,6 +14,7 @@ from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.moderation import ModerationError
+from benchmax.services.test_summary import TestSummary
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, human_date, setup_text
 
@@ -50,31 +51,41 @@ def policy_words(policy: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _entry_dict(entry: board.BoardEntry) -> dict[str, str]:
+REMOVED_TITLE = "Removed by moderation after this snapshot"
+
+
+def summary_dict(test: TestSummary) -> dict[str, str]:
+    """The parts of a listed Test every showcase list shows, as strings."""
     thumb = ""
-    if entry.thumbnail_evidence_id:
-        thumb = evidence_url(
-            runtime.settings().usercontent_origin,
-            entry.thumbnail_evidence_id,
-            entry.thumbnail_safe_name or "image",
-        )
+    if test.thumbnail_evidence_id:
+        origin = runtime.settings().usercontent_origin
+        thumb = evidence_url(origin, test.thumbnail_evidence_id, test.thumbnail_safe_name or "")
     return {
-        "rank": str(entry.rank),
-        "href": f"/tests/{entry.test_id}" if entry.test_id else "",
-        "title": entry.title,
-        "handle": entry.contributor_handle,
-        "contributor": entry.contributor_display_name or entry.contributor_handle,
+        "href": f"/tests/{test.id}",
+        "title": test.title,
+        "handle": test.contributor_handle,
+        "contributor": test.contributor_display_name or test.contributor_handle,
         "setup": setup_text(
-            entry.model_label, entry.model_version_label, entry.harness_label, entry.reasoning_label
-        )
-        if entry.test_id
-        else "",
+            test.model_label, test.model_version_label, test.harness_label, test.reasoning_label
+        ),
+        "attempts": attempts_text(test.attempts),
+        "kinds": " · ".join(test.evidence_kinds) if test.evidence_kinds else "text output",
+        "thumb": thumb,
+        "sample": "yes" if test.is_sample else "",
+        "published": human_date(test.published_at),
+    }
+
+
+def _entry_dict(entry: board.BoardEntry) -> dict[str, str]:
+    shown = summary_dict(entry.test) if entry.test else {"href": "", "title": REMOVED_TITLE}
+    return {
+        **shown,
+        "rank": str(entry.rank),
+        # The attempts the snapshot recorded, which is what was ranked.
         "attempts": attempts_text(entry.attempts),
         "score": entry.score,
         "reviews": f"{entry.review_count} review" + ("" if entry.review_count == 1 else "s"),
         "range": f"{entry.score_min} to {entry.score_max}",
-        "kinds": " · ".join(entry.evidence_kinds) if entry.evidence_kinds else "text output",
-        "thumb": thumb,
     }
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax import runtime
-from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.moderation import ModerationError
 from benchmax.services.prompts import groups
+from benchmax.state.leaderboard import summary_dict
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, human_date, setup_text
+from benchmax.state.views import human_date
 
 PAGE = 60
 
@@ -31,34 +31,13 @@ class PromptsState(SessionState):
 
 
 def _member_dict(member: groups.GroupMember, place: int) -> dict[str, str]:
-    thumb = ""
-    if member.thumbnail_evidence_id:
-        thumb = evidence_url(
-            runtime.settings().usercontent_origin,
-            member.thumbnail_evidence_id,
-            member.thumbnail_safe_name or "image",
-        )
     reviews = member.review_count
     return {
+        **summary_dict(member.test),
         "place": str(place),
-        "href": f"/tests/{member.id}",
-        "title": member.title,
-        "handle": member.contributor_handle,
-        "contributor": member.contributor_display_name or member.contributor_handle,
-        "setup": setup_text(
-            member.model_label,
-            member.model_version_label,
-            member.harness_label,
-            member.reasoning_label,
-        ),
-        "attempts": attempts_text(member.attempts),
-        "kinds": " · ".join(member.evidence_kinds) if member.evidence_kinds else "text output",
-        "thumb": thumb,
         "reviews": f"{reviews} counted review" + ("" if reviews == 1 else "s"),
         "median": f"median {member.median}" if member.median else "not reviewed yet",
         "score": member.score,
-        "sample": "yes" if member.is_sample else "",
-        "published": human_date(member.published_at),
     }
 
 

@@ -47,14 +47,14 @@ def test_prompts_differing_in_case_spacing_and_invisibles_form_one_group(session
     assert len({t.prompt_key for t in tests}) == 1
     group = groups.prompt_group(session, tests[0].prompt_key)
     assert group is not None
-    ids = [m.id for m in group.members]
+    ids = [m.test.id for m in group.members]
     # Shrunk within the group (C = mean of 60, 95, 95, 95, 100 = 89): three 95s (92.00)
     # beat one 100 (91.75).
     assert ids == [tests[1].id, tests[2].id, tests[0].id, tests[3].id]
     assert {hidden.id, draft.id, near.id}.isdisjoint(ids)
     first, *_rest, unreviewed = group.members
     assert (first.review_count, first.median, first.score) == (3, "95", "92.00")
-    assert (unreviewed.review_count, unreviewed.score, unreviewed.attempts) == (0, "", 3)
+    assert (unreviewed.review_count, unreviewed.score, unreviewed.test.attempts) == (0, "", 3)
     assert group.prior_mean_bp == 8900
     link = groups.group_link(session, tests[0].id)
     assert link is not None
@@ -72,7 +72,7 @@ def test_a_near_duplicate_is_listed_as_similar_never_grouped(session: Session) -
     assert index_prompts(session) == 0
     group = groups.prompt_group(session, base.prompt_key)
     assert group is not None
-    assert near.id not in [m.id for m in group.members]
+    assert near.id not in [m.test.id for m in group.members]
     assert [s.prompt_key for s in group.similar] == [near.prompt_key]
     assert group.similar[0].similarity_percent >= 80
     assert group.similar[0].size == 1
@@ -125,7 +125,7 @@ def test_a_moderator_joins_two_prompts_with_an_append_only_decision(session: Ses
     for key in (base.prompt_key, near.prompt_key):
         group = groups.prompt_group(session, key)
         assert group is not None
-        assert {m.id for m in group.members} == {base.id, near.id}
+        assert {m.test.id for m in group.members} == {base.id, near.id}
         assert [a.reason for a in group.aliases] == ["Only a comma differs."]
     assert len(session.exec(select(PromptAlias)).all()) == 1
     decision = session.exec(select(ModerationDecision)).one()

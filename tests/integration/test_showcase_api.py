@@ -49,14 +49,14 @@ def test_board_pages_follow_the_cursor_and_filters(
     assert first["snapshot"]["id"] == snapshot_id
     assert first["snapshot"]["status"] == "current"
     assert [item["rank"] for item in first["items"]] == [1, 2, 3]
-    assert first["items"][0]["title"] == "Board Test 6"
+    assert first["items"][0]["test"]["title"] == "Board Test 6"
     rest = api_client.get(f"/api/v1/leaderboard?limit=3&cursor={first['next_cursor']}").json()
     assert [item["rank"] for item in rest["items"]] == [4, 5, 6]
     single = api_client.get("/api/v1/leaderboard?single=1").json()["items"]
-    assert {item["title"] for item in single} == {"Board Test 0", "Board Test 3", "Board Test 6"}
+    assert {item["test"]["title"] for item in single} == {"Board Test 0", "Board Test 3", "Board Test 6"}
     assert all(item["attempts"] == 1 for item in single)
     gpt = api_client.get("/api/v1/leaderboard?model=gpt-5").json()["items"]
-    assert {item["model_label"] for item in gpt} == {"GPT-5"}
+    assert {item["test"]["model_label"] for item in gpt} == {"GPT-5"}
     assert len(gpt) == 3
     family = api_client.get("/api/v1/leaderboard?family=no-such-family").json()
     assert family["items"] == []

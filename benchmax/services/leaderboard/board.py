@@ -13,18 +13,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_
+from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
-from benchmax.models import (
-    EvidenceFile,
-    EvidenceState,
-    LeaderboardRow,
-    LeaderboardSupersession,
-    Test,
-    TestState,
-    User,
-)
+from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
 from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
@@ -34,6 +26,7 @@ from benchmax.services.leaderboard.snapshots import (
     summary,
 )
 from benchmax.services.setup_filters import SetupColumns, setup_conditions
+from benchmax.services.test_summary import TestSummary, summaries_by_id, summarise
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR = 10**9
@@ -71,20 +64,12 @@ class BoardFilters:
 
 @dataclass(frozen=True)
 class BoardEntry:
+    """One ranked row; ``test`` is None when the Test was removed after the snapshot."""
+
     rank: int
     position: int
-    test_id: str
-    title: str
-    contributor_handle: str
-    contributor_display_name: str
-    model_label: str
-    model_version_label: str
-    harness_label: str
-    reasoning_label: str
+    test: TestSummary | None
     attempts: int | None
-    evidence_kinds: list[str]
-    thumbnail_evidence_id: str | None
-    thumbnail_safe_name: str | None
     score_bp: int
     score: str
     review_count: int
@@ -144,6 +129,11 @@ def _superseded_by(session: Session, snapshot_id: str) -> str | None:
     return row.superseded_by_id if row else None
 
 
+def _still_public(details: dict[str, Any], row: LeaderboardRow) -> bool:
+    found = details.get(row.test_id)
+    return found is not None and found[0].state == TestState.PUBLIC
+
+
 def board_page(
     session: Session,
     snapshot_id: str | None,
@@ -179,77 +169,21 @@ def board_page(
         .limit(limit + 1)
     ).all()
     shown = rows[:limit]
-    details = _details(session, [row.test_id for row in shown])
-    items = [_entry(row, *details[row.test_id]) for row in shown if row.test_id in details]
+    details = summaries_by_id(session, (row.test_id for row in shown))
+    items = [
+        _entry(row, summarise(details[row.test_id]) if _still_public(details, row) else None)
+        for row in shown
+    ]
     next_cursor = str(shown[-1].position) if len(rows) > limit else None
     return BoardPage(snapshot=info, items=items, next_cursor=next_cursor)
 
 
-def _details(session: Session, test_ids: list[str]) -> dict[str, tuple[Test, str, str, str | None]]:
-    if not test_ids:
-        return {}
-    rows = session.exec(
-        select(Test, User.handle, User.display_name, EvidenceFile.safe_name)
-        .join(User, col(User.id) == Test.contributor_id)
-        .outerjoin(
-            EvidenceFile,
-            and_(
-                col(EvidenceFile.id) == Test.thumbnail_evidence_id,
-                col(EvidenceFile.state) == EvidenceState.APPROVED,
-            ),
-        )
-        .where(col(Test.id).in_(test_ids))
-    ).all()
-    return {row[0].id: (row[0], row[1], row[2], row[3]) for row in rows}
-
-
-REMOVED_TITLE = "Removed by moderation after this snapshot"
-
-
-def _entry(
-    row: LeaderboardRow, test: Test, handle: str, display_name: str, thumb: str | None
-) -> BoardEntry:
-    if test.state != TestState.PUBLIC:
-        return _removed_entry(row)
+def _entry(row: LeaderboardRow, summary: TestSummary | None) -> BoardEntry:
     return BoardEntry(
         rank=row.rank,
         position=row.position,
-        test_id=row.test_id,
-        title=test.display_title,
-        contributor_handle=handle,
-        contributor_display_name=display_name,
-        model_label=test.model_label,
-        model_version_label=test.model_version_label,
-        harness_label=test.harness_label,
-        reasoning_label=test.reasoning_label,
+        test=summary,
         attempts=row.attempts,
-        evidence_kinds=[kind for kind in test.evidence_kinds.split(",") if kind],
-        thumbnail_evidence_id=test.thumbnail_evidence_id if thumb else None,
-        thumbnail_safe_name=thumb,
-        score_bp=row.score_bp,
-        score=points_text(row.score_bp),
-        review_count=row.review_count,
-        score_min=row.score_min,
-        score_max=row.score_max,
-    )
-
-
-def _removed_entry(row: LeaderboardRow) -> BoardEntry:
-    return BoardEntry(
-        rank=row.rank,
-        position=row.position,
-        test_id="",
-        title=REMOVED_TITLE,
-        contributor_handle="",
-        contributor_display_name="",
-        model_label="",
-        model_version_label="",
-        harness_label="",
-        reasoning_label="",
-        attempts=row.attempts,
-        evidence_kinds=[],
-        thumbnail_evidence_id=None,
-        thumbnail_safe_name=None,
         score_bp=row.score_bp,
         score=points_text(row.score_bp),
         review_count=row.review_count,

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, func, or_
+from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
-    EvidenceFile,
-    EvidenceState,
     PromptAlias,
     Test,
     TestState,
@@ -37,6 +35,7 @@ from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin
 from benchmax.services.moderation.records import record_decision
 from benchmax.services.prompts.similar import similar_keys
+from benchmax.services.test_summary import SummaryRow, TestSummary, summarise, summary_rows
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 MAX_GROUP_KEYS = 50
@@ -74,27 +73,14 @@ def group_size(session: Session, key: str) -> int:
 
 @dataclass(frozen=True)
 class GroupMember:
-    id: str
-    title: str
+    test: TestSummary
     prompt_key: str
-    contributor_handle: str
-    contributor_display_name: str
-    model_label: str
-    model_version_label: str
-    harness_label: str
-    reasoning_label: str
-    attempts: int | None
-    evidence_kinds: list[str]
-    thumbnail_evidence_id: str | None
-    thumbnail_safe_name: str | None
-    is_sample: bool
     review_count: int
     median: str
     score: str
-    published_at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -134,23 +120,6 @@ class PromptGroup:
             "prior_mean_bp": self.prior_mean_bp,
             "prior_weight": self.prior_weight,
         }
-
-
-def _member_rows(session: Session, keys: list[str]) -> list[tuple[Test, str, str, str | None]]:
-    return list(
-        session.exec(
-            select(Test, User.handle, User.display_name, EvidenceFile.safe_name)
-            .join(User, col(User.id) == Test.contributor_id)
-            .outerjoin(
-                EvidenceFile,
-                and_(
-                    col(EvidenceFile.id) == Test.thumbnail_evidence_id,
-                    col(EvidenceFile.state) == EvidenceState.APPROVED,
-                ),
-            )
-            .where(_PUBLIC, col(Test.prompt_key).in_(keys))
-        ).all()
-    )
 
 
 def prompt_headline(prompt: str) -> str:
@@ -207,14 +176,14 @@ def prompt_group(session: Session, key: str) -> PromptGroup | None:
     if not is_prompt_key(key):
         return None
     keys = joined_keys(session, key)
-    rows = _member_rows(session, keys)
+    rows = summary_rows(session, _PUBLIC, col(Test.prompt_key).in_(keys))
     if not rows or all(test.prompt_key != key for test, *_ in rows):
         return None
     policy = current_policy(session)
     counted = counted_reviews(session, policy, [test.id for test, *_ in rows])
     prior_mean = mean_bp(score for entry in counted.values() for score in entry.scores)
 
-    def order(row: tuple[Test, str, str, str | None]) -> tuple[int, int, float, str]:
+    def order(row: SummaryRow) -> tuple[int, int, float, str]:
         test = row[0]
         scores = counted[test.id].scores if test.id in counted else ()
         score = bayesian_score_bp(scores, policy.prior_weight, prior_mean) if scores else -1
@@ -243,30 +212,15 @@ def prompt_group(session: Session, key: str) -> PromptGroup | None:
     )
 
 
-def _member(
-    row: tuple[Test, str, str, str | None], counted: dict[str, Any], m: int, prior_mean: int
-) -> GroupMember:
-    test, handle, display_name, thumb_name = row
+def _member(row: SummaryRow, counted: dict[str, Any], m: int, prior_mean: int) -> GroupMember:
+    test = row[0]
     scores = counted[test.id].scores if test.id in counted else ()
     return GroupMember(
-        id=test.id,
-        title=test.display_title,
+        test=summarise(row),
         prompt_key=test.prompt_key,
-        contributor_handle=handle,
-        contributor_display_name=display_name,
-        model_label=test.model_label,
-        model_version_label=test.model_version_label,
-        harness_label=test.harness_label,
-        reasoning_label=test.reasoning_label,
-        attempts=test.attempts,
-        evidence_kinds=[kind for kind in test.evidence_kinds.split(",") if kind],
-        thumbnail_evidence_id=test.thumbnail_evidence_id if thumb_name else None,
-        thumbnail_safe_name=thumb_name,
-        is_sample=test.is_sample,
         review_count=len(scores),
         median=median_text(scores),
         score=points_text(bayesian_score_bp(scores, m, prior_mean)) if scores else "",
-        published_at=as_utc(test.published_at).isoformat() if test.published_at else "",
     )
 
 
