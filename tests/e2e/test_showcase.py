@@ -104,6 +104,7 @@ def test_reviews_snapshot_leaderboard_and_comparison_group(
     assert f"# sha256: {document['sha256']}" in reader.request.get(live_app.url + csv_href).text()
     reader.screenshot(path=str(ARTIFACTS / "screens" / "leaderboard-desktop.png"), full_page=True)
 
+    reader.click("text=Filter the showcase")
     reader.locator("#board-single").check()
     reader.click("#board-apply")
     reader.wait_for_url("**single=1**")

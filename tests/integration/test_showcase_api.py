@@ -53,7 +53,11 @@ def test_board_pages_follow_the_cursor_and_filters(
     rest = api_client.get(f"/api/v1/leaderboard?limit=3&cursor={first['next_cursor']}").json()
     assert [item["rank"] for item in rest["items"]] == [4, 5, 6]
     single = api_client.get("/api/v1/leaderboard?single=1").json()["items"]
-    assert {item["test"]["title"] for item in single} == {"Board Test 0", "Board Test 3", "Board Test 6"}
+    assert {item["test"]["title"] for item in single} == {
+        "Board Test 0",
+        "Board Test 3",
+        "Board Test 6",
+    }
     assert all(item["attempts"] == 1 for item in single)
     gpt = api_client.get("/api/v1/leaderboard?model=gpt-5").json()["items"]
     assert {item["test"]["model_label"] for item in gpt} == {"GPT-5"}

@@ -19,6 +19,7 @@ from benchmax.models import (
     PROMPT_KEY_VERSION,
     SHOWCASE_APPEND_ONLY_TABLES,
     CaseState,
+    Job,
     LeaderboardRow,
     LeaderboardSnapshot,
     LeaderboardSupersession,
@@ -32,7 +33,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs import JobContext, run_job
-from benchmax.services.leaderboard import exports, jobs
+from benchmax.services.leaderboard import board, exports, jobs
 from benchmax.services.leaderboard.policy import PolicyError, current_policy, set_policy
 from benchmax.services.leaderboard.scoring import canonical_json, seal
 from benchmax.services.leaderboard.snapshots import (
@@ -401,3 +402,34 @@ def test_migration_backfills_prompt_keys(
     assert keys["Write A  Haiku"] == keys["write a haiku\u200b"] == prompt_key("write a haiku")
     assert keys["Other"] == prompt_key("other")
     assert versions == {PROMPT_KEY_VERSION}
+
+
+def test_the_scheduled_tick_enqueues_once_per_slot_and_not_when_off(
+    session: Session, job_ctx: JobContext
+) -> None:
+    off = JobContext(
+        settings=job_ctx.settings.model_copy(update={"leaderboard_snapshot_interval_seconds": 0}),
+        engine=job_ctx.engine,
+    )
+    assert jobs.request_scheduled_snapshot(off) == 0
+    assert jobs.request_scheduled_snapshot(job_ctx) == 1
+    assert jobs.request_scheduled_snapshot(job_ctx) == 0  # the same slot is already queued
+    assert len(session.exec(select(Job).where(Job.kind == jobs.SNAPSHOT_JOB)).all()) == 1
+
+
+def test_a_test_removed_after_the_snapshot_keeps_its_row_but_shows_nothing(
+    session: Session,
+) -> None:
+    removed = _reviewed(session, [90], title="Soon removed")
+    kept = _reviewed(session, [50])
+    session.commit()
+    _publish(session)
+    removed.state = TestState.REMOVED
+    session.add(removed)
+    session.commit()
+    page = board.board_page(session, None, board.BoardFilters())
+    assert [entry.rank for entry in page.items] == [1, 2]
+    assert page.items[0].test is None
+    assert page.items[1].test is not None
+    assert page.items[1].test.id == kept.id
+    assert "Soon removed" not in str(page.to_json())
