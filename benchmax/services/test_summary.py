@@ -12,12 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_
+from sqlalchemy.orm import load_only
 from sqlmodel import Session, col, select
 
 from benchmax.models import EvidenceFile, EvidenceState, Test, User
 from benchmax.models._base import as_utc
 
 SummaryRow = tuple[Test, str, str, str | None]
+_LISTED = (
+    "id", "title", "prompt", "prompt_key", "state", "contributor_id", "model_label",
+    "model_version_label", "harness_label", "reasoning_label", "attempts", "evidence_kinds",
+    "thumbnail_evidence_id", "is_sample", "published_at",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,8 @@ def summary_rows(session: Session, *conditions: Any) -> list[SummaryRow]:
                 ),
             )
             .where(*conditions)
+            # Outputs, notes and settings can be large and no list shows them.
+            .options(load_only(*(getattr(Test, name) for name in _LISTED)))
         ).all()
     )
 
