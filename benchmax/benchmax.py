@@ -97,7 +97,6 @@ STYLE = {
     },
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
     ".break-all": {"word_break": "break-all"},
-    ".group-table": {"width": "100%", "overflow_x": "auto"},
 }
 
 app = rx.App(
