@@ -129,11 +129,18 @@ def test_reviews_snapshot_leaderboard_and_comparison_group(
     expect(reader.locator("#group-caveat")).to_contain_text("not a controlled benchmark")
     reader.screenshot(path=str(ARTIFACTS / "screens" / "prompt-group-desktop.png"), full_page=True)
     reader.set_viewport_size(PHONE)
-    reader.screenshot(path=str(ARTIFACTS / "screens" / "prompt-group-phone.png"), full_page=True)
+    _fits(reader, "prompt-group-phone")
     reader.goto(f"{live_app.url}/prompts")
     wait_ready(reader)
     expect(reader.locator("#prompt-groups")).to_contain_text(PROMPT.split(",")[0])
-    reader.screenshot(path=str(ARTIFACTS / "screens" / "prompts-phone.png"), full_page=True)
+    _fits(reader, "prompts-phone")
     reader.goto(f"{live_app.url}/leaderboard")
     wait_ready(reader)
-    reader.screenshot(path=str(ARTIFACTS / "screens" / "leaderboard-phone.png"), full_page=True)
+    _fits(reader, "leaderboard-phone")
+
+
+def _fits(page: Page, name: str) -> None:
+    """Keep a screenshot, and fail if the page scrolls sideways at this width."""
+    page.screenshot(path=str(ARTIFACTS / "screens" / f"{name}.png"), full_page=True)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{name} scrolls sideways by {overflow}px"
