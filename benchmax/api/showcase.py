@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from benchmax import runtime
-from benchmax.api.actions import endpoint, text
+from benchmax.api.actions import endpoint
 from benchmax.api.errors import error_response
 from benchmax.models import User
 from benchmax.services.leaderboard import board, exports, jobs, snapshots
@@ -148,13 +148,6 @@ async def largest_groups(_request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(_largest))
 
 
-def _alias(session: Session, user: User | None, path: Params, body: Params) -> Params:
-    alias = groups.record_alias(
-        session, user, path["key"], text(body, "other_key"), body.get("reason")
-    )
-    return {"alias": {"id": alias.id, "key_a": alias.key_a, "key_b": alias.key_b}}
-
-
 def showcase_routes() -> list[Route]:
     base = "/api/v1/leaderboard"
     return [
@@ -169,5 +162,4 @@ def showcase_routes() -> list[Route]:
         Route(f"{base}/snapshots/{{snapshot_id}}/download.csv", _download("csv"), methods=["GET"]),
         Route("/api/v1/prompts", largest_groups, methods=["GET"]),
         Route("/api/v1/prompts/{key}", prompt_group, methods=["GET"]),
-        Route("/api/v1/prompts/{key}/aliases", endpoint(_alias, 201), methods=["POST"]),
     ]

@@ -22,3 +22,15 @@ def text_filter(
         spacing="1",
         width="100%",
     )
+
+
+def check_filter(prefix: str, name: str, label: str, checked: rx.Var[bool] | bool) -> rx.Component:
+    """A labelled checkbox filter; checked, the form sends ``name=on``."""
+    return rx.el.label(
+        rx.hstack(
+            rx.el.input(type="checkbox", name=name, id=f"{prefix}-{name}", default_checked=checked),
+            rx.text(label, size="2"),
+            align="center",
+            spacing="2",
+        ),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.cards import card_list
-from benchmax.components.filters import text_filter
+from benchmax.components.filters import check_filter, text_filter
 from benchmax.components.layout import page_shell
 from benchmax.state.feed import ANY, FeedState
 
@@ -53,6 +53,22 @@ def _status_select() -> rx.Component:
     )
 
 
+def _filter_grid() -> rx.Component:
+    return rx.grid(
+        _family_select(),
+        text_filter("filter", "model", "Declared model", FeedState.model, "e.g. sonnet 4.5"),
+        text_filter("filter", "harness", "Harness", FeedState.harness, "e.g. Claude Code"),
+        text_filter("filter", "reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT),
+        text_filter("filter", "contributor", "Contributor", FeedState.contributor, "handle"),
+        _status_select(),
+        check_filter("filter", "compare", "Prompts with 2+ setups", FeedState.compare != ""),
+        columns=rx.breakpoints(initial="1", xs="2", md="3"),
+        spacing="3",
+        width="100%",
+        padding_top="0.75rem",
+    )
+
+
 def filters() -> rx.Component:
     return rx.form(
         rx.vstack(
@@ -76,39 +92,7 @@ def filters() -> rx.Component:
                     rx.cond(FeedState.has_filters, "Filters (active)", "More filters"),
                     class_name="filters-summary",
                 ),
-                rx.grid(
-                    _family_select(),
-                    text_filter(
-                        "filter", "model", "Declared model", FeedState.model, "e.g. sonnet 4.5"
-                    ),
-                    text_filter(
-                        "filter", "harness", "Harness", FeedState.harness, "e.g. Claude Code"
-                    ),
-                    text_filter(
-                        "filter", "reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT
-                    ),
-                    text_filter(
-                        "filter", "contributor", "Contributor", FeedState.contributor, "handle"
-                    ),
-                    _status_select(),
-                    rx.el.label(
-                        rx.hstack(
-                            rx.el.input(
-                                type="checkbox",
-                                name="compare",
-                                id="filter-compare",
-                                default_checked=FeedState.compare != "",
-                            ),
-                            rx.text("Prompts with 2+ setups", size="2"),
-                            align="center",
-                            spacing="2",
-                        ),
-                    ),
-                    columns=rx.breakpoints(initial="1", xs="2", md="3"),
-                    spacing="3",
-                    width="100%",
-                    padding_top="0.75rem",
-                ),
+                _filter_grid(),
                 open=FeedState.has_filters,
                 width="100%",
             ),

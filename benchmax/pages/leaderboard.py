@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import declared_label
-from benchmax.components.filters import text_filter
+from benchmax.components.filters import check_filter, text_filter
 from benchmax.components.layout import page_shell
 from benchmax.components.showcase import SHOWCASE_CAVEAT
 from benchmax.state.leaderboard import ANY
@@ -87,6 +87,24 @@ def _about() -> rx.Component:
     )
 
 
+def _family_select() -> rx.Component:
+    return rx.vstack(
+        rx.text("Model family", size="1", weight="medium"),
+        rx.select.root(
+            rx.select.trigger(id="board-family", aria_label="Model family", width="100%"),
+            rx.select.content(
+                rx.select.item("Any family", value=ANY),
+                rx.foreach(S.families, lambda f: rx.select.item(f[1], value=f[0])),
+            ),
+            name="family",
+            value=S.family,
+            on_change=S.set_family,
+        ),
+        spacing="1",
+        width="100%",
+    )
+
+
 def _filters() -> rx.Component:
     return rx.form(
         rx.el.details(
@@ -95,39 +113,11 @@ def _filters() -> rx.Component:
                 class_name="filters-summary",
             ),
             rx.grid(
-                rx.vstack(
-                    rx.text("Model family", size="1", weight="medium"),
-                    rx.select.root(
-                        rx.select.trigger(
-                            id="board-family", aria_label="Model family", width="100%"
-                        ),
-                        rx.select.content(
-                            rx.select.item("Any family", value=ANY),
-                            rx.foreach(S.families, lambda f: rx.select.item(f[1], value=f[0])),
-                        ),
-                        name="family",
-                        value=S.family,
-                        on_change=S.set_family,
-                    ),
-                    spacing="1",
-                    width="100%",
-                ),
+                _family_select(),
                 text_filter("board", "model", "Declared model", S.model, "e.g. gpt-5"),
                 text_filter("board", "harness", "Harness", S.harness, "e.g. Claude Code"),
                 text_filter("board", "reasoning", "Reasoning", S.reasoning, "none, low, high…"),
-                rx.el.label(
-                    rx.hstack(
-                        rx.el.input(
-                            type="checkbox",
-                            name="single",
-                            id="board-single",
-                            default_checked=S.single,
-                        ),
-                        rx.text("Declared single attempt only", size="2"),
-                        align="center",
-                        spacing="2",
-                    ),
-                ),
+                check_filter("board", "single", "Declared single attempt only", S.single),
                 columns=rx.breakpoints(initial="1", xs="2", md="3"),
                 spacing="3",
                 width="100%",
@@ -151,6 +141,55 @@ def _filters() -> rx.Component:
     )
 
 
+def _entry_text(item: rx.Var[dict[str, str]]) -> rx.Component:
+    """Title, declared setup with its label, contributor; only the title once removed."""
+    return rx.vstack(
+        rx.cond(
+            item["href"] != "",
+            rx.link(
+                rx.heading(item["title"], size="4", class_name="card-title"),
+                href=item["href"],
+                color_scheme="gray",
+                high_contrast=True,
+                class_name="board-title",
+            ),
+            rx.text(item["title"], color_scheme="gray", style={"font_style": "italic"}),
+        ),
+        rx.cond(
+            item["href"] != "",
+            rx.vstack(
+                rx.text(item["setup"], " · ", item["attempts"], size="2"),
+                declared_label(),
+                rx.hstack(
+                    rx.text("by", size="2", color_scheme="gray"),
+                    rx.link(item["contributor"], href="/u/" + item["handle"], size="2"),
+                    rx.text("·", size="2", color_scheme="gray"),
+                    rx.text(item["kinds"], size="2", color_scheme="gray"),
+                    spacing="1",
+                    wrap="wrap",
+                ),
+                spacing="1",
+                align="start",
+            ),
+        ),
+        spacing="1",
+        align="start",
+        min_width="0",
+        flex="1",
+    )
+
+
+def _entry_score(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.vstack(
+        rx.text(item["score"], size="6", weight="bold", class_name="board-score"),
+        rx.text(item["reviews"], size="1", color_scheme="gray"),
+        rx.text("range ", item["range"], size="1", color_scheme="gray"),
+        align=rx.breakpoints(initial="start", sm="end"),
+        spacing="0",
+        min_width="7rem",
+    )
+
+
 def _entry(item: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.card(
         rx.flex(
@@ -159,48 +198,8 @@ def _entry(item: rx.Var[dict[str, str]]) -> rx.Component:
                 align="center",
                 min_width="3.5rem",
             ),
-            rx.vstack(
-                rx.cond(
-                    item["href"] != "",
-                    rx.link(
-                        rx.heading(item["title"], size="4", class_name="card-title"),
-                        href=item["href"],
-                        color_scheme="gray",
-                        high_contrast=True,
-                        class_name="board-title",
-                    ),
-                    rx.text(item["title"], color_scheme="gray", style={"font_style": "italic"}),
-                ),
-                rx.cond(
-                    item["href"] != "",
-                    rx.vstack(
-                        rx.text(item["setup"], " · ", item["attempts"], size="2"),
-                        declared_label(),
-                        rx.hstack(
-                            rx.text("by", size="2", color_scheme="gray"),
-                            rx.link(item["contributor"], href="/u/" + item["handle"], size="2"),
-                            rx.text("·", size="2", color_scheme="gray"),
-                            rx.text(item["kinds"], size="2", color_scheme="gray"),
-                            spacing="1",
-                            wrap="wrap",
-                        ),
-                        spacing="1",
-                        align="start",
-                    ),
-                ),
-                spacing="1",
-                align="start",
-                min_width="0",
-                flex="1",
-            ),
-            rx.vstack(
-                rx.text(item["score"], size="6", weight="bold", class_name="board-score"),
-                rx.text(item["reviews"], size="1", color_scheme="gray"),
-                rx.text("range ", item["range"], size="1", color_scheme="gray"),
-                align=rx.breakpoints(initial="start", sm="end"),
-                spacing="0",
-                min_width="7rem",
-            ),
+            _entry_text(item),
+            _entry_score(item),
             rx.cond(
                 item["thumb"] != "",
                 rx.image(

@@ -127,6 +127,56 @@ def _member(item: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
+def _similar_row(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.link(
+                item["title"], href=item["href"], flex="1", min_width="0", class_name="similar-link"
+            ),
+            rx.badge(item["similarity"], variant="soft"),
+            rx.badge(item["size"], variant="outline"),
+            rx.cond(
+                G.is_moderator,
+                rx.button(
+                    "Join as the same prompt",
+                    size="1",
+                    variant="outline",
+                    on_click=G.join(item["key"]),
+                    class_name="join-button",
+                ),
+            ),
+            spacing="2",
+            align="center",
+            wrap="wrap",
+        ),
+        width="100%",
+    )
+
+
+def _alias_reason() -> rx.Component:
+    """Moderators only: the written reason a join is recorded with."""
+    return rx.cond(
+        G.is_moderator,
+        rx.vstack(
+            rx.text(
+                "Reason for joining (kept permanently, at least 10 characters)",
+                size="1",
+                as_="label",
+                html_for="alias-reason",
+            ),
+            rx.text_area(
+                id="alias-reason",
+                value=G.alias_reason,
+                on_change=G.set_alias_reason,
+                width="100%",
+                max_length=2000,
+            ),
+            rx.cond(G.alias_error != "", rx.text(G.alias_error, color_scheme="red", size="2")),
+            width="100%",
+        ),
+    )
+
+
 def _similar() -> rx.Component:
     return rx.vstack(
         rx.heading("Similar prompts", size="4", as_="h2"),
@@ -136,56 +186,8 @@ def _similar() -> rx.Component:
             size="2",
             color_scheme="gray",
         ),
-        rx.foreach(
-            G.similar,
-            lambda s: rx.card(
-                rx.flex(
-                    rx.link(
-                        s["title"],
-                        href=s["href"],
-                        flex="1",
-                        min_width="0",
-                        class_name="similar-link",
-                    ),
-                    rx.badge(s["similarity"], variant="soft"),
-                    rx.badge(s["size"], variant="outline"),
-                    rx.cond(
-                        G.is_moderator,
-                        rx.button(
-                            "Join as the same prompt",
-                            size="1",
-                            variant="outline",
-                            on_click=G.join(s["key"]),
-                            class_name="join-button",
-                        ),
-                    ),
-                    spacing="2",
-                    align="center",
-                    wrap="wrap",
-                ),
-                width="100%",
-            ),
-        ),
-        rx.cond(
-            G.is_moderator,
-            rx.vstack(
-                rx.text(
-                    "Reason for joining (kept permanently, at least 10 characters)",
-                    size="1",
-                    as_="label",
-                    html_for="alias-reason",
-                ),
-                rx.text_area(
-                    id="alias-reason",
-                    value=G.alias_reason,
-                    on_change=G.set_alias_reason,
-                    width="100%",
-                    max_length=2000,
-                ),
-                rx.cond(G.alias_error != "", rx.text(G.alias_error, color_scheme="red", size="2")),
-                width="100%",
-            ),
-        ),
+        rx.foreach(G.similar, _similar_row),
+        _alias_reason(),
         spacing="2",
         width="100%",
         id="similar-prompts",

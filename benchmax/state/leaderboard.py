@@ -10,13 +10,14 @@ from reflex.event import EventSpec
 
 from benchmax import runtime
 from benchmax.services import catalog
+from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.moderation import ModerationError
 from benchmax.services.test_summary import TestSummary
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, human_date, setup_text
+from benchmax.state.views import attempts_text, setup_text
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "single")
 ANY = "any"

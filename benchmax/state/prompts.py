@@ -5,11 +5,11 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax import runtime
+from benchmax.services.dates import human_date
 from benchmax.services.moderation import ModerationError
 from benchmax.services.prompts import groups
 from benchmax.state.leaderboard import summary_dict
 from benchmax.state.session import SessionState
-from benchmax.state.views import human_date
 
 PAGE = 60
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax import runtime
+from benchmax.services.dates import human_date
 from benchmax.services.leaderboard.snapshots import placement
 from benchmax.services.prompts.groups import group_link
 from benchmax.state.detail import TestDetailState
-from benchmax.state.views import human_date
 
 
 class TestShowcaseState(TestDetailState):

@@ -142,9 +142,14 @@ def test_prompt_group_api_and_alias_route(
     for bad in ("x", "A" * 64, "0" * 64):
         assert api_client.get(f"/api/v1/prompts/{bad}").status_code == 404
     body = {"other_key": b.prompt_key, "reason": "Punctuation only differs."}
-    assert api_client.post(f"/api/v1/prompts/{a.prompt_key}/aliases", json=body).status_code == 401
+    assert (
+        api_client.post(f"/api/v1/moderation/prompts/{a.prompt_key}/alias", json=body).status_code
+        == 401
+    )
     joined = api_client.post(
-        f"/api/v1/prompts/{a.prompt_key}/aliases", json=body, headers=session_headers(moderator)
+        f"/api/v1/moderation/prompts/{a.prompt_key}/alias",
+        json=body,
+        headers=session_headers(moderator),
     )
     assert joined.status_code == 201
     assert len(api_client.get(f"/api/v1/prompts/{b.prompt_key}").json()["members"]) == 3

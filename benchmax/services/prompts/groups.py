@@ -18,6 +18,8 @@ from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
+    ModerationAction,
+    ModerationDecision,
     PromptAlias,
     Test,
     TestState,
@@ -247,8 +249,9 @@ def largest_groups(session: Session, limit: int = 50) -> list[GroupSummary]:
 
 def record_alias(
     session: Session, actor: User | None, key: str, other_key: str, reason: object
-) -> PromptAlias:
-    """A moderator's append-only decision that two prompt keys are the same prompt."""
+) -> ModerationDecision:
+    """A moderator's append-only decision that two prompt keys are the same prompt: a
+    ``prompt_alias`` row, and the decision (targeting that row) that records who and why."""
     admin = require_admin(actor, "join prompt groups")
     clean = clean_reason(reason)
     if not (is_prompt_key(key) and is_prompt_key(other_key)) or key == other_key:
@@ -262,10 +265,14 @@ def record_alias(
     alias = PromptAlias(key_a=key_a, key_b=key_b, moderator_id=admin.id, reason=clean)
     session.add(alias)
     session.flush()
-    record_decision(
-        session, admin, "prompt.alias", ("prompt_alias", alias.id), clean, ("separate", "joined")
+    return record_decision(
+        session,
+        admin,
+        ModerationAction.PROMPT_ALIAS,
+        ("prompt_alias", alias.id),
+        clean,
+        ("separate", "joined"),
     )
-    return alias
 
 
 @dataclass(frozen=True)
