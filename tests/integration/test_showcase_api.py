@@ -11,7 +11,7 @@ from sqlmodel import Session
 from starlette.testclient import TestClient
 
 from benchmax.models import Job, Role, User
-from benchmax.services.catalog import link_declared_setup
+from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
 from benchmax.services.leaderboard.scoring import seal
 from benchmax.services.leaderboard.snapshots import build_snapshot
