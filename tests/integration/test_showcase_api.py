@@ -151,5 +151,6 @@ def test_prompt_group_api_and_alias_route(
         json=body,
         headers=session_headers(moderator),
     )
-    assert joined.status_code == 201
+    assert joined.status_code == 200  # like every moderation decision route
+    assert joined.json()["decision"]["action"] == "prompt.alias"
     assert len(api_client.get(f"/api/v1/prompts/{b.prompt_key}").json()["members"]) == 3
