@@ -1,7 +1,7 @@
 """showcase: prompt keys, leaderboard policies and sealed snapshots, comparison groups
 
 Revision ID: 0011
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01 09:46:39
 
 ``test.prompt_key`` (SHA-256 of the normalised prompt, rules version in
@@ -25,7 +25,7 @@ from alembic import op
 from benchmax.models.prompt_key import PROMPT_KEY_VERSION, prompt_key
 
 revision: str = "0011"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
