@@ -11,6 +11,7 @@ from benchmax.services.moderation import ModerationError
 from benchmax.services.prompts import groups
 from benchmax.services.prompts.similar import index_prompts
 from tests.factories import make_review, make_test, make_user
+from tests.unit.safety.corpus import canary_key
 
 PROMPT = (
     "Build a single page to-do app in plain HTML, CSS and JavaScript. Tasks can be added, "
@@ -109,6 +110,7 @@ def test_a_moderator_joins_two_prompts_with_an_append_only_decision(session: Ses
         (base.prompt_key, "the same prompt twice", "invalid_prompt_key"),
         ("z" * 64, "not a key at all here", "invalid_prompt_key"),
         (prompt_key("nobody tried this"), "no Test has this prompt", "group_not_found"),
+        (near.prompt_key, f"same prompt, see {canary_key()}", "secret_detected"),
     ):
         with pytest.raises(ModerationError) as bad:
             groups.record_alias(session, moderator, base.prompt_key, other, reason)
