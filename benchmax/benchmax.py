@@ -19,18 +19,22 @@ from benchmax.pages.models import model_detail_page, models_page
 from benchmax.pages.moderation import moderation_page
 from benchmax.pages.operations import operations_page
 from benchmax.pages.profile import profile_page
+from benchmax.pages.prompts import prompt_group_page, prompts_page
 from benchmax.pages.sign_in import sign_in_page
 from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
 from benchmax.pages.submit.page import submit_page
 from benchmax.state.actions_panel import TestActionsState
 from benchmax.state.detail import TestDetailState
 from benchmax.state.feed import FeedState
+from benchmax.state.leaderboard import LeaderboardState
 from benchmax.state.me import MeState
 from benchmax.state.models import ModelDetailState, ModelsState
 from benchmax.state.moderation import ModerationState
 from benchmax.state.operations import OperationsState
 from benchmax.state.profile import ProfileState
+from benchmax.state.prompts import PromptGroupState, PromptsState
 from benchmax.state.session import SessionState
+from benchmax.state.showcase_detail import TestShowcaseState
 from benchmax.state.sign_in import SignInState
 from benchmax.state.submit import SubmitState
 
@@ -92,6 +96,7 @@ STYLE = {
         "font_size": "16px",
     },
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
+    ".break-all": {"word_break": "break-all"},
 }
 
 app = rx.App(
@@ -109,11 +114,15 @@ app.register_lifespan_task(job_runtime)
 PAGES = [
     ("/", feed_page, "", FeedState.on_load),
     ("/tests/[test_id]", detail_page, "Test",
-     [TestDetailState.on_load, TestActionsState.reset_messages]),
+     [TestDetailState.on_load, TestActionsState.reset_messages,
+      TestShowcaseState.load_showcase]),
     ("/u/[handle]", profile_page, "Contributor", ProfileState.on_load),
     ("/models", models_page, "Models", ModelsState.on_load),
     ("/models/[slug]", model_detail_page, "Model", ModelDetailState.on_load),
-    ("/leaderboard", leaderboard_page, "Leaderboard", SessionState.load_viewer),
+    ("/leaderboard", leaderboard_page, "Leaderboard", LeaderboardState.on_load),
+    ("/prompts", prompts_page, "Same-prompt groups", PromptsState.on_load),
+    ("/prompts/[key]", prompt_group_page, "Same prompt, different setups",
+     PromptGroupState.on_load),
     ("/moderation", moderation_page, "Moderation", ModerationState.on_load),
     ("/submit", submit_page, "Submit a Test", SubmitState.on_load),
     ("/me", me_page, "My Tests", MeState.on_load),

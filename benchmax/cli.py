@@ -289,9 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("--port", type=int, default=3001)
     uc.set_defaults(func=_cmd_usercontent)
 
+    from benchmax.cli_leaderboard import register as register_leaderboard
     from benchmax.cli_ops import register as register_operations
 
     register_operations(sub)
+    register_leaderboard(sub)
     return parser
 
 

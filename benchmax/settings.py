@@ -208,6 +208,10 @@ class Settings(CoreSettings):
     scan_max_total_frame_pixels: int = Field(default=40_000_000, ge=1)
 
     feed_page_size: int = Field(default=20, ge=1, le=100)
+    # How often a showcase snapshot is published (0 turns scheduled snapshots off), and how
+    # often newly published prompts are added to the "similar prompts" index.
+    leaderboard_snapshot_interval_seconds: int = Field(default=86400, ge=0)
+    prompt_index_interval_seconds: int = Field(default=300, ge=10)
     # Per-user caps on reports and disputes, counted over the last hour.
     report_rate_limit_per_hour: int = Field(default=10, ge=1)
     dispute_rate_limit_per_hour: int = Field(default=10, ge=1)

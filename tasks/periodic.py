@@ -14,8 +14,10 @@ from datetime import timedelta
 
 from benchmax.services.exports import export_if_due
 from benchmax.services.jobs import JobContext, sweep
+from benchmax.services.leaderboard.jobs import request_scheduled_snapshot  # registers the job
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
+from benchmax.services.prompts.indexing import index_new_prompts
 from benchmax.services.submissions.expiry import expire_drafts
 from benchmax.settings import Settings
 
@@ -57,6 +59,21 @@ PERIODIC_JOBS = (
         lambda settings: settings.export_interval_seconds,
         "open-data export",
         "published %d open-data export",
+    ),
+    PeriodicJob(
+        "benchmax.leaderboard_snapshot",
+        request_scheduled_snapshot,
+        # A positive tick even when snapshots are off (0): the run itself then does nothing.
+        # The request is keyed by its time slot, so a restart inside one slot publishes once.
+        lambda settings: settings.leaderboard_snapshot_interval_seconds or 3600,
+        "leaderboard snapshot request",
+    ),
+    PeriodicJob(
+        "benchmax.prompt_index",
+        index_new_prompts,
+        lambda settings: settings.prompt_index_interval_seconds,
+        "prompt indexing",
+        "indexed %d new prompts for similar-prompt search",
     ),
     PeriodicJob(
         "benchmax.sweep",

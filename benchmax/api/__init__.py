@@ -13,6 +13,7 @@ from benchmax.api.moderation import moderation_routes
 from benchmax.api.open_data import open_data_routes
 from benchmax.api.openapi.routes import openapi_routes
 from benchmax.api.reviews import review_routes
+from benchmax.api.showcase import showcase_routes
 from benchmax.api.submissions import submission_routes
 from benchmax.api.tests_read import get_test, list_tests
 
@@ -26,6 +27,7 @@ def build_api() -> Starlette:
             *submission_routes(),
             *draft_file_routes(),
             *review_routes(),
+            *showcase_routes(),
             *moderation_routes(),
             *compat_routes(),
             *openapi_routes(),

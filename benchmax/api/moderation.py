@@ -37,6 +37,7 @@ _ROUTES = {
     "/api/v1/users/{handle}/role": A.USER_ROLE,
     "/api/v1/users/{handle}/suspend": A.USER_SUSPEND,
     "/api/v1/users/{handle}/reinstate": A.USER_REINSTATE,
+    f"{_BASE}/prompts/{{key}}/alias": A.PROMPT_ALIAS,
 }
 
 
@@ -51,6 +52,7 @@ def _request(path: Params, body: Params) -> actions.Request:
         slug=text(body, "target"),
         role=text(body, "role"),
         score=body.get("score"),
+        other_key=text(body, "other_key"),
     )
 
 

@@ -6,7 +6,12 @@ import reflex as rx
 
 from benchmax.state.session import SessionState
 
-NAV_LINKS = (("Feed", "/"), ("Leaderboard", "/leaderboard"), ("Models", "/models"))
+NAV_LINKS = (
+    ("Feed", "/"),
+    ("Leaderboard", "/leaderboard"),
+    ("Prompts", "/prompts"),
+    ("Models", "/models"),
+)
 FOOTER_LINKS = (
     ("Methodology", "/methodology"),
     ("Privacy", "/privacy"),

@@ -11,6 +11,13 @@ from benchmax.models.catalog import (
 )
 from benchmax.models.evidence import EvidenceFile, EvidenceKind, EvidenceState
 from benchmax.models.job import Job, JobState
+from benchmax.models.leaderboard import (
+    LeaderboardPolicy,
+    LeaderboardRow,
+    LeaderboardSnapshot,
+    LeaderboardSupersession,
+    SnapshotStatus,
+)
 from benchmax.models.moderation import (
     CaseState,
     Dispute,
@@ -21,15 +28,21 @@ from benchmax.models.moderation import (
     ReportReason,
 )
 from benchmax.models.operations import BackupRecord, MetricSample
+from benchmax.models.prompt_group import PromptAlias, PromptBand, PromptSignature
+from benchmax.models.prompt_key import PROMPT_KEY_VERSION, normalise_prompt, prompt_key
 from benchmax.models.review import Review, ReviewerKind
 from benchmax.models.test import ReviewState, SourceVisibility, Test, TestState
 from benchmax.models.token import ApiToken, ApiTokenUse
 from benchmax.models.user import AccountStatus, Role, User
 
 APPEND_ONLY_TABLES = ("review", "moderation_decision", "audit_event")
+# Append-only since migration 0011; published snapshots and their rows are frozen there too.
+SHOWCASE_APPEND_ONLY_TABLES = ("leaderboard_policy", "leaderboard_supersession", "prompt_alias")
 
 __all__ = [
     "APPEND_ONLY_TABLES",
+    "PROMPT_KEY_VERSION",
+    "SHOWCASE_APPEND_ONLY_TABLES",
     "AccountStatus",
     "ApiToken",
     "ApiTokenUse",
@@ -47,21 +60,31 @@ __all__ = [
     "JobState",
     "LabelKind",
     "LabelMapping",
+    "LeaderboardPolicy",
+    "LeaderboardRow",
+    "LeaderboardSnapshot",
+    "LeaderboardSupersession",
     "MetricSample",
     "ModelFamily",
     "ModelVersion",
     "ModerationAction",
     "ModerationDecision",
     "ModerationHold",
+    "PromptAlias",
+    "PromptBand",
+    "PromptSignature",
     "Report",
     "ReportReason",
     "Review",
     "ReviewState",
     "ReviewerKind",
     "Role",
+    "SnapshotStatus",
     "SourceVisibility",
     "Test",
     "TestState",
     "User",
     "audit",
+    "normalise_prompt",
+    "prompt_key",
 ]

@@ -98,6 +98,7 @@ class ModerationAction(StrEnum):
     USER_ROLE = "user.role"
     USER_SUSPEND = "user.suspend"
     USER_REINSTATE = "user.reinstate"
+    PROMPT_ALIAS = "prompt.alias"  # two prompt keys are one comparison group
 
     @property
     def verb(self) -> str:

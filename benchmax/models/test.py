@@ -60,6 +60,8 @@ class Test(TestBase, table=True):
     __table_args__ = (
         Index("ix_test_feed", "state", "published_at", "id"),
         Index("ix_test_contributor_feed", "contributor_id", "state", "published_at", "id"),
+        # Same-prompt comparison groups: one group's public Tests, and group sizes.
+        Index("ix_test_prompt_group", "prompt_key", "state"),
         # A retried API submission finds the first one by its Idempotency-Key's digest; NULLs
         # (the wizard's drafts) never collide.
         UniqueConstraint("contributor_id", "idempotency_key", name="uq_test_idempotency"),
@@ -82,6 +84,9 @@ class Test(TestBase, table=True):
     evidence_kinds: str = Field(default="", max_length=64)
     thumbnail_evidence_id: str | None = Field(default=None, max_length=16)
     is_sample: bool = Field(default=False)
+    # SHA-256 of the normalised prompt (benchmax.models.prompt_key sets it on every write).
+    prompt_key: str = Field(default="", max_length=64)
+    prompt_key_version: int = Field(default=0, ge=0)
     # The SHA-256 (hex) of the API's Idempotency-Key header, never the header itself.
     idempotency_key: str | None = Field(default=None, max_length=200, index=True)
     # SHA-256 of the request that used the key, so a different request reusing it is refused.

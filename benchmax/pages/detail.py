@@ -11,6 +11,7 @@ from benchmax.components.actions_panel import actions_panel
 from benchmax.components.badges import declared_label, kind_icon, status_badge
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
+from benchmax.components.showcase import showcase_lines
 from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
 from benchmax.state.detail import TestDetailState as S
 
@@ -178,6 +179,7 @@ def _heading() -> list[rx.Component]:
             align="center",
             wrap="wrap",
         ),
+        showcase_lines(),
         rx.heading(
             rx.cond(TEST.title != "", TEST.title, "Untitled Test"),
             size="7",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.cards import card_list
+from benchmax.components.filters import check_filter, text_filter
 from benchmax.components.layout import page_shell
 from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
@@ -15,22 +16,6 @@ STATUS_OPTIONS = (
     ("reviewed", "Reviewed"),
     ("ranked", "Ranked"),
 )
-
-
-def _text_filter(name: str, label: str, value: rx.Var[str], placeholder: str) -> rx.Component:
-    return rx.vstack(
-        rx.text(label, as_="label", html_for=f"filter-{name}", size="1", weight="medium"),
-        rx.input(
-            id=f"filter-{name}",
-            name=name,
-            default_value=value,
-            placeholder=placeholder,
-            max_length=200,
-            width="100%",
-        ),
-        spacing="1",
-        width="100%",
-    )
 
 
 def _select_filter(
@@ -78,6 +63,22 @@ def _status_select() -> rx.Component:
     )
 
 
+def _filter_grid() -> rx.Component:
+    return rx.grid(
+        _family_select(),
+        text_filter("filter", "model", "Declared model", FeedState.model, "e.g. sonnet 4.5"),
+        text_filter("filter", "harness", "Harness", FeedState.harness, "e.g. Claude Code"),
+        text_filter("filter", "reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT),
+        text_filter("filter", "contributor", "Contributor", FeedState.contributor, "handle"),
+        _status_select(),
+        check_filter("filter", "compare", "Prompts with 2+ setups", FeedState.compare != ""),
+        columns=rx.breakpoints(initial="1", xs="2", md="3"),
+        spacing="3",
+        width="100%",
+        padding_top="0.75rem",
+    )
+
+
 def filters() -> rx.Component:
     return rx.form(
         rx.vstack(
@@ -101,20 +102,7 @@ def filters() -> rx.Component:
                     rx.cond(FeedState.has_filters, "Filters (active)", "More filters"),
                     class_name="filters-summary",
                 ),
-                rx.grid(
-                    _family_select(),
-                    _text_filter(
-                        "model", "Declared model", FeedState.model, "e.g. claude sonnet 4.5"
-                    ),
-                    _text_filter("harness", "Harness", FeedState.harness, "e.g. Claude Code"),
-                    _text_filter("reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT),
-                    _text_filter("contributor", "Contributor", FeedState.contributor, "handle"),
-                    _status_select(),
-                    columns=rx.breakpoints(initial="1", xs="2", md="3"),
-                    spacing="3",
-                    width="100%",
-                    padding_top="0.75rem",
-                ),
+                _filter_grid(),
                 open=FeedState.has_filters,
                 width="100%",
             ),

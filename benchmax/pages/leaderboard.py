@@ -1,38 +1,306 @@
-"""``/leaderboard`` — the showcase. Until a snapshot exists it says so plainly."""
+"""``/leaderboard`` — the showcase: one sealed snapshot, what it counts, and how to check it."""
 
 from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.badges import declared_label
+from benchmax.components.filters import check_filter, text_filter
 from benchmax.components.layout import page_shell
+from benchmax.components.showcase import SHOWCASE_CAVEAT
+from benchmax.state.leaderboard import ANY
+from benchmax.state.leaderboard import LeaderboardState as S
+
+
+def _caveat() -> rx.Component:
+    return rx.callout(SHOWCASE_CAVEAT, icon="info", width="100%", id="leaderboard-caveat")
+
+
+def _snapshot_select() -> rx.Component:
+    return rx.hstack(
+        rx.text("Snapshot", size="2", weight="medium"),
+        rx.select.root(
+            rx.select.trigger(id="snapshot-select", aria_label="Snapshot"),
+            rx.select.content(
+                rx.foreach(S.snapshots, lambda snap: rx.select.item(snap[1], value=snap[0]))
+            ),
+            value=S.snapshot_id,
+            on_change=S.select_snapshot,
+        ),
+        align="center",
+        spacing="2",
+        wrap="wrap",
+    )
+
+
+def _about() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.heading("Snapshot of ", S.published, size="4", id="snapshot-date"),
+                rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
+                rx.badge(S.row_count, " ranked Tests", variant="soft"),
+                spacing="2",
+                align="center",
+                wrap="wrap",
+            ),
+            rx.text(
+                S.policy["formula"],
+                font_family="var(--code-font-family)",
+                size="2",
+                id="snapshot-formula",
+            ),
+            rx.text(S.policy["prior"], size="2"),
+            rx.text(S.policy["counted"], size="2"),
+            rx.text(S.policy["eligible"], size="2"),
+            rx.text(S.policy["version"], size="2", color_scheme="gray"),
+            rx.text(
+                "SHA-256 of policy and rows: ",
+                rx.code(S.sha256, class_name="break-all"),
+                size="1",
+                color_scheme="gray",
+            ),
+            rx.flex(
+                rx.link(
+                    rx.button("Download JSON", variant="soft", size="2"),
+                    href=S.json_href,
+                    id="download-json",
+                    is_external=True,
+                ),
+                rx.link(
+                    rx.button("Download CSV", variant="soft", size="2"),
+                    href=S.csv_href,
+                    id="download-csv",
+                    is_external=True,
+                ),
+                rx.link("How scores work", href="/methodology", size="2"),
+                rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
+                spacing="3",
+                align="center",
+                wrap="wrap",
+            ),
+            _snapshot_select(),
+            spacing="2",
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def _family_select() -> rx.Component:
+    return rx.vstack(
+        rx.text("Model family", size="1", weight="medium"),
+        rx.select.root(
+            rx.select.trigger(id="board-family", aria_label="Model family", width="100%"),
+            rx.select.content(
+                rx.select.item("Any family", value=ANY),
+                rx.foreach(S.families, lambda f: rx.select.item(f[1], value=f[0])),
+            ),
+            name="family",
+            value=S.family,
+            on_change=S.set_family,
+        ),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _filters() -> rx.Component:
+    return rx.form(
+        rx.el.details(
+            rx.el.summary(
+                rx.cond(S.has_filters, "Filters (active)", "Filter the showcase"),
+                class_name="filters-summary",
+            ),
+            rx.grid(
+                _family_select(),
+                text_filter("board", "model", "Declared model", S.model, "e.g. gpt-5"),
+                text_filter("board", "harness", "Harness", S.harness, "e.g. Claude Code"),
+                text_filter("board", "reasoning", "Reasoning", S.reasoning, "none, low, high…"),
+                check_filter("board", "single", "Declared single attempt only", S.single),
+                columns=rx.breakpoints(initial="1", xs="2", md="3"),
+                spacing="3",
+                width="100%",
+                padding_top="0.75rem",
+            ),
+            rx.hstack(
+                rx.button("Apply filters", type="submit", id="board-apply"),
+                rx.cond(
+                    S.has_filters,
+                    rx.button(
+                        "Clear filters", type="button", variant="ghost", on_click=S.clear_filters
+                    ),
+                ),
+                padding_top="0.75rem",
+            ),
+            open=S.has_filters,
+            width="100%",
+        ),
+        on_submit=S.apply_filters,
+        width="100%",
+    )
+
+
+def _entry_text(item: rx.Var[dict[str, str]]) -> rx.Component:
+    """Title, declared setup with its label, contributor; only the title once removed."""
+    return rx.vstack(
+        rx.cond(
+            item["href"] != "",
+            rx.link(
+                rx.heading(item["title"], size="4", class_name="card-title"),
+                href=item["href"],
+                color_scheme="gray",
+                high_contrast=True,
+                class_name="board-title",
+            ),
+            rx.text(item["title"], color_scheme="gray", style={"font_style": "italic"}),
+        ),
+        rx.cond(
+            item["href"] != "",
+            rx.vstack(
+                rx.text(item["setup"], " · ", item["attempts"], size="2"),
+                declared_label(),
+                rx.hstack(
+                    rx.text("by", size="2", color_scheme="gray"),
+                    rx.link(item["contributor"], href="/u/" + item["handle"], size="2"),
+                    rx.text("·", size="2", color_scheme="gray"),
+                    rx.text(item["kinds"], size="2", color_scheme="gray"),
+                    spacing="1",
+                    wrap="wrap",
+                ),
+                spacing="1",
+                align="start",
+            ),
+        ),
+        spacing="1",
+        align="start",
+        min_width="0",
+        flex="1",
+    )
+
+
+def _entry_score(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.vstack(
+        rx.text(item["score"], size="6", weight="bold", class_name="board-score"),
+        rx.text(item["reviews"], size="1", color_scheme="gray"),
+        rx.text("range ", item["range"], size="1", color_scheme="gray"),
+        align=rx.breakpoints(initial="start", sm="end"),
+        spacing="0",
+        min_width="7rem",
+    )
+
+
+def _entry(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.vstack(
+                rx.heading("#", item["rank"], size="6", class_name="board-rank"),
+                align="center",
+                min_width="3.5rem",
+            ),
+            _entry_text(item),
+            _entry_score(item),
+            rx.cond(
+                item["thumb"] != "",
+                rx.image(
+                    src=item["thumb"],
+                    alt="Evidence thumbnail",
+                    width="96px",
+                    height="64px",
+                    object_fit="cover",
+                    border_radius="var(--radius-2)",
+                    loading="lazy",
+                    referrer_policy="no-referrer",
+                    display=rx.breakpoints(initial="none", md="block"),
+                ),
+            ),
+            direction=rx.breakpoints(initial="column", sm="row"),
+            spacing="4",
+            align=rx.breakpoints(initial="start", sm="center"),
+        ),
+        width="100%",
+        class_name="board-entry",
+    )
+
+
+def _ranking() -> rx.Component:
+    return rx.vstack(
+        _about(),
+        _filters(),
+        rx.cond(
+            S.items.length() > 0,
+            rx.vstack(rx.foreach(S.items, _entry), spacing="3", width="100%", id="board-rows"),
+            rx.callout(
+                "No ranked Test in this snapshot matches these filters.",
+                icon="inbox",
+                width="100%",
+                id="board-empty",
+            ),
+        ),
+        rx.cond(
+            S.next_cursor != "",
+            rx.button(
+                "Load more", on_click=S.load_more, variant="soft", width="100%", id="board-more"
+            ),
+        ),
+        spacing="4",
+        width="100%",
+    )
+
+
+def _empty() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("No snapshot published yet", size="4", id="leaderboard-empty"),
+            rx.text(
+                "A snapshot is published once Tests have been reviewed. Meanwhile, browse the "
+                "feed, compare setups on the same prompt, or read how reviews work.",
+                color_scheme="gray",
+            ),
+            rx.hstack(
+                rx.link(rx.button("Browse the feed"), href="/"),
+                rx.link(rx.button("Same-prompt groups", variant="soft"), href="/prompts"),
+                rx.link(rx.button("Methodology", variant="soft"), href="/methodology"),
+                wrap="wrap",
+            ),
+            spacing="3",
+        ),
+        width="100%",
+    )
+
+
+def _owner_tools() -> rx.Component:
+    return rx.cond(
+        S.is_owner,
+        rx.hstack(
+            rx.button(
+                "Publish a new snapshot now",
+                on_click=S.request_snapshot,
+                id="publish-snapshot",
+                variant="outline",
+            ),
+            rx.link("Refresh", href="/leaderboard", id="board-refresh", size="2"),
+            rx.cond(S.notice != "", rx.text(S.notice, size="2", id="board-notice")),
+            align="center",
+            spacing="3",
+            wrap="wrap",
+        ),
+    )
 
 
 def leaderboard_page() -> rx.Component:
     return page_shell(
         rx.vstack(
             rx.heading("Leaderboard", size="7"),
-            rx.callout(
-                "A showcase of top-rated reviewed Tests across different prompts — not a "
-                "like-for-like benchmark. Only reviewed, eligible Tests are ranked, and each "
-                "published snapshot never changes.",
-                icon="info",
-                width="100%",
+            _caveat(),
+            _owner_tools(),
+            rx.cond(
+                S.error != "", rx.callout(S.error, color_scheme="amber", icon="triangle_alert")
             ),
-            rx.card(
-                rx.vstack(
-                    rx.heading("No snapshot published yet", size="4", id="leaderboard-empty"),
-                    rx.text(
-                        "Snapshots are published once Tests have been reviewed. Meanwhile, "
-                        "browse the feed or read how reviews work.",
-                        color_scheme="gray",
-                    ),
-                    rx.hstack(
-                        rx.link(rx.button("Browse the feed"), href="/"),
-                        rx.link(rx.button("Methodology", variant="soft"), href="/methodology"),
-                    ),
-                    spacing="3",
-                ),
-                width="100%",
+            rx.cond(
+                S.loaded,
+                rx.cond(S.snapshot_id != "", _ranking(), _empty()),
+                rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
             ),
             spacing="4",
             width="100%",

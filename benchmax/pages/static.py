@@ -6,6 +6,7 @@ import reflex as rx
 
 from benchmax.components.badges import DECLARED_LABEL
 from benchmax.components.layout import page_shell
+from benchmax.pages.showcase_method import SHOWCASE_SECTIONS
 
 METHODOLOGY = [
     (
@@ -39,6 +40,7 @@ METHODOLOGY = [
         "different prompts — not a like-for-like benchmark — published as snapshots that never "
         "change.",
     ),
+    *SHOWCASE_SECTIONS,
 ]
 
 PRIVACY = [

@@ -18,13 +18,12 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, or_, tuple_
+from sqlalchemy import ColumnElement, and_, func, or_, tuple_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
     EvidenceFile,
     EvidenceState,
-    ModelFamily,
     ReviewState,
     Test,
     TestState,
@@ -32,7 +31,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import json_ready
-from benchmax.services.labels import label_key, resolve_harness_id, resolve_model_id
+from benchmax.services.setup_filters import SetupColumns, setup_conditions
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR_LENGTH = 120
@@ -45,7 +44,9 @@ _FILTER_LENGTHS = {
     "contributor": 32,
     "status": 16,
     "q": 200,
+    "compare": 8,
 }
+_YES = frozenset({"1", "on", "yes", "true"})
 
 
 class InvalidCursorError(ValueError):
@@ -56,7 +57,7 @@ class InvalidFilterError(ValueError):
     """A filter value outside its allowed set; the API answers 400."""
 
 
-def _clean(value: object, max_length: int) -> str:
+def clean_param(value: object, max_length: int) -> str:
     """First value of a multi-valued parameter, control characters dropped, trimmed, capped."""
     if isinstance(value, list | tuple):
         value = value[0] if value else ""
@@ -75,6 +76,8 @@ class FeedFilters:
     contributor: str = ""
     status: str = ""
     q: str = ""
+    # Any of "1", "on", "yes", "true": only Tests whose prompt two or more public Tests share.
+    compare: str = ""
 
     def __post_init__(self) -> None:
         if self.status and self.status not in set(ReviewState):
@@ -85,7 +88,7 @@ class FeedFilters:
     def from_query(cls, query: Mapping[str, Any]) -> FeedFilters:
         """Filters from URL query parameters; unknown keys are ignored, values cut to size."""
         values = {
-            name: _clean(query[name], length)
+            name: clean_param(query[name], length)
             for name, length in _FILTER_LENGTHS.items()
             if name in query
         }
@@ -162,52 +165,49 @@ def _search_conditions(q: str) -> list[ColumnElement[bool]]:
     ]
 
 
-def _key_matches(key_column: Any, text: str, max_length: int) -> ColumnElement[bool]:
-    """Tests declaring a label with the same key; a label of punctuation alone matches none."""
-    key = label_key(text, max_length)
-    return key_column == key if key else false()  # type: ignore[no-any-return]
-
-
-def _catalog_or_key(
-    catalog_id: str | None, link: Any, key_column: Any, text: str
-) -> ColumnElement[bool]:
-    """Catalog-linked Tests when the text names an entry, else Tests declaring the same key."""
-    if catalog_id is not None:
-        return link == catalog_id  # type: ignore[no-any-return]
-    return _key_matches(key_column, text, 200)
+TEST_SETUP = SetupColumns(
+    family_id=Test.family_id,
+    catalog_model_id=Test.catalog_model_id,
+    model_key=Test.model_key,
+    harness_id=Test.harness_id,
+    harness_key=Test.harness_key,
+    reasoning_key=Test.reasoning_key,
+)
 
 
 def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnElement[bool]] | None:
     """SQL conditions for the filters, or None when a named family/contributor does not exist."""
-    conditions: list[ColumnElement[bool]] = []
-    if filters.family:
-        family_id = session.exec(
-            select(ModelFamily.id).where(ModelFamily.slug == filters.family)
-        ).first()
-        if family_id is None:
-            return None
-        conditions.append(col(Test.family_id) == family_id)
+    conditions = setup_conditions(
+        session,
+        TEST_SETUP,
+        family=filters.family,
+        model=filters.model,
+        harness=filters.harness,
+        reasoning=filters.reasoning,
+    )
+    if conditions is None:
+        return None
     if filters.contributor:
         user_id = session.exec(select(User.id).where(User.handle == filters.contributor)).first()
         if user_id is None:
             return None
         conditions.append(col(Test.contributor_id) == user_id)
-    if filters.model:
-        model_id = resolve_model_id(session, filters.model)
-        conditions.append(
-            _catalog_or_key(model_id, Test.catalog_model_id, Test.model_key, filters.model)
-        )
-    if filters.harness:
-        harness_id = resolve_harness_id(session, filters.harness)
-        conditions.append(
-            _catalog_or_key(harness_id, Test.harness_id, Test.harness_key, filters.harness)
-        )
-    if filters.reasoning:
-        conditions.append(_key_matches(Test.reasoning_key, filters.reasoning, 100))
     if filters.status:
         conditions.append(col(Test.review_state) == filters.status)
+    if filters.compare.lower() in _YES:
+        conditions.append(col(Test.prompt_key).in_(_shared_prompt_keys()))
     conditions.extend(_search_conditions(filters.q))
     return conditions
+
+
+def _shared_prompt_keys() -> Any:
+    """Prompt keys of comparison groups: two or more public Tests (an index-only scan)."""
+    return (
+        select(Test.prompt_key)
+        .where(col(Test.state) == TestState.PUBLIC)
+        .group_by(col(Test.prompt_key))
+        .having(func.count() >= 2)
+    )
 
 
 def _card(test: Test, handle: str, display_name: str, thumbnail_name: str | None) -> FeedCard:

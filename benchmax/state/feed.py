@@ -12,7 +12,7 @@ from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
 from benchmax.state.views import CardView
 
-FILTER_KEYS = ("family", "model", "harness", "reasoning", "contributor", "status", "q")
+FILTER_KEYS = ("family", "model", "harness", "reasoning", "contributor", "status", "q", "compare")
 ANY = "any"
 
 
@@ -24,6 +24,7 @@ class FeedState(SessionState):
     contributor: rx.Field[str] = rx.field("")
     status: rx.Field[str] = rx.field(ANY)
     q: rx.Field[str] = rx.field("")
+    compare: rx.Field[str] = rx.field("")
     items: rx.Field[list[CardView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
     families: rx.Field[list[list[str]]] = rx.field(default_factory=list)

@@ -24,6 +24,7 @@ SCREENS = [
     ("security", "/security"),
     ("sign-in", "/sign-in"),
     ("leaderboard", "/leaderboard"),
+    ("prompts", "/prompts"),
     ("submit-signed-out", "/submit"),
     ("me-signed-out", "/me"),
     ("not-found", "/definitely/not/here"),

@@ -19,10 +19,17 @@ def test_stored_headers_become_digests_and_stay_findable(
     database_url: str, engine: Engine, session: Session
 ) -> None:
     config = alembic_config(database_url)
-    command.downgrade(config, "0005")
-    keyed = make_test(session, idempotency_key="run-7", idempotency_fingerprint="f" * 64)
+    # Rows are made at head (today's model has columns 0005 lacks), then the header is stored
+    # raw as it was before 0006.
+    keyed = make_test(session, idempotency_fingerprint="f" * 64)
     plain = make_test(session)
     session.commit()
+    session.close()
+    command.downgrade(config, "0005")
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE test SET idempotency_key = 'run-7' WHERE id = :id"), {"id": keyed.id}
+        )
 
     command.upgrade(config, "head")
     with engine.connect() as conn:

@@ -23,6 +23,7 @@ from benchmax.services.moderation import (
     takedowns,
 )
 from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.prompts import groups
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Request:
     """What a moderator sent for one action.
 
     ``target`` is what the action is about: a Test, file, report or dispute id, an account's
-    handle, or, for label actions, the declared label.
+    handle, a prompt key, or, for label actions, the declared label.
     """
 
     target: str
@@ -40,6 +41,7 @@ class Request:
     slug: str = ""  # label.map: the catalog entry
     role: str = ""  # user.role
     score: object = None  # dispute.overturn: the correcting review's score
+    other_key: str = ""  # prompt.alias: the prompt key joined to the target key
 
 
 Perform = Callable[[Session, User | None, Request], ModerationDecision | User]
@@ -68,6 +70,7 @@ ACTIONS: dict[ModerationAction, Perform] = {
     A.USER_ROLE: lambda s, u, r: roles.change_role(s, u, r.target, r.role, r.reason),
     A.USER_SUSPEND: lambda s, u, r: roles.suspend(s, u, r.target, r.reason),
     A.USER_REINSTATE: lambda s, u, r: roles.reinstate(s, u, r.target, r.reason),
+    A.PROMPT_ALIAS: lambda s, u, r: groups.record_alias(s, u, r.target, r.other_key, r.reason),
 }
 
 

@@ -1,0 +1,165 @@
+"""``/api/v1/leaderboard/...`` and ``/api/v1/prompts/...``: the showcase and comparison groups.
+
+Reads are public. Snapshot downloads are streamed files named by snapshot id; asking an owner
+to publish a snapshot and recording a prompt alias are the only writes, authorised by role in
+the services like every other action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from benchmax import runtime
+from benchmax.api.actions import endpoint
+from benchmax.api.errors import error_response
+from benchmax.models import User
+from benchmax.services.leaderboard import board, exports, jobs, snapshots
+from benchmax.services.prompts import groups
+
+Params = dict[str, Any]
+_NOT_FOUND = ("not_found", "No published snapshot has this id.")
+
+
+def _page(request: Request, snapshot_id: str | None) -> Response:
+    params = request.query_params
+    raw_limit = params.get("limit", "20")
+    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= board.MAX_PAGE_SIZE:
+        return error_response(400, "invalid_limit", "limit must be between 1 and 100", "limit")
+    try:
+        with runtime.db_session() as session:
+            page = board.board_page(
+                session,
+                snapshot_id,
+                board.BoardFilters.from_query(dict(params)),
+                params.get("cursor") or None,
+                int(raw_limit),
+            )
+    except board.InvalidBoardCursorError:
+        return error_response(400, "invalid_cursor", "The cursor is malformed.", "cursor")
+    except snapshots.SnapshotNotFoundError:
+        return error_response(404, *_NOT_FOUND)
+    return JSONResponse(page.to_json())
+
+
+async def current_board(request: Request) -> Response:
+    return await run_in_threadpool(_page, request, None)
+
+
+async def snapshot_board(request: Request) -> Response:
+    return await run_in_threadpool(_page, request, request.path_params["snapshot_id"])
+
+
+def _list() -> Params:
+    with runtime.db_session() as session:
+        return {"items": [item.to_json() for item in snapshots.list_snapshots(session)]}
+
+
+async def list_snapshots(_request: Request) -> Response:
+    return JSONResponse(await run_in_threadpool(_list))
+
+
+def _verify(snapshot_id: str) -> Response:
+    try:
+        with runtime.db_session() as session:
+            result = snapshots.verify_snapshot(session, snapshot_id)
+    except snapshots.SnapshotNotFoundError:
+        return error_response(404, *_NOT_FOUND)
+    return JSONResponse(
+        {
+            "snapshot_id": result.snapshot_id,
+            "ok": result.ok,
+            "stored_sha256": result.stored_sha256,
+            "computed_sha256": result.computed_sha256,
+        }
+    )
+
+
+async def verify(request: Request) -> Response:
+    return await run_in_threadpool(_verify, request.path_params["snapshot_id"])
+
+
+def _stream(chunks: Callable[[Session, str], Iterator[str]], snapshot_id: str) -> Iterator[bytes]:
+    with runtime.db_session() as session:
+        for chunk in chunks(session, snapshot_id):
+            yield chunk.encode("utf-8")
+
+
+def _download(kind: str) -> Callable[[Request], Any]:
+    chunks = exports.json_chunks if kind == "json" else exports.csv_chunks
+    media = "application/json" if kind == "json" else "text/csv; charset=utf-8"
+
+    async def handle(request: Request) -> Response:
+        snapshot_id = request.path_params["snapshot_id"]
+
+        def exists() -> bool:
+            try:
+                with runtime.db_session() as session:
+                    snapshots.published_snapshot(session, snapshot_id)
+            except snapshots.SnapshotNotFoundError:
+                return False
+            return True
+
+        if not await run_in_threadpool(exists):
+            return error_response(404, *_NOT_FOUND)
+        return StreamingResponse(
+            _stream(chunks, snapshot_id),
+            media_type=media,
+            headers={
+                "Content-Disposition": (
+                    f'attachment; filename="benchmax-showcase-{snapshot_id}.{kind}"'
+                ),
+                "Cache-Control": "public, max-age=3600, immutable",
+            },
+        )
+
+    return handle
+
+
+def _request_snapshot(session: Session, user: User | None, _path: Params, _body: Params) -> Params:
+    job = jobs.request_owner_snapshot(session, user)
+    return {"queued": job is not None, "job_id": job.id if job else None}
+
+
+def _prompt_group(request: Request) -> Response:
+    with runtime.db_session() as session:
+        group = groups.prompt_group(session, request.path_params["key"])
+    if group is None:
+        return error_response(404, "not_found", "No public Test has this prompt.")
+    return JSONResponse(group.to_json())
+
+
+async def prompt_group(request: Request) -> Response:
+    return await run_in_threadpool(_prompt_group, request)
+
+
+def _largest() -> Params:
+    with runtime.db_session() as session:
+        return {"items": [vars(item) for item in groups.largest_groups(session)]}
+
+
+async def largest_groups(_request: Request) -> Response:
+    return JSONResponse(await run_in_threadpool(_largest))
+
+
+def showcase_routes() -> list[Route]:
+    base = "/api/v1/leaderboard"
+    return [
+        Route(base, current_board, methods=["GET"]),
+        Route(f"{base}/snapshots", list_snapshots, methods=["GET"]),
+        Route(f"{base}/snapshots", endpoint(_request_snapshot, 202), methods=["POST"]),
+        Route(f"{base}/snapshots/{{snapshot_id}}", snapshot_board, methods=["GET"]),
+        Route(f"{base}/snapshots/{{snapshot_id}}/verify", verify, methods=["GET"]),
+        Route(
+            f"{base}/snapshots/{{snapshot_id}}/download.json", _download("json"), methods=["GET"]
+        ),
+        Route(f"{base}/snapshots/{{snapshot_id}}/download.csv", _download("csv"), methods=["GET"]),
+        Route("/api/v1/prompts", largest_groups, methods=["GET"]),
+        Route("/api/v1/prompts/{key}", prompt_group, methods=["GET"]),
+    ]

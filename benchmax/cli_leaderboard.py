@@ -1,0 +1,123 @@
+"""``benchmax leaderboard ...`` and ``benchmax prompts index``: the showcase from a shell.
+
+``snapshot`` builds and publishes a snapshot now, in this process (no worker needed);
+``verify ID`` recomputes a snapshot's SHA-256 from its stored policy and rows and exits 1 when
+it does not match; ``policy show|set`` reads or appends the ranking policy. Registered on the
+main parser by ``benchmax.cli.build_parser``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+
+
+def _cmd_snapshot(_args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.leaderboard.snapshots import build_snapshot
+
+    with runtime.db_session() as session:
+        snapshot = build_snapshot(session, f"cli:{time.time_ns()}:{secrets.token_hex(4)}")
+        if snapshot is None:
+            print("nothing published: no Test is eligible yet (public, reviewed, not held)")
+            return 0
+        print(f"snapshot {snapshot.id} published: {snapshot.row_count} rows")
+        print(f"sha256 {snapshot.sha256}")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.leaderboard.snapshots import SnapshotNotFoundError, verify_snapshot
+
+    try:
+        with runtime.db_session() as session:
+            result = verify_snapshot(session, args.snapshot_id)
+    except SnapshotNotFoundError:
+        print(f"error: no published snapshot {args.snapshot_id}", file=sys.stderr)
+        return 1
+    if result.ok:
+        print(f"snapshot {result.snapshot_id}: OK, {result.row_count} rows")
+        print(f"sha256 {result.computed_sha256}")
+        return 0
+    print(
+        f"snapshot {result.snapshot_id}: MISMATCH — stored sha256 {result.stored_sha256}, "
+        f"recomputed {result.computed_sha256} ({result.row_count} rows, "
+        f"{result.stored_row_count} recorded)",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _cmd_policy_show(_args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.leaderboard.policy import current_policy
+
+    with runtime.db_session() as session:
+        policy = current_policy(session)
+    print(
+        f"policy v{policy.version}: {policy.formula}, m = {policy.prior_weight}, "
+        f"C = {policy.prior_mean_rule}; review kinds {', '.join(policy.review_kinds)}; "
+        f"AI judge snapshots {', '.join(policy.judge_snapshot_ids) or 'none'}"
+    )
+    return 0
+
+
+def _cmd_policy_set(args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.leaderboard.policy import PolicyError, set_policy
+
+    try:
+        with runtime.db_session() as session:
+            policy = set_policy(
+                session,
+                args.review_kinds.split(","),
+                args.judge_snapshots.split(","),
+                args.prior_weight,
+                "operator-cli",
+            )
+    except PolicyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"policy v{policy.version} recorded; the next snapshot applies it")
+    return 0
+
+
+def _cmd_prompts_index(_args: argparse.Namespace) -> int:
+    from benchmax import runtime
+    from benchmax.services.prompts.similar import index_prompts
+
+    with runtime.db_session() as session:
+        count = index_prompts(session, limit=10**9)
+    print(f"{count} prompts added to the similar-prompts index")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    board = sub.add_parser("leaderboard", help="showcase snapshots").add_subparsers(
+        dest="leaderboard", required=True
+    )
+    board.add_parser("snapshot", help="build and publish a snapshot now").set_defaults(
+        func=_cmd_snapshot
+    )
+    verify = board.add_parser("verify", help="recompute a snapshot's hash from its rows")
+    verify.add_argument("snapshot_id")
+    verify.set_defaults(func=_cmd_verify)
+    policy = board.add_parser("policy", help="the ranking policy").add_subparsers(
+        dest="policy", required=True
+    )
+    policy.add_parser("show", help="print the current policy").set_defaults(func=_cmd_policy_show)
+    change = policy.add_parser("set", help="record a new policy version")
+    change.add_argument("--review-kinds", default="ai,admin,human")
+    change.add_argument("--judge-snapshots", default="", help="comma-separated judge snapshot ids")
+    change.add_argument("--prior-weight", type=int, default=3, help="m in the formula")
+    change.set_defaults(func=_cmd_policy_set)
+
+    prompts = sub.add_parser("prompts", help="comparison groups").add_subparsers(
+        dest="prompts", required=True
+    )
+    prompts.add_parser("index", help="sign every unindexed public prompt").set_defaults(
+        func=_cmd_prompts_index
+    )

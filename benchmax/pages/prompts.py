@@ -1,0 +1,261 @@
+"""``/prompts`` and ``/prompts/[key]`` — the same prompt, tried by different setups."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.badges import declared_label
+from benchmax.components.layout import page_shell
+from benchmax.components.not_found import not_found_panel
+from benchmax.components.showcase import GROUP_CAVEAT
+from benchmax.state.prompts import PromptGroupState as G
+from benchmax.state.prompts import PromptsState as P
+
+
+def _group_row(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.link(
+                item["title"],
+                href=item["href"],
+                weight="medium",
+                class_name="card-title",
+                flex="1",
+                min_width="0",
+            ),
+            rx.badge(item["size"], variant="soft"),
+            spacing="3",
+            align="center",
+        ),
+        width="100%",
+        class_name="group-row",
+    )
+
+
+def prompts_page() -> rx.Component:
+    return page_shell(
+        rx.vstack(
+            rx.heading("Same prompt, different setups", size="7"),
+            rx.text(
+                "Prompts that two or more public Tests gave to different setups, largest "
+                "group first. Prompts count as the same when they differ only in letter case, "
+                "spacing, line endings or invisible characters.",
+                color_scheme="gray",
+            ),
+            rx.callout(GROUP_CAVEAT, icon="info", width="100%"),
+            rx.cond(
+                P.loaded,
+                rx.cond(
+                    P.groups.length() > 0,
+                    rx.vstack(
+                        rx.foreach(P.groups, _group_row),
+                        spacing="2",
+                        width="100%",
+                        id="prompt-groups",
+                    ),
+                    rx.callout(
+                        "No prompt has been tried by two setups yet.",
+                        icon="inbox",
+                        width="100%",
+                        id="prompt-groups-empty",
+                    ),
+                ),
+                rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
+            ),
+            spacing="4",
+            width="100%",
+        )
+    )
+
+
+def _member(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.badge("#", item["place"], " in this group", variant="soft"),
+                rx.cond(item["sample"] != "", rx.badge("Sample", color_scheme="gray")),
+                spacing="2",
+                wrap="wrap",
+            ),
+            rx.cond(
+                item["thumb"] != "",
+                rx.image(
+                    src=item["thumb"],
+                    alt="Evidence thumbnail",
+                    width="100%",
+                    height="140px",
+                    object_fit="cover",
+                    border_radius="var(--radius-2)",
+                    loading="lazy",
+                    referrer_policy="no-referrer",
+                ),
+            ),
+            rx.link(
+                rx.heading(item["title"], size="3", class_name="card-title"),
+                href=item["href"],
+                color_scheme="gray",
+                high_contrast=True,
+                class_name="member-title",
+            ),
+            rx.text(item["setup"], size="2", weight="medium", class_name="member-setup"),
+            declared_label(),
+            rx.text(item["attempts"], size="2"),
+            rx.text(item["kinds"], size="2", color_scheme="gray"),
+            rx.hstack(
+                rx.cond(item["score"] != "", rx.text(item["score"], size="5", weight="bold")),
+                rx.vstack(
+                    rx.text(item["reviews"], size="1"),
+                    rx.text(item["median"], size="1", color_scheme="gray"),
+                    spacing="0",
+                ),
+                align="center",
+                spacing="3",
+            ),
+            rx.text(
+                "by ",
+                rx.link(item["contributor"], href="/u/" + item["handle"]),
+                " · ",
+                item["published"],
+                size="1",
+                color_scheme="gray",
+            ),
+            spacing="2",
+            align="start",
+            width="100%",
+        ),
+        class_name="group-member",
+    )
+
+
+def _similar_row(item: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.link(
+                item["title"], href=item["href"], flex="1", min_width="0", class_name="similar-link"
+            ),
+            rx.badge(item["similarity"], variant="soft"),
+            rx.badge(item["size"], variant="outline"),
+            rx.cond(
+                G.is_moderator,
+                rx.button(
+                    "Join as the same prompt",
+                    size="1",
+                    variant="outline",
+                    on_click=G.join(item["key"]),
+                    class_name="join-button",
+                ),
+            ),
+            spacing="2",
+            align="center",
+            wrap="wrap",
+        ),
+        width="100%",
+    )
+
+
+def _alias_reason() -> rx.Component:
+    """Moderators only: the written reason a join is recorded with."""
+    return rx.cond(
+        G.is_moderator,
+        rx.vstack(
+            rx.text(
+                "Reason for joining (kept permanently, at least 10 characters)",
+                size="1",
+                as_="label",
+                html_for="alias-reason",
+            ),
+            rx.text_area(
+                id="alias-reason",
+                value=G.alias_reason,
+                on_change=G.set_alias_reason,
+                width="100%",
+                max_length=2000,
+            ),
+            rx.cond(G.alias_error != "", rx.text(G.alias_error, color_scheme="red", size="2")),
+            width="100%",
+        ),
+    )
+
+
+def _similar() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Similar prompts", size="4", as_="h2"),
+        rx.text(
+            "Near-duplicates (at least 80% of their five-word phrases in common). They are listed, "
+            "never merged: a small change can ask for something different.",
+            size="2",
+            color_scheme="gray",
+        ),
+        rx.foreach(G.similar, _similar_row),
+        _alias_reason(),
+        spacing="2",
+        width="100%",
+        id="similar-prompts",
+    )
+
+
+def _group() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Same prompt, different setups", size="7"),
+        rx.box(
+            rx.text(
+                G.prompt, white_space="pre-wrap", font_family="var(--code-font-family)", size="2"
+            ),
+            padding="0.75rem",
+            background="var(--gray-a3)",
+            border_radius="var(--radius-3)",
+            width="100%",
+            max_height="14rem",
+            overflow_y="auto",
+            id="group-prompt",
+        ),
+        rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
+        rx.text(
+            G.total,
+            " public Tests. Ordered by the showcase's shrunk score within this group (",
+            G.prior,
+            " from this group's counted reviews); Tests without a counted review follow.",
+            size="2",
+            color_scheme="gray",
+        ),
+        rx.cond(
+            G.aliases.length() > 0,
+            rx.vstack(
+                rx.foreach(
+                    G.aliases,
+                    lambda a: rx.text(
+                        "Joined by a moderator with ",
+                        rx.link("another prompt", href=a["href"]),
+                        " on ",
+                        a["date"],
+                        ": ",
+                        a["reason"],
+                        size="2",
+                    ),
+                ),
+                id="group-aliases",
+            ),
+        ),
+        rx.cond(G.alias_notice != "", rx.callout(G.alias_notice, icon="check", width="100%")),
+        rx.grid(
+            rx.foreach(G.members, _member),
+            columns=rx.breakpoints(initial="1", sm="2", md="3"),
+            spacing="3",
+            width="100%",
+            id="group-members",
+        ),
+        rx.cond(G.more, rx.button("Show more", on_click=G.show_more, variant="soft", width="100%")),
+        rx.cond(G.similar.length() > 0, _similar()),
+        spacing="4",
+        width="100%",
+    )
+
+
+def prompt_group_page() -> rx.Component:
+    return page_shell(
+        rx.cond(
+            G.loaded,
+            rx.cond(G.found, _group(), not_found_panel()),
+            rx.center(rx.spinner(size="3"), padding="4rem"),
+        )
+    )

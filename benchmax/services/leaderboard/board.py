@@ -1,0 +1,192 @@
+"""What ``/leaderboard`` and the JSON API read: one snapshot's rows, filtered, a page at a time.
+
+Rows are addressed by their position in the snapshot, and the next page is "positions after
+the last one shown", so every page — filtered or not — is a range scan of one of the row
+table's ``(snapshot_id, <filter>, position)`` indexes: page 5,000 of a 100,000-row snapshot
+costs what page 1 costs. Only the page's own Tests are then read, by primary key, for their
+title, contributor and evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import ColumnElement
+from sqlmodel import Session, col, select
+
+from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
+from benchmax.services.feed import clean_param
+from benchmax.services.leaderboard.scoring import points_text
+from benchmax.services.leaderboard.snapshots import (
+    SnapshotSummary,
+    current_snapshot,
+    published_snapshot,
+    summary,
+)
+from benchmax.services.setup_filters import SetupColumns, setup_conditions
+from benchmax.services.test_summary import TestSummary, summaries_by_id, summarise
+
+MAX_PAGE_SIZE = 100
+_MAX_CURSOR = 10**9
+_FILTER_LENGTHS = {"family": 64, "model": 200, "harness": 200, "reasoning": 100}
+
+
+class InvalidBoardCursorError(ValueError):
+    """A cursor this service did not issue."""
+
+
+@dataclass(frozen=True)
+class BoardFilters:
+    family: str = ""
+    model: str = ""
+    harness: str = ""
+    reasoning: str = ""
+    single_attempt: bool = False
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, Any]) -> BoardFilters:
+        values: dict[str, Any] = {
+            name: clean_param(query[name], length)
+            for name, length in _FILTER_LENGTHS.items()
+            if name in query
+        }
+        single = clean_param(query.get("single", ""), 8).lower()
+        return cls(**values, single_attempt=single in ("1", "true", "yes", "on"))
+
+    def to_query(self) -> dict[str, str]:
+        query = {name: getattr(self, name) for name in _FILTER_LENGTHS if getattr(self, name)}
+        if self.single_attempt:
+            query["single"] = "1"
+        return query
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    """One ranked row; ``test`` is None when the Test was removed after the snapshot."""
+
+    rank: int
+    position: int
+    test: TestSummary | None
+    attempts: int | None
+    score_bp: int
+    score: str
+    review_count: int
+    score_min: int
+    score_max: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    snapshot: SnapshotSummary | None
+    items: list[BoardEntry] = field(default_factory=list)
+    next_cursor: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "snapshot": self.snapshot.to_json() if self.snapshot else None,
+            "items": [item.to_json() for item in self.items],
+            "next_cursor": self.next_cursor,
+        }
+
+
+def decode_cursor(cursor: str) -> int:
+    if not cursor.isdigit() or len(cursor) > 9 or not 0 < int(cursor) < _MAX_CURSOR:
+        raise InvalidBoardCursorError("malformed cursor")
+    return int(cursor)
+
+
+ROW_SETUP = SetupColumns(
+    family_id=LeaderboardRow.family_id,
+    catalog_model_id=LeaderboardRow.catalog_model_id,
+    model_key=LeaderboardRow.model_key,
+    harness_id=LeaderboardRow.harness_id,
+    harness_key=LeaderboardRow.harness_key,
+    reasoning_key=LeaderboardRow.reasoning_key,
+)
+
+
+def _conditions(session: Session, filters: BoardFilters) -> list[ColumnElement[bool]] | None:
+    conditions = setup_conditions(
+        session,
+        ROW_SETUP,
+        family=filters.family,
+        model=filters.model,
+        harness=filters.harness,
+        reasoning=filters.reasoning,
+    )
+    if conditions is not None and filters.single_attempt:
+        conditions.append(col(LeaderboardRow.attempts) == 1)
+    return conditions
+
+
+def _superseded_by(session: Session, snapshot_id: str) -> str | None:
+    row = session.get(LeaderboardSupersession, snapshot_id)
+    return row.superseded_by_id if row else None
+
+
+def _still_public(details: dict[str, Any], row: LeaderboardRow) -> bool:
+    found = details.get(row.test_id)
+    return found is not None and found[0].state == TestState.PUBLIC
+
+
+def board_page(
+    session: Session,
+    snapshot_id: str | None,
+    filters: BoardFilters,
+    cursor: str | None = None,
+    limit: int = 20,
+) -> BoardPage:
+    """One page of a snapshot (the current one when ``snapshot_id`` is None).
+
+    Raises ``SnapshotNotFoundError`` for an unknown snapshot, ``InvalidBoardCursorError`` for
+    a cursor this service did not issue. A ranked Test removed since the snapshot keeps its
+    row (snapshots never change) but shows nothing of its content.
+    """
+    after = decode_cursor(cursor) if cursor else 0
+    snapshot = (
+        published_snapshot(session, snapshot_id) if snapshot_id else current_snapshot(session)
+    )
+    if snapshot is None:
+        return BoardPage(snapshot=None)
+    info = summary(snapshot, _superseded_by(session, snapshot.id))
+    conditions = _conditions(session, filters)
+    if conditions is None:
+        return BoardPage(snapshot=info)
+    limit = max(1, min(limit, MAX_PAGE_SIZE))
+    rows = session.exec(
+        select(LeaderboardRow)
+        .where(
+            LeaderboardRow.snapshot_id == snapshot.id,
+            col(LeaderboardRow.position) > after,
+            *conditions,
+        )
+        .order_by(col(LeaderboardRow.position))
+        .limit(limit + 1)
+    ).all()
+    shown = rows[:limit]
+    details = summaries_by_id(session, (row.test_id for row in shown))
+    items = [
+        _entry(row, summarise(details[row.test_id]) if _still_public(details, row) else None)
+        for row in shown
+    ]
+    next_cursor = str(shown[-1].position) if len(rows) > limit else None
+    return BoardPage(snapshot=info, items=items, next_cursor=next_cursor)
+
+
+def _entry(row: LeaderboardRow, summary: TestSummary | None) -> BoardEntry:
+    return BoardEntry(
+        rank=row.rank,
+        position=row.position,
+        test=summary,
+        attempts=row.attempts,
+        score_bp=row.score_bp,
+        score=points_text(row.score_bp),
+        review_count=row.review_count,
+        score_min=row.score_min,
+        score_max=row.score_max,
+    )

@@ -1,0 +1,345 @@
+"""Building, publishing and verifying showcase snapshots.
+
+``build_snapshot`` does all of it in the caller's transaction: it writes the snapshot as
+``building``, inserts every row, seals policy and rows with a SHA-256, flips the snapshot to
+``published``, records that it supersedes the previous one, and marks the ranked Tests
+Ranked. Commit makes all of that visible at once; a failure anywhere rolls all of it back, so
+a half-built snapshot is never seen. Once committed the database refuses to change it.
+
+Canonical rows hold integers and strings only. An undeclared number of attempts is the
+string "not declared", never 1 (and never 0 or null, which readers might take for a count).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import insert, not_, text, update
+from sqlalchemy import select as select_columns
+from sqlmodel import Session, col, select
+
+from benchmax.models import (
+    LeaderboardRow,
+    LeaderboardSnapshot,
+    LeaderboardSupersession,
+    ReviewState,
+    SnapshotStatus,
+    Test,
+)
+from benchmax.models._base import as_utc, is_public_id, utcnow
+from benchmax.services.leaderboard.policy import Policy, counted_reviews, current_policy
+from benchmax.services.leaderboard.policy import eligible_test_conditions as eligible
+from benchmax.services.leaderboard.scoring import (
+    Scored,
+    bayesian_score_bp,
+    canonical_json,
+    mean_bp,
+    ranked,
+    seal,
+)
+
+ATTEMPTS_NOT_DECLARED = "not declared"
+_INSERT_BATCH = 5000
+# pg_advisory_xact_lock key: one snapshot build at a time (SQLite's write lock does the same).
+_BUILD_LOCK = 0x42_4D_58_4C_42  # "BMXLB"
+ROW_FIELDS = (
+    "rank", "test_id", "score_bp", "review_count", "score_min", "score_max", "review_ids",
+    "family_id", "catalog_model_id", "model_key", "harness_id", "harness_key",
+    "reasoning_key", "attempts",
+)  # fmt: skip
+
+
+class SnapshotNotFoundError(LookupError):
+    """No published snapshot has this id."""
+
+
+def canonical_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored row (as ``iter_rows`` yields it) as the seal covers it."""
+    values: dict[str, Any] = {name: row[name] for name in ROW_FIELDS}
+    values["position"] = row["position"]
+    values["attempts"] = ATTEMPTS_NOT_DECLARED if row["attempts"] is None else row["attempts"]
+    return values
+
+
+# What a row copies from its Test: the declared setup at the cutoff, for the filters.
+_SETUP_COLUMNS = (
+    "family_id", "catalog_model_id", "model_key", "harness_id", "harness_key", "reasoning_key",
+    "attempts",
+)  # fmt: skip
+_ROW_COLUMNS = tuple(col(getattr(LeaderboardRow, name)) for name in ("position", *ROW_FIELDS))
+
+
+def _setup_columns(row: Any) -> dict[str, Any]:
+    values = {name: row._mapping[name] for name in _SETUP_COLUMNS}
+    for name in ("family_id", "catalog_model_id", "harness_id"):
+        values[name] = values[name] or ""
+    return values
+
+
+def _take_build_lock(session: Session) -> None:
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BUILD_LOCK})
+
+
+def current_snapshot(session: Session) -> LeaderboardSnapshot | None:
+    """The newest published snapshot that nothing has superseded."""
+    superseded = select(LeaderboardSupersession.snapshot_id)
+    return session.exec(
+        select(LeaderboardSnapshot)
+        .where(
+            col(LeaderboardSnapshot.status) == SnapshotStatus.PUBLISHED,
+            not_(col(LeaderboardSnapshot.id).in_(superseded)),
+        )
+        .order_by(col(LeaderboardSnapshot.published_at).desc(), col(LeaderboardSnapshot.id))
+        .limit(1)
+    ).first()
+
+
+def _score_eligible(
+    session: Session, policy: Policy, cutoff: datetime
+) -> tuple[int, list[tuple[int, Scored]], dict[str, Any]]:
+    counted = counted_reviews(session, policy, cutoff=cutoff)
+    prior_mean = mean_bp(score for entry in counted.values() for score in entry.scores)
+    # Plain column rows, not ORM objects: at 100,000 Tests object loading would dominate.
+    columns = select_columns(
+        col(Test.id), col(Test.published_at), *(col(getattr(Test, n)) for n in _SETUP_COLUMNS)
+    )
+    tests = {
+        row.id: row
+        for row in session.execute(columns.where(*eligible(cutoff))).all()
+        if row.id in counted
+    }
+    entries = [
+        Scored(
+            test_id=test_id,
+            published_at=as_utc(test.published_at or cutoff),
+            score_bp=bayesian_score_bp(counted[test_id].scores, policy.prior_weight, prior_mean),
+            scores=counted[test_id].scores,
+            review_ids=counted[test_id].review_ids,
+        )
+        for test_id, test in tests.items()
+    ]
+    return prior_mean, ranked(entries), tests
+
+
+def build_snapshot(
+    session: Session, request_key: str, *, cutoff: datetime | None = None
+) -> LeaderboardSnapshot | None:
+    """Build and publish a snapshot in the caller's transaction (see the module docstring).
+
+    ``request_key`` names what asked for it; asking again with the same key returns the
+    snapshot already published for it, so a retried job never publishes twice. With no
+    eligible Test there is nothing to show and nothing is published (None): an empty
+    snapshot would only hide the last real one.
+    """
+    existing = session.exec(
+        select(LeaderboardSnapshot).where(LeaderboardSnapshot.request_key == request_key)
+    ).first()
+    if existing is not None:
+        return existing
+    _take_build_lock(session)
+    cutoff = as_utc(cutoff or utcnow())
+    policy = current_policy(session)
+    prior_mean, ordered, tests = _score_eligible(session, policy, cutoff)
+    if not ordered:
+        return None
+    described = policy.describe(prior_mean, cutoff.isoformat(timespec="microseconds"))
+    snapshot = LeaderboardSnapshot(
+        request_key=request_key[:64],
+        policy_id=policy.id,
+        policy_json=canonical_json(described),
+        prior_mean_bp=prior_mean,
+        cutoff_at=cutoff,
+        row_count=len(ordered),
+    )
+    session.add(snapshot)
+    session.flush()
+    rows = [
+        {
+            "snapshot_id": snapshot.id,
+            "position": position,
+            "rank": rank,
+            "test_id": entry.test_id,
+            "score_bp": entry.score_bp,
+            "review_count": len(entry.scores),
+            "score_min": min(entry.scores),
+            "score_max": max(entry.scores),
+            "review_ids": ",".join(sorted(entry.review_ids)),
+            **_setup_columns(tests[entry.test_id]),
+        }
+        for position, (rank, entry) in enumerate(ordered, start=1)
+    ]
+    connection = session.connection()  # Core executemany: the ORM's bulk path is far slower
+    for start in range(0, len(rows), _INSERT_BATCH):
+        table = LeaderboardRow.__table__  # type: ignore[attr-defined]
+        connection.execute(insert(table), rows[start : start + _INSERT_BATCH])
+    _publish(session, snapshot, seal(described, [canonical_row(row) for row in rows]))
+    return snapshot
+
+
+def _publish(session: Session, snapshot: LeaderboardSnapshot, sha256: str) -> None:
+    previous = current_snapshot(session)
+    snapshot.sha256 = sha256
+    snapshot.status = SnapshotStatus.PUBLISHED
+    snapshot.published_at = utcnow()
+    session.add(snapshot)
+    session.flush()
+    if previous is not None and previous.id != snapshot.id:
+        session.add(LeaderboardSupersession(snapshot_id=previous.id, superseded_by_id=snapshot.id))
+    ranked_ids = select(LeaderboardRow.test_id).where(LeaderboardRow.snapshot_id == snapshot.id)
+    session.execute(
+        update(Test)
+        .where(col(Test.id).in_(ranked_ids), col(Test.review_state) != ReviewState.RANKED)
+        .values(review_state=ReviewState.RANKED)
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(
+        update(Test)
+        .where(col(Test.review_state) == ReviewState.RANKED, not_(col(Test.id).in_(ranked_ids)))
+        .values(review_state=ReviewState.REVIEWED)
+        .execution_options(synchronize_session=False)
+    )
+    session.flush()
+
+
+def published_snapshot(session: Session, snapshot_id: str) -> LeaderboardSnapshot:
+    snapshot = session.get(LeaderboardSnapshot, snapshot_id) if is_public_id(snapshot_id) else None
+    if snapshot is None or snapshot.status != SnapshotStatus.PUBLISHED:
+        raise SnapshotNotFoundError(snapshot_id)
+    return snapshot
+
+
+def iter_rows(session: Session, snapshot_id: str, batch: int = 5000) -> Iterator[Mapping[str, Any]]:
+    """Every stored row of a snapshot as a mapping, in position order, a keyset batch at a time."""
+    after = 0
+    while True:
+        rows = (
+            session.execute(
+                select_columns(*_ROW_COLUMNS)
+                .where(
+                    col(LeaderboardRow.snapshot_id) == snapshot_id,
+                    col(LeaderboardRow.position) > after,
+                )
+                .order_by(col(LeaderboardRow.position))
+                .limit(batch)
+            )
+            .mappings()
+            .all()
+        )
+        yield from cast(list[Mapping[str, Any]], rows)
+        if len(rows) < batch:
+            return
+        after = rows[-1]["position"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    snapshot_id: str
+    stored_sha256: str
+    computed_sha256: str
+    row_count: int
+    stored_row_count: int
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.stored_sha256 == self.computed_sha256 and self.row_count == self.stored_row_count
+        )
+
+
+def verify_snapshot(session: Session, snapshot_id: str) -> Verification:
+    """Recompute a published snapshot's seal from its stored policy and rows."""
+    snapshot = published_snapshot(session, snapshot_id)
+    policy = json.loads(snapshot.policy_json)
+    rows = [canonical_row(row) for row in iter_rows(session, snapshot.id)]
+    return Verification(
+        snapshot_id=snapshot.id,
+        stored_sha256=snapshot.sha256,
+        computed_sha256=seal(policy, rows),
+        row_count=len(rows),
+        stored_row_count=snapshot.row_count,
+    )
+
+
+@dataclass(frozen=True)
+class SnapshotSummary:
+    id: str
+    published_at: str
+    row_count: int
+    sha256: str
+    policy_version: int
+    prior_mean_bp: int
+    prior_weight: int
+    superseded_by: str | None
+    policy: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "id": self.id,
+            "published_at": self.published_at,
+            "row_count": self.row_count,
+            "sha256": self.sha256,
+            "policy_version": self.policy_version,
+            "prior_mean_bp": self.prior_mean_bp,
+            "prior_weight": self.prior_weight,
+            "superseded_by": self.superseded_by,
+            "status": "superseded" if self.superseded_by else "current",
+        }
+
+
+def summary(snapshot: LeaderboardSnapshot, superseded_by: str | None) -> SnapshotSummary:
+    policy = json.loads(snapshot.policy_json)
+    return SnapshotSummary(
+        id=snapshot.id,
+        published_at=as_utc(snapshot.published_at or snapshot.created_at).isoformat(),
+        row_count=snapshot.row_count,
+        sha256=snapshot.sha256,
+        policy_version=int(policy["policy_version"]),
+        prior_mean_bp=snapshot.prior_mean_bp,
+        prior_weight=int(policy["prior_weight"]),
+        superseded_by=superseded_by,
+        policy=policy,
+    )
+
+
+def list_snapshots(session: Session, limit: int = 50) -> list[SnapshotSummary]:
+    """Published snapshots, newest first, each saying what superseded it."""
+    rows = session.exec(
+        select(LeaderboardSnapshot, LeaderboardSupersession.superseded_by_id)
+        .outerjoin(
+            LeaderboardSupersession,
+            col(LeaderboardSupersession.snapshot_id) == LeaderboardSnapshot.id,
+        )
+        .where(col(LeaderboardSnapshot.status) == SnapshotStatus.PUBLISHED)
+        .order_by(col(LeaderboardSnapshot.published_at).desc(), col(LeaderboardSnapshot.id))
+        .limit(limit)
+    ).all()
+    return [summary(snapshot, by) for snapshot, by in rows]
+
+
+@dataclass(frozen=True)
+class Placement:
+    rank: int
+    published_at: str
+    snapshot_id: str
+
+
+def placement(session: Session, test_id: str) -> Placement | None:
+    """Where a Test stands in the current snapshot, if it is ranked there."""
+    snapshot = current_snapshot(session)
+    if snapshot is None:
+        return None
+    rank = session.exec(
+        select(LeaderboardRow.rank).where(
+            LeaderboardRow.test_id == test_id, LeaderboardRow.snapshot_id == snapshot.id
+        )
+    ).first()
+    if rank is None:
+        return None
+    published = as_utc(snapshot.published_at or snapshot.created_at).isoformat()
+    return Placement(rank=rank, published_at=published, snapshot_id=snapshot.id)

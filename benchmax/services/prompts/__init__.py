@@ -1,0 +1,1 @@
+"""Same-prompt comparison groups and the near-duplicate ("similar prompts") index."""

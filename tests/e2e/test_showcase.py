@@ -1,0 +1,147 @@
+"""The showcase in the browser: reviewers review, an owner snapshots, readers compare setups."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session
+
+from benchmax.models import Role, prompt_key
+from benchmax.services.accounts import find_user_by_handle, grant_role
+from benchmax.services.leaderboard.scoring import seal
+from tests.e2e.conftest import ARTIFACTS, OWNER_HANDLE, PHONE, LiveApp, signed_in_page, wait_ready
+from tests.factories import make_test, make_user
+
+PROMPT = "Draw an SVG lighthouse at dusk with a rotating beam, in one HTML file."
+
+
+def _setup(app: LiveApp) -> tuple[dict[str, str], dict[str, str]]:
+    suffix = secrets.token_hex(3)
+    handles = {name: f"{name[:5]}{suffix}" for name in ("contributor", "alice", "bob")}
+    with Session(app.engine) as session:
+        for handle in handles.values():
+            make_user(session, handle=handle, auth_subject=f"local|{handle}")
+        session.commit()
+        grant_role(session, handles["alice"], Role.REVIEWER)
+        grant_role(session, handles["bob"], Role.REVIEWER)
+        contributor = find_user_by_handle(session, handles["contributor"])
+        tests = {
+            "claude": make_test(session, contributor, title=f"Lighthouse Claude {suffix}",
+                                prompt=PROMPT, model_label="Claude Sonnet 4.5", attempts=1),
+            "gpt": make_test(session, contributor, title=f"Lighthouse GPT {suffix}",
+                             prompt="  " + PROMPT.upper().replace(" ", "  ") + "\u200b",
+                             model_label="GPT-5", harness_label="Codex CLI"),
+            "other": make_test(session, contributor, title=f"Haiku {suffix}",
+                               prompt=f"Write a haiku about lighthouses {suffix}."),
+        }  # fmt: skip
+        session.commit()
+        return handles, {name: test.id for name, test in tests.items()}
+
+
+def _review(page: Page, app: LiveApp, test_id: str, score: int) -> None:
+    page.goto(f"{app.url}/tests/{test_id}")
+    wait_ready(page)
+    page.fill("#review-score", str(score))
+    page.fill("#review-reasoning", "The evidence shows every requirement of the prompt met.")
+    page.click("#review-submit")
+    expect(page.locator("#review-notice")).to_be_visible()
+
+
+def _wait_for_row(page: Page, app: LiveApp, title: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        page.goto(f"{app.url}/leaderboard")
+        wait_ready(page)
+        if page.locator(".board-entry", has_text=title).count():
+            return
+        assert time.monotonic() < deadline, "the snapshot did not appear"
+        page.wait_for_timeout(1000)
+
+
+def test_reviews_snapshot_leaderboard_and_comparison_group(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    handles, ids = _setup(live_app)
+    alice = signed_in_page(browser, live_app, handles["alice"])
+    bob = signed_in_page(browser, live_app, handles["bob"])
+    for test_id, score in ((ids["claude"], 92), (ids["gpt"], 74), (ids["other"], 60)):
+        _review(alice, live_app, test_id, score)
+    _review(bob, live_app, ids["claude"], 88)
+
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)
+    owner.goto(f"{live_app.url}/leaderboard")
+    wait_ready(owner)
+    owner.click("#publish-snapshot")
+    expect(owner.locator("#board-notice")).to_contain_text("snapshot")
+    suffix = handles["alice"][5:]
+    _wait_for_row(owner, live_app, f"Lighthouse Claude {suffix}")
+
+    reader = browser.new_page(viewport={"width": 1280, "height": 900})
+    reader.goto(f"{live_app.url}/leaderboard")
+    wait_ready(reader)
+    expect(reader.locator("#leaderboard-caveat")).to_contain_text("not a like-for-like benchmark")
+    expect(reader.locator("#snapshot-formula")).to_contain_text("number of counted scores + 3")
+    claude = reader.locator(".board-entry", has_text=f"Lighthouse Claude {suffix}")
+    expect(claude).to_contain_text("2 reviews")
+    expect(claude).to_contain_text("range 88 to 92")
+    expect(claude).to_contain_text("best of 1 attempt")
+    expect(claude).to_contain_text("Declared by contributor — not independently verified")
+    gpt = reader.locator(".board-entry", has_text=f"Lighthouse GPT {suffix}")
+    expect(gpt).to_contain_text("attempts not declared")
+    assert reader.locator("#publish-snapshot").count() == 0  # owners only
+
+    download = reader.request.get(
+        live_app.url + str(reader.locator("#download-json").get_attribute("href"))
+    )
+    assert download.ok
+    document = json.loads(download.body())
+    assert seal(document["policy"], document["rows"]) == document["sha256"]
+    assert ids["claude"] in {row["test_id"] for row in document["rows"]}
+    csv_href = str(reader.locator("#download-csv").get_attribute("href"))
+    assert f"# sha256: {document['sha256']}" in reader.request.get(live_app.url + csv_href).text()
+    reader.screenshot(path=str(ARTIFACTS / "screens" / "leaderboard-desktop.png"), full_page=True)
+
+    reader.click("text=Filter the showcase")
+    reader.locator("#board-single").check()
+    reader.click("#board-apply")
+    reader.wait_for_url("**single=1**")
+    wait_ready(reader)
+    expect(reader.locator(".board-entry", has_text=f"Lighthouse Claude {suffix}")).to_be_visible()
+    expect(reader.locator(".board-entry", has_text=f"Lighthouse GPT {suffix}")).to_have_count(0)
+
+    reader.goto(f"{live_app.url}/tests/{ids['gpt']}")
+    wait_ready(reader)
+    expect(reader.locator("#test-ranked")).to_contain_text("Ranked #")
+    link = reader.locator("#test-group-link")
+    expect(link).to_have_text("1 other setup tried this prompt")
+    link.click()
+    reader.wait_for_url("**/prompts/**")
+    wait_ready(reader)
+    members = reader.locator("#group-members .group-member")
+    expect(members).to_have_count(2)
+    expect(members.nth(0)).to_contain_text(f"Lighthouse Claude {suffix}")  # higher shrunk score
+    expect(members.nth(1)).to_contain_text("GPT-5 · Codex CLI")
+    expect(members.nth(1)).to_contain_text("attempts not declared")
+    expect(members.nth(0)).to_contain_text("Declared by contributor — not independently verified")
+    expect(reader.locator("#group-caveat")).to_contain_text("not a controlled benchmark")
+    reader.screenshot(path=str(ARTIFACTS / "screens" / "prompt-group-desktop.png"), full_page=True)
+    reader.set_viewport_size(PHONE)
+    _fits(reader, "prompt-group-phone")
+    reader.goto(f"{live_app.url}/prompts")
+    wait_ready(reader)
+    group_href = f"/prompts/{prompt_key(PROMPT)}"  # named by any of its variants' first line
+    expect(reader.locator(f'#prompt-groups a[href="{group_href}"]')).to_have_count(1)
+    _fits(reader, "prompts-phone")
+    reader.goto(f"{live_app.url}/leaderboard")
+    wait_ready(reader)
+    _fits(reader, "leaderboard-phone")
+
+
+def _fits(page: Page, name: str) -> None:
+    """Keep a screenshot, and fail if the page scrolls sideways at this width."""
+    page.screenshot(path=str(ARTIFACTS / "screens" / f"{name}.png"), full_page=True)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{name} scrolls sideways by {overflow}px"
