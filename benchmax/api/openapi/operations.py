@@ -195,6 +195,7 @@ def _moderation_table() -> dict[tuple[str, str], Operation]:
         f"{base}/disputes/{{dispute_id}}/overturn": "Overturn a disputed review",
         f"{base}/labels/map": "Map a declared label to a catalog entry",
         f"{base}/labels/leave": "Leave a declared label as declared",
+        f"{base}/prompts/{{key}}/alias": "Join two prompt keys into one comparison group",
     }
     users = {
         "/api/v1/users/{handle}/role": "Grant an account a role",
@@ -288,9 +289,59 @@ def _review_table() -> dict[tuple[str, str], Operation]:
     }  # fmt: skip
 
 
+_OBJECT: dict[str, Any] = {"type": "object"}
+
+
+def _showcase_read(summary: str, what: str, media_type: str = "application/json") -> Operation:
+    schema = {"type": "string"} if media_type == "text/csv" else _OBJECT
+    return Operation(
+        summary, "showcase", Answer(200, what, media_type=media_type, schema=schema), (400, 404)
+    )
+
+
+def _showcase_table() -> dict[tuple[str, str], Operation]:
+    base = "/api/v1/leaderboard"
+    snapshot = f"{base}/snapshots/{{snapshot_id}}"
+    return {
+        ("GET", base): _showcase_read(
+            "The latest showcase snapshot", "Its policy, formula and first page of rows."
+        ),
+        ("GET", f"{base}/snapshots"): _showcase_read(
+            "Published showcase snapshots", "Newest first, each with its date and hash."
+        ),
+        ("POST", f"{base}/snapshots"): Operation(
+            "Ask for a new showcase snapshot now", "showcase",
+            Answer(202, "Queued (or already queued for this slot).", schema=_OBJECT),
+            (400, 401, 403, 409, 429), security="optional",
+        ),
+        ("GET", snapshot): _showcase_read("One showcase snapshot", "Its policy and rows."),
+        ("GET", f"{snapshot}/verify"): _showcase_read(
+            "Recompute a snapshot's hash", "Whether the stored rows still match their hash."
+        ),
+        ("GET", f"{snapshot}/download.json"): _showcase_read(
+            "A snapshot as JSON", "Policy, rows and hash."
+        ),
+        ("GET", f"{snapshot}/download.csv"): _showcase_read(
+            "A snapshot as CSV", "One row per ranked Test.", "text/csv"
+        ),
+        ("GET", "/api/v1/prompts"): _showcase_read(
+            "The largest same-prompt groups", "Groups with the most public Tests first."
+        ),
+        ("GET", "/api/v1/prompts/{key}"): _showcase_read(
+            "Every public Test for one prompt", "The group's Tests, side by side."
+        ),
+    }  # fmt: skip
+
+
 def known_operations() -> dict[tuple[str, str], Operation]:
     """Every table entry; routes that carry their own ``Operation`` are not listed here."""
-    return _read_table() | _submission_table() | _review_table() | _moderation_table()
+    return (
+        _read_table()
+        | _submission_table()
+        | _review_table()
+        | _moderation_table()
+        | _showcase_table()
+    )
 
 
 PATH_PARAMS = {
@@ -300,4 +351,6 @@ PATH_PARAMS = {
     "report_id": path_id("report_id"),
     "dispute_id": path_id("dispute_id"),
     "handle": HANDLE,
+    "snapshot_id": Param("snapshot_id", "path", "A showcase snapshot's id.", True, 64),
+    "key": Param("key", "path", "A prompt key (SHA-256 hex).", True, 64, r"^[0-9a-f]{64}$"),
 }
