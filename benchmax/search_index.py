@@ -15,6 +15,7 @@ FTS_SOURCE_VIEW = "test_search_source"
 _FTS_SHADOWS = ("data", "idx", "content", "docsize", "config")
 SEARCH_VECTOR = "search_vector"
 SEARCH_VECTOR_INDEX = "ix_test_search_vector"
+TS_CONFIG = "benchmax_search"
 
 _TABLES = frozenset({FTS_TABLE, FTS_SOURCE_VIEW, *(f"{FTS_TABLE}_{s}" for s in _FTS_SHADOWS)})
 

@@ -14,7 +14,8 @@ can forget it:
   and take it out when it stops being public or is deleted. The FTS rowid is the Test's
   rowid; VACUUM keeps rowids on this SQLite, and ``INSERT INTO test_fts(test_fts)
   VALUES('rebuild')`` rebuilds the index from the view if it ever had to.
-* PostgreSQL: a generated ``tsvector`` column ``search_vector`` (weights A title, B declared
+* PostgreSQL: a text search configuration ``benchmax_search`` (``simple`` with ``unaccent``
+  first, so "resume" finds "résumé" as FTS5 does) and a generated ``tsvector`` column ``search_vector`` (weights A title, B declared
   setup, C prompt, D output; the first 100,000 characters of prompt and output, so a
   500,000-character output stays under the tsvector's 1 MB limit) with a GIN index.
 
@@ -88,7 +89,9 @@ SQLITE_DOWN = [
 
 
 def _pg_words(expression: str) -> str:
-    return f"to_tsvector('simple', regexp_replace({expression}, '[^[:alnum:]]+', ' ', 'g'))"
+    return (
+        f"to_tsvector('benchmax_search', regexp_replace({expression}, '[^[:alnum:]]+', ' ', 'g'))"
+    )
 
 
 PG_VECTOR = " || ".join(
@@ -100,13 +103,22 @@ PG_VECTOR = " || ".join(
         ("left(output_text, 100000)", "D"),
     )
 )
+PG_WORD_TOKENS = "asciiword, word, numword, asciihword, hword, numhword, hword_part, " + (
+    "hword_numpart, hword_asciipart"
+)
 PG_UP = [
+    # unaccent is a trusted extension (PostgreSQL 13+): the database owner may create it.
+    "CREATE EXTENSION IF NOT EXISTS unaccent",
+    "CREATE TEXT SEARCH CONFIGURATION benchmax_search (COPY = simple)",
+    f"ALTER TEXT SEARCH CONFIGURATION benchmax_search ALTER MAPPING FOR {PG_WORD_TOKENS} "
+    "WITH unaccent, simple",
     f"ALTER TABLE test ADD COLUMN search_vector tsvector GENERATED ALWAYS AS ({PG_VECTOR}) STORED",
     "CREATE INDEX ix_test_search_vector ON test USING gin (search_vector)",
 ]
 PG_DOWN = [
     "DROP INDEX IF EXISTS ix_test_search_vector",
     "ALTER TABLE test DROP COLUMN IF EXISTS search_vector",
+    "DROP TEXT SEARCH CONFIGURATION IF EXISTS benchmax_search",
 ]
 
 

@@ -89,7 +89,7 @@ def fts5_query(terms: list[Term]) -> str:
 
 
 def tsquery(terms: list[Term]) -> str:
-    """Text for ``to_tsquery('simple', ...)``: quoted lexemes, ``<->`` in phrases, ``:*``."""
+    """Text for ``to_tsquery``: quoted lexemes, ``<->`` in phrases, ``:*`` for prefixes."""
 
     def lexeme(token: str) -> str:
         return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Subquery, bindparam, column, func, literal_column, table
+from sqlalchemy import (
+    ColumnElement,
+    Double,
+    Subquery,
+    bindparam,
+    cast,
+    column,
+    func,
+    literal_column,
+    table,
+)
 from sqlmodel import col, select
 
 from benchmax.models import Test, TestState
-from benchmax.search_index import FTS_TABLE, SEARCH_VECTOR
+from benchmax.search_index import FTS_TABLE, SEARCH_VECTOR, TS_CONFIG
 from benchmax.services.search import RANK_WINDOW, Term, fts5_query, tsquery
 
 _FTS = table(FTS_TABLE, column("rowid"))
@@ -26,7 +36,7 @@ def _fts_match(terms: list[Term]) -> ColumnElement[bool]:
 
 
 def _ts_query(terms: list[Term]) -> Any:
-    return func.to_tsquery(literal_column("'simple'"), bindparam("ts_query", tsquery(terms)))
+    return func.to_tsquery(literal_column(f"'{TS_CONFIG}'"), bindparam("ts_query", tsquery(terms)))
 
 
 def _vector() -> Any:
@@ -65,7 +75,10 @@ def ranked_candidates(
         return candidates, candidates.c.doc == TEST_ROWID
     query = _ts_query(terms)  # one bound parameter, used twice
     candidates = (
-        select(col(Test.id).label("doc"), func.ts_rank(_vector(), query).label("score"))
+        # ts_rank is a real; as a double its text round-trips exactly through the cursor.
+        select(
+            col(Test.id).label("doc"), cast(func.ts_rank(_vector(), query), Double).label("score")
+        )
         .where(_vector().op("@@")(query), public, *conditions)
         .order_by(col(Test.published_at).desc(), col(Test.id).desc())
         .limit(RANK_WINDOW)
