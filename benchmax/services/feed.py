@@ -315,19 +315,20 @@ def _relevance_page(
     limit: int,
 ) -> tuple[Select[Any], Any]:
     """Best score first among the newest matches, ties by id; the cursor holds both."""
-    ranked, joined = search_sql.ranked_candidates(dialect, terms, conditions)
-    statement = (
-        statement.add_columns(ranked.c.score)
-        .join(ranked, joined)
-        .order_by(ranked.c.score.desc(), col(Test.id).desc())
-        .limit(limit + 1)
-    )
+    after = None
     if cursor:
         try:
             after = search.decode_rank_cursor(cursor)
         except search.InvalidSearchCursorError as error:
             raise InvalidCursorError(str(error)) from error
-        statement = statement.where(tuple_(ranked.c.score, Test.id) < tuple_(*after))
+    ranked = search_sql.ranked_candidates(dialect, terms, conditions)
+    page = search_sql.page_of(ranked, after, limit + 1)
+    key = search_sql.TEST_ROWID if dialect == "sqlite" else col(Test.id)
+    statement = (
+        statement.add_columns(page.c.score)
+        .join(page, key == page.c.doc)
+        .order_by(page.c.score.desc(), col(Test.id).desc())
+    )
     return statement, lambda row: search.encode_rank_cursor(row.score, row.id)
 
 

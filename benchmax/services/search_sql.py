@@ -18,6 +18,7 @@ from sqlalchemy import (
     func,
     literal_column,
     table,
+    tuple_,
 )
 from sqlmodel import col, select
 
@@ -53,9 +54,9 @@ def match_condition(dialect: str, terms: list[Term]) -> ColumnElement[bool]:
 
 def ranked_candidates(
     dialect: str, terms: list[Term], conditions: list[ColumnElement[bool]]
-) -> tuple[Subquery, ColumnElement[bool]]:
+) -> Subquery:
     """The newest ``RANK_WINDOW`` matches that pass the filters, each with a score (higher is
-    better), and how to join them back to ``test``.
+    better); ``doc`` joins them back to ``test`` (its rowid on SQLite, its id on PostgreSQL).
 
     SQLite walks the FTS index newest-added first and stops at the window (bm25 is computed
     for those rows only); PostgreSQL takes the newest by publication from the GIN matches.
@@ -64,7 +65,7 @@ def ranked_candidates(
     if dialect == "sqlite":
         score = -func.bm25(literal_column(FTS_TABLE), *_BM25_WEIGHTS)
         candidates = (
-            select(_FTS.c.rowid.label("doc"), score.label("score"))
+            select(_FTS.c.rowid.label("doc"), col(Test.id).label("id"), score.label("score"))
             .select_from(_FTS)
             .join(Test, _FTS.c.rowid == TEST_ROWID)
             .where(_fts_match(terms), public, *conditions)
@@ -72,16 +73,29 @@ def ranked_candidates(
             .limit(RANK_WINDOW)
             .subquery("ranked")
         )
-        return candidates, candidates.c.doc == TEST_ROWID
+        return candidates
     query = _ts_query(terms)  # one bound parameter, used twice
     candidates = (
         # ts_rank is a real; as a double its text round-trips exactly through the cursor.
         select(
-            col(Test.id).label("doc"), cast(func.ts_rank(_vector(), query), Double).label("score")
+            literal_column("test.id").label("doc"),  # the same column twice, named twice
+            col(Test.id).label("id"),
+            cast(func.ts_rank(_vector(), query), Double).label("score"),
         )
         .where(_vector().op("@@")(query), public, *conditions)
         .order_by(col(Test.published_at).desc(), col(Test.id).desc())
         .limit(RANK_WINDOW)
         .subquery("ranked")
     )
-    return candidates, col(Test.id) == candidates.c.doc
+    return candidates
+
+
+def page_of(candidates: Subquery, after: tuple[float, str] | None, limit: int) -> Subquery:
+    """One page of candidates, best first, before it is joined back to ``test``: the join
+    then looks up ``limit`` rows by key instead of all of the window's."""
+    columns = candidates.c
+    page = select(columns.doc, columns.id, columns.score)
+    page = page.order_by(columns.score.desc(), columns.id.desc())
+    if after is not None:
+        page = page.where(tuple_(candidates.c.score, candidates.c.id) < tuple_(*after))
+    return page.limit(limit).subquery("page")
