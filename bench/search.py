@@ -127,7 +127,8 @@ def measure(engine: Engine, name: str) -> bool:
         hit = p95 <= 3 * base and p95 < 50
         ok &= hit
         print(
-            f"  {label:24} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms  x{p95 / base:5.2f}  {'OK' if hit else 'MISSED'}"
+            f"  {label:24} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms  x{p95 / base:5.2f}  "
+            + ("OK" if hit else "MISSED")
         )
     return ok
 
