@@ -1,7 +1,7 @@
 """full-text search on both engines, and one index per feed filter
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01 11:00:00
 
 Search is the engine's own machinery, kept in sync by the database itself so no code path
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
