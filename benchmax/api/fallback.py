@@ -6,6 +6,8 @@ POST to a read-only route) would fall through to the front end and come back as 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Match, Route
@@ -15,7 +17,7 @@ from benchmax.api.errors import error_response
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
-def api_fallback_route(routes: list[BaseRoute]) -> Route:
+def api_fallback_route(routes: Sequence[BaseRoute]) -> Route:
     """A catch-all for ``/api/v1/...`` placed after ``routes``: 405 when one of them has the
     path under another method, else 404."""
 
