@@ -7,7 +7,7 @@ from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
-from benchmax.api.fallback import api_fallback_route
+from benchmax.api.fallback import ApiFallback
 from benchmax.api.feeds import feed_routes
 from benchmax.api.health import healthz
 from benchmax.api.moderation import moderation_routes
@@ -32,4 +32,4 @@ def build_api() -> Starlette:
         *open_data_routes(),
         *feed_routes(),
     ]
-    return Starlette(routes=[*routes, api_fallback_route(routes)])
+    return Starlette(routes=[*routes, ApiFallback(routes)])

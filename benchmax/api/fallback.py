@@ -7,23 +7,43 @@ POST to a read-only route) would fall through to the front end and come back as 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from starlette.datastructures import URLPath
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute, Match, Route
+from starlette.routing import BaseRoute, Match, NoMatchFound, Route, get_route_path
+from starlette.types import Receive, Scope, Send
 
 from benchmax.api.errors import error_response
 
-_ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+_PREFIX = "/api/v1/"
 
 
-def api_fallback_route(routes: Sequence[BaseRoute]) -> Route:
-    """A catch-all for ``/api/v1/...`` placed after ``routes``: 405 when one of them has the
-    path under another method, else 404."""
+class ApiFallback(BaseRoute):
+    """Matches every ``/api/v1/...`` request the routes before it did not take: 405 when one
+    of them has the path under another method, else 404. Not a ``Route``, so the OpenAPI
+    document (which walks Routes) does not list it as an operation."""
 
-    async def fallback(request: Request) -> JSONResponse:
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        self.routes = routes
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        path = get_route_path(scope)
+        if scope["type"] == "http" and (path + "/").startswith(_PREFIX):
+            return Match.FULL, {}
+        return Match.NONE, {}
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = self._answer(Request(scope, receive))
+        await response(scope, receive, send)
+
+    def _answer(self, request: Request) -> JSONResponse:
         allowed: set[str] = set()
-        for route in routes:
+        for route in self.routes:
             match, _ = route.matches(request.scope)
             if match == Match.PARTIAL and isinstance(route, Route) and route.methods:
                 allowed |= route.methods
@@ -35,5 +55,3 @@ def api_fallback_route(routes: Sequence[BaseRoute]) -> Route:
                 Allow=", ".join(sorted(allowed)),
             )
         return error_response(404, "not_found", "No API route has this path.")
-
-    return Route("/api/v1/{rest:path}", fallback, methods=_ALL_METHODS)
