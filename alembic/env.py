@@ -7,6 +7,7 @@ from sqlmodel import SQLModel
 
 import benchmax.models  # noqa: F401  (registers every table on the metadata)
 from benchmax.db import make_engine
+from benchmax.search_index import is_search_object
 from benchmax.settings import get_settings
 
 target_metadata = SQLModel.metadata
@@ -19,6 +20,11 @@ def _url() -> str:
         or context.config.attributes.get("database_url")
         or (get_settings().resolved_database_url)
     )
+
+
+def _include_name(name: str | None, type_: str, parents: dict[str, str | None]) -> bool:
+    """Leave the engine-specific search objects (benchmax/search_index.py) out of comparisons."""
+    return not is_search_object(name, type_, parents.get("table_name"))
 
 
 def run_migrations_offline() -> None:
@@ -44,6 +50,7 @@ def _run(connection: object) -> None:
         target_metadata=target_metadata,
         render_as_batch=True,
         compare_type=True,
+        include_name=_include_name,
     )
     with context.begin_transaction():
         context.run_migrations()

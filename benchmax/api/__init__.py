@@ -7,6 +7,7 @@ from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
+from benchmax.api.fallback import ApiFallback
 from benchmax.api.feeds import feed_routes
 from benchmax.api.health import healthz
 from benchmax.api.moderation import moderation_routes
@@ -19,19 +20,18 @@ from benchmax.api.tests_read import get_test, list_tests
 
 
 def build_api() -> Starlette:
-    return Starlette(
-        routes=[
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/api/v1/tests", list_tests, methods=["GET"]),
-            Route("/api/v1/tests/{test_id}", get_test, methods=["GET"]),
-            *submission_routes(),
-            *draft_file_routes(),
-            *review_routes(),
-            *showcase_routes(),
-            *moderation_routes(),
-            *compat_routes(),
-            *openapi_routes(),
-            *open_data_routes(),
-            *feed_routes(),
-        ]
-    )
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/api/v1/tests", list_tests, methods=["GET"]),
+        Route("/api/v1/tests/{test_id}", get_test, methods=["GET"]),
+        *submission_routes(),
+        *draft_file_routes(),
+        *review_routes(),
+        *showcase_routes(),
+        *moderation_routes(),
+        *compat_routes(),
+        *openapi_routes(),
+        *open_data_routes(),
+        *feed_routes(),
+    ]
+    return Starlette(routes=[*routes, ApiFallback(routes)])

@@ -37,6 +37,18 @@ class SourceVisibility(StrEnum):
     PRIVATE = "private"
 
 
+# Feed filter -> the column its index leads with; the contributor's is ix_test_contributor_feed.
+FILTER_INDEX_COLUMNS = {
+    "family": "family_id",
+    "model": "catalog_model_id",
+    "model_key": "model_key",
+    "harness": "harness_id",
+    "harness_key": "harness_key",
+    "reasoning": "reasoning_key",
+    "status": "review_state",
+}
+
+
 class TestBase(SQLModel):
     __test__ = False
 
@@ -62,6 +74,12 @@ class Test(TestBase, table=True):
         Index("ix_test_contributor_feed", "contributor_id", "state", "published_at", "id"),
         # Same-prompt comparison groups: one group's public Tests, and group sizes.
         Index("ix_test_prompt_group", "prompt_key", "state"),
+        # One per feed filter: equality on the filter, then the feed's order, so a filtered
+        # page is a range scan too (see migration 0009).
+        *(
+            Index(f"ix_test_{name}_feed", column, "state", "published_at", "id")
+            for name, column in FILTER_INDEX_COLUMNS.items()
+        ),
         # A retried API submission finds the first one by its Idempotency-Key's digest; NULLs
         # (the wizard's drafts) never collide.
         UniqueConstraint("contributor_id", "idempotency_key", name="uq_test_idempotency"),
@@ -69,15 +87,15 @@ class Test(TestBase, table=True):
 
     id: str = id_field()
     contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
-    family_id: str | None = Field(default=None, foreign_key="model_family.id", index=True)
-    catalog_model_id: str | None = Field(default=None, foreign_key="catalog_model.id", index=True)
+    family_id: str | None = Field(default=None, foreign_key="model_family.id")
+    catalog_model_id: str | None = Field(default=None, foreign_key="catalog_model.id")
     model_version_id: str | None = Field(default=None, foreign_key="model_version.id")
-    harness_id: str | None = Field(default=None, foreign_key="harness.id", index=True)
-    model_key: str = Field(default="", max_length=200, index=True)
-    harness_key: str = Field(default="", max_length=200, index=True)
-    reasoning_key: str = Field(default="", max_length=100, index=True)
+    harness_id: str | None = Field(default=None, foreign_key="harness.id")
+    model_key: str = Field(default="", max_length=200)
+    harness_key: str = Field(default="", max_length=200)
+    reasoning_key: str = Field(default="", max_length=100)
     state: TestState = Field(default=TestState.DRAFT, sa_type=String(24))
-    review_state: ReviewState = Field(default=ReviewState.AWAITING, sa_type=String(16), index=True)
+    review_state: ReviewState = Field(default=ReviewState.AWAITING, sa_type=String(16))
     failure_code: str = Field(default="", max_length=64)
     failure_reason: str = Field(default="", max_length=500)
     wizard_step: int = Field(default=1, ge=1, le=5)
@@ -99,10 +117,16 @@ class Test(TestBase, table=True):
 
     @property
     def display_title(self) -> str:
-        """The title, or the prompt's first non-empty line when the contributor gave none."""
-        if self.title.strip():
-            return self.title.strip()
-        for line in self.prompt.splitlines():
-            if line.strip():
-                return line.strip()[:120]
-        return "Untitled Test"
+        return display_title(self.title, self.prompt)
+
+
+def display_title(title: str, prompt: str) -> str:
+    """The title, or the prompt's first non-empty line when the contributor gave none.
+
+    A function of two strings so the feed can pass just the head of a long prompt."""
+    if title.strip():
+        return title.strip()
+    for line in prompt.splitlines():
+        if line.strip():
+            return line.strip()[:120]
+    return "Untitled Test"

@@ -5,6 +5,11 @@ next page is "rows strictly older than that pair" — a range scan of ``ix_test_
 ``ix_test_contributor_feed`` on a contributor's page). The database never counts past rows,
 so page 1,000 costs what page 1 costs. The cursor only carries public values, so it needs no
 signature; it is validated strictly so a mangled one is a clear 400, never a 500.
+
+With a search (``q``) the page is ordered by relevance (score, then id, and the cursor holds
+both) or, with ``sort=newest``, by the same ``(published_at, id)`` keys as the plain feed.
+Only the columns a card shows are read: the heads of the prompt (for an untitled Test's title
+and a search excerpt) and of the output (search excerpts only), never whole texts.
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ import binascii
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, or_, tuple_
+from sqlalchemy import ColumnElement, Select, and_, func, tuple_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -30,12 +35,13 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.models.test import display_title
+from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
 from benchmax.services.setup_filters import SetupColumns, setup_conditions
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR_LENGTH = 120
-_MAX_SEARCH_WORDS = 6
 _FILTER_LENGTHS = {
     "family": 64,
     "model": 200,
@@ -45,8 +51,10 @@ _FILTER_LENGTHS = {
     "status": 16,
     "q": 200,
     "compare": 8,
+    "sort": 16,
 }
 _YES = frozenset({"1", "on", "yes", "true"})
+SORTS = ("relevance", "newest")
 
 
 class InvalidCursorError(ValueError):
@@ -79,10 +87,19 @@ class FeedFilters:
     # Any of "1", "on", "yes", "true": only Tests whose prompt two or more public Tests share.
     compare: str = ""
 
+    # How a search is ordered: "relevance" (the default) or "newest"; ignored without ``q``.
+    sort: str = ""
+
     def __post_init__(self) -> None:
         if self.status and self.status not in set(ReviewState):
             allowed = ", ".join(state.value for state in ReviewState)
             raise InvalidFilterError(f"status must be one of: {allowed}")
+        if self.sort and self.sort not in SORTS:
+            raise InvalidFilterError(f"sort must be one of: {', '.join(SORTS)}")
+
+    @property
+    def by_relevance(self) -> bool:
+        return bool(self.q) and self.sort != "newest"
 
     @classmethod
     def from_query(cls, query: Mapping[str, Any]) -> FeedFilters:
@@ -94,6 +111,7 @@ class FeedFilters:
         }
         values["contributor"] = values.get("contributor", "").removeprefix("@")
         values["status"] = values.get("status", "").lower()
+        values["sort"] = values.get("sort", "").lower()
         return cls(**values)
 
     def to_query(self) -> dict[str, str]:
@@ -118,9 +136,19 @@ class FeedCard:
     thumbnail_safe_name: str | None
     is_sample: bool
     published_at: datetime
+    # Search pages only: the title and an excerpt of the prompt or output, matches marked.
+    title_marks: list[search.Segment] = field(default_factory=list)
+    excerpt_marks: list[search.Segment] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
+        body = json_ready(self)
+        del body["title_marks"], body["excerpt_marks"]
+        if self.title_marks:
+            body["highlight"] = {
+                "title": search.marked_html(self.title_marks),
+                "excerpt": search.marked_html(self.excerpt_marks),
+            }
+        return body
 
 
 @dataclass(frozen=True)
@@ -150,19 +178,6 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     if published_at.tzinfo is None or not is_public_id(test_id):
         raise InvalidCursorError("malformed cursor")
     return published_at.astimezone(UTC), test_id
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _search_conditions(q: str) -> list[ColumnElement[bool]]:
-    """Every word must appear in the title, prompt or a declared label, ignoring case."""
-    columns = (Test.title, Test.prompt, Test.model_label, Test.harness_label)
-    return [
-        or_(*(col(column).ilike(f"%{_escape_like(word)}%", escape="\\") for column in columns))
-        for word in q.split()[:_MAX_SEARCH_WORDS]
-    ]
 
 
 TEST_SETUP = SetupColumns(
@@ -196,7 +211,6 @@ def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnEle
         conditions.append(col(Test.review_state) == filters.status)
     if filters.compare.lower() in _YES:
         conditions.append(col(Test.prompt_key).in_(_shared_prompt_keys()))
-    conditions.extend(_search_conditions(filters.q))
     return conditions
 
 
@@ -210,41 +224,63 @@ def _shared_prompt_keys() -> Any:
     )
 
 
-def _card(test: Test, handle: str, display_name: str, thumbnail_name: str | None) -> FeedCard:
-    assert test.published_at is not None  # public Tests are always published
-    return FeedCard(
-        id=test.id,
-        title=test.display_title,
-        contributor_handle=handle,
-        contributor_display_name=display_name,
-        model_label=test.model_label,
-        model_version_label=test.model_version_label,
-        harness_label=test.harness_label,
-        reasoning_label=test.reasoning_label,
-        attempts=test.attempts,
-        review_state=str(test.review_state),
-        evidence_kinds=[kind for kind in test.evidence_kinds.split(",") if kind],
-        thumbnail_evidence_id=test.thumbnail_evidence_id if thumbnail_name else None,
-        thumbnail_safe_name=thumbnail_name,
-        is_sample=test.is_sample,
-        published_at=as_utc(test.published_at),
+_PROMPT_HEAD = func.substr(col(Test.prompt), 1, search.EXCERPT_SCAN_CHARS).label("prompt_head")
+_OUTPUT_HEAD = func.substr(col(Test.output_text), 1, search.EXCERPT_SCAN_CHARS).label("output_head")
+# What a card shows, and nothing else: no Test is ever read whole for the feed.
+_CARD_COLUMNS = (
+    col(Test.id),
+    col(Test.title),
+    _PROMPT_HEAD,
+    col(Test.model_label),
+    col(Test.model_version_label),
+    col(Test.harness_label),
+    col(Test.reasoning_label),
+    col(Test.attempts),
+    col(Test.review_state),
+    col(Test.evidence_kinds),
+    col(Test.thumbnail_evidence_id),
+    col(Test.is_sample),
+    col(Test.published_at),
+    col(User.handle),
+    col(User.display_name),
+    col(EvidenceFile.safe_name),
+)
+
+
+def _card(row: Any, terms: list[search.Term]) -> FeedCard:
+    assert row.published_at is not None  # public Tests are always published
+    title = display_title(row.title, row.prompt_head)
+    card = FeedCard(
+        id=row.id,
+        title=title,
+        contributor_handle=row.handle,
+        contributor_display_name=row.display_name,
+        model_label=row.model_label,
+        model_version_label=row.model_version_label,
+        harness_label=row.harness_label,
+        reasoning_label=row.reasoning_label,
+        attempts=row.attempts,
+        review_state=str(row.review_state),
+        evidence_kinds=[kind for kind in row.evidence_kinds.split(",") if kind],
+        thumbnail_evidence_id=row.thumbnail_evidence_id if row.safe_name else None,
+        thumbnail_safe_name=row.safe_name,
+        is_sample=row.is_sample,
+        published_at=as_utc(row.published_at),
+    )
+    if not terms:
+        return card
+    title_marks = search.highlight(title, terms)
+    return replace(
+        card,
+        title_marks=title_marks,
+        excerpt_marks=search.excerpt([row.prompt_head, row.output_head], terms),
     )
 
 
-def list_feed(
-    session: Session, filters: FeedFilters, cursor: str | None = None, limit: int = 20
-) -> FeedPage:
-    """One page of public Tests, newest first; pass ``next_cursor`` back for the next page.
-
-    Raises InvalidCursorError for a cursor this service did not issue.
-    """
-    after = decode_cursor(cursor) if cursor else None
-    conditions = _filter_conditions(session, filters)
-    if conditions is None:
-        return FeedPage()
-    limit = max(1, min(limit, MAX_PAGE_SIZE))
-    statement = (
-        select(Test, User.handle, User.display_name, EvidenceFile.safe_name)
+def _card_statement(searching: bool) -> Select[Any]:
+    columns = (*_CARD_COLUMNS, _OUTPUT_HEAD) if searching else _CARD_COLUMNS
+    return (
+        select(*columns)
         .join(User, col(User.id) == Test.contributor_id)
         .outerjoin(
             EvidenceFile,
@@ -253,15 +289,73 @@ def list_feed(
                 col(EvidenceFile.state) == EvidenceState.APPROVED,
             ),
         )
-        .where(col(Test.state) == TestState.PUBLIC, col(Test.published_at).is_not(None))
-        .where(*conditions)
+    )
+
+
+def _newest_page(statement: Select[Any], cursor: str | None, limit: int) -> tuple[Select[Any], Any]:
+    """Newest first by ``(published_at, id)``, after the cursor's pair."""
+    statement = (
+        statement.where(col(Test.state) == TestState.PUBLIC, col(Test.published_at).is_not(None))
         .order_by(col(Test.published_at).desc(), col(Test.id).desc())
         .limit(limit + 1)
     )
-    if after is not None:
-        statement = statement.where(tuple_(Test.published_at, Test.id) < tuple_(*after))
-    rows = session.exec(statement).all()
-    cards = [_card(*row) for row in rows[:limit]]
-    last = rows[limit - 1][0] if len(rows) > limit else None
-    next_cursor = encode_cursor(last.published_at, last.id) if last and last.published_at else None
+    if cursor:
+        statement = statement.where(
+            tuple_(Test.published_at, Test.id) < tuple_(*decode_cursor(cursor))
+        )
+    return statement, lambda row: encode_cursor(row.published_at, row.id)
+
+
+def _relevance_page(
+    statement: Select[Any],
+    dialect: str,
+    terms: list[search.Term],
+    conditions: list[ColumnElement[bool]],
+    cursor: str | None,
+    limit: int,
+) -> tuple[Select[Any], Any]:
+    """Best score first among the newest matches, ties by id; the cursor holds both."""
+    after = None
+    if cursor:
+        try:
+            after = search.decode_rank_cursor(cursor)
+        except search.InvalidSearchCursorError as error:
+            raise InvalidCursorError(str(error)) from error
+    ranked = search_sql.ranked_candidates(dialect, terms, conditions)
+    page = search_sql.page_of(ranked, after, limit + 1)
+    key = search_sql.TEST_ROWID if dialect == "sqlite" else col(Test.id)
+    statement = (
+        statement.add_columns(page.c.score)
+        .join(page, key == page.c.doc)
+        .order_by(page.c.score.desc(), col(Test.id).desc())
+    )
+    return statement, lambda row: search.encode_rank_cursor(row.score, row.id)
+
+
+def list_feed(
+    session: Session, filters: FeedFilters, cursor: str | None = None, limit: int = 20
+) -> FeedPage:
+    """One page of public Tests (newest first, or by relevance when searching); pass
+    ``next_cursor`` back for the next page.
+
+    Raises InvalidCursorError for a cursor this service did not issue.
+    """
+    if cursor and not filters.by_relevance:
+        decode_cursor(cursor)  # a clear error before any query
+    conditions = _filter_conditions(session, filters)
+    terms = search.parse(filters.q)
+    if conditions is None or (filters.q and not terms):
+        return FeedPage()
+    limit = max(1, min(limit, MAX_PAGE_SIZE))
+    statement = _card_statement(bool(terms))
+    dialect = session.get_bind().dialect.name
+    if filters.by_relevance:
+        statement, cursor_of = _relevance_page(statement, dialect, terms, conditions, cursor, limit)
+    else:
+        if terms:
+            conditions.append(search_sql.match_condition(dialect, terms))
+        statement, cursor_of = _newest_page(statement.where(*conditions), cursor, limit)
+    rows = session.execute(statement).all()
+    cards = [_card(row, terms) for row in rows[:limit]]
+    next_cursor = cursor_of(rows[limit - 1]) if len(rows) > limit else None
     return FeedPage(items=cards, next_cursor=next_cursor)

@@ -306,7 +306,10 @@ def test_pages_are_index_range_scans(
     engine: Engine, session: Session, filters: FeedFilters, index: str
 ) -> None:
     alice = make_user(session, handle="alice")
+    others = [make_user(session) for _ in range(5)]
     tests = [make_test(session, alice) for _ in range(3)]
+    for n in range(60):  # enough rows that the planner's statistics mean something
+        make_test(session, others[n % 5])
     session.commit()
     session.connection().execute(text("ANALYZE"))
     cursor = encode_cursor(tests[1].published_at or utcnow(), tests[1].id)

@@ -1,0 +1,171 @@
+"""Free-text search: our query language, turned into each engine's own full-text query.
+
+A visitor types words, ``"quoted phrases"`` and ``prefix*`` words; every term must match
+(AND). We never hand their text to the engine's query parser: it is split here into runs of
+letters and digits — the same rule the index uses (migration 0009) — and each run is quoted
+again in the engine's syntax, so FTS5 operators (AND, OR, NOT, NEAR, ``^``, ``-``, column
+filters) and tsquery operators are just words or separators, and no input can make the engine
+refuse the query. A query with no letters or digits has no terms and matches nothing.
+
+Highlighting works on the same tokens in Python, on text that is already in hand, and yields
+plain (text, hit) segments: the page renders them as text nodes and the API escapes them before
+adding ``<mark>``, so a Test's own text can never become markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from benchmax.models._base import is_public_id
+
+MAX_TERMS = 8
+MAX_TOKEN_LENGTH = 64
+MAX_PHRASE_TOKENS = 8
+# Relevance ranks the newest matches only, so a word in half the corpus still costs a
+# bounded amount of ranking work per page; newest-first search reaches every match.
+RANK_WINDOW = 1000
+EXCERPT_SCAN_CHARS = 4000
+_EXCERPT_BEFORE = 60
+_EXCERPT_LENGTH = 200
+_MAX_RANK_CURSOR = 120
+
+_TOKEN = re.compile(r"[^\W_]+")
+_PIECE = re.compile(r'"([^"]*)"?|(\S+)')
+
+
+class InvalidSearchCursorError(ValueError):
+    """A relevance cursor this service did not issue."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """One required match: a word, a phrase (several tokens in a row) or a prefix."""
+
+    tokens: tuple[str, ...]
+    prefix: bool = False
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    hit: bool
+
+
+def fold(token: str) -> str:
+    """Lower case without diacritics: how both indexes compare words."""
+    decomposed = unicodedata.normalize("NFKD", token.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _tokens(text: str) -> list[str]:
+    return [match.group()[:MAX_TOKEN_LENGTH].lower() for match in _TOKEN.finditer(text)]
+
+
+def parse(q: str) -> list[Term]:
+    """Terms of a query; an unclosed quote runs to the end, punctuation only separates."""
+    terms: list[Term] = []
+    for match in _PIECE.finditer(q):
+        phrase, word = match.group(1), match.group(2)
+        text = phrase if phrase is not None else word
+        tokens = _tokens(text)[:MAX_PHRASE_TOKENS]
+        if not tokens:
+            continue
+        prefix = phrase is None and word.endswith("*") and len(tokens) == 1
+        term = Term(tuple(tokens), prefix)
+        if term not in terms:
+            terms.append(term)
+    return terms[:MAX_TERMS]
+
+
+def fts5_query(terms: list[Term]) -> str:
+    """An FTS5 MATCH expression: each term a quoted string, so nothing in it is an operator."""
+    return " ".join('"' + " ".join(t.tokens) + '"' + ("*" if t.prefix else "") for t in terms)
+
+
+def tsquery(terms: list[Term]) -> str:
+    """Text for ``to_tsquery``: quoted lexemes, ``<->`` in phrases, ``:*`` for prefixes."""
+
+    def lexeme(token: str) -> str:
+        return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+    parts = []
+    for term in terms:
+        words = " <-> ".join(lexeme(token) for token in term.tokens)
+        parts.append(f"({words}{':*' if term.prefix else ''})")
+    return " & ".join(parts)
+
+
+def _hits(token: str, terms: list[Term]) -> bool:
+    folded = fold(token)
+    for term in terms:
+        if term.prefix and folded.startswith(fold(term.tokens[0])):
+            return True
+        if not term.prefix and folded in {fold(t) for t in term.tokens}:
+            return True
+    return False
+
+
+def highlight(text: str, terms: list[Term]) -> list[Segment]:
+    """``text`` cut into segments, the words that match a term marked."""
+    segments: list[Segment] = []
+    position = 0
+    for match in _TOKEN.finditer(text):
+        if _hits(match.group(), terms):
+            if match.start() > position:
+                segments.append(Segment(text[position : match.start()], False))
+            segments.append(Segment(match.group(), True))
+            position = match.end()
+    if position < len(text):
+        segments.append(Segment(text[position:], False))
+    return segments
+
+
+def excerpt(texts: list[str], terms: list[Term]) -> list[Segment]:
+    """A short window around the first match in the first text that has one; none if none."""
+    for text in texts:
+        head = text[:EXCERPT_SCAN_CHARS]
+        first = next((m for m in _TOKEN.finditer(head) if _hits(m.group(), terms)), None)
+        if first is None:
+            continue
+        start = max(0, first.start() - _EXCERPT_BEFORE)
+        if start:
+            space = head.find(" ", start, first.start())
+            start = space + 1 if space != -1 else start
+        window = " ".join(head[start : start + _EXCERPT_LENGTH].split())
+        lead = "…" if start else ""
+        tail = "…" if start + _EXCERPT_LENGTH < len(text) else ""
+        return highlight(lead + window + tail, terms)
+    return []
+
+
+def marked_html(segments: list[Segment]) -> str:
+    """HTML for API clients: every piece escaped first, then matches wrapped in ``<mark>``."""
+    return "".join(
+        f"<mark>{html.escape(s.text)}</mark>" if s.hit else html.escape(s.text) for s in segments
+    )
+
+
+def encode_rank_cursor(score: float, test_id: str) -> str:
+    raw = f"r{score!r}|{test_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_rank_cursor(cursor: str) -> tuple[float, str]:
+    """The ``(score, id)`` a relevance cursor points after."""
+    if len(cursor) > _MAX_RANK_CURSOR or not re.fullmatch(r"[A-Za-z0-9_-]+", cursor):
+        raise InvalidSearchCursorError("malformed cursor")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+        score_text, test_id = raw.removeprefix("r").split("|")
+        score = float(score_text)
+    except (binascii.Error, UnicodeDecodeError, ValueError) as error:
+        raise InvalidSearchCursorError("malformed cursor") from error
+    if not raw.startswith("r") or not math.isfinite(score) or not is_public_id(test_id):
+        raise InvalidSearchCursorError("malformed cursor")
+    return score, test_id

@@ -1,0 +1,101 @@
+"""The search conditions and ranked candidates in each engine's own full-text SQL.
+
+The objects queried here (``test_fts`` on SQLite, ``test.search_vector`` on PostgreSQL) are
+built and kept in sync by migration 0009; their names live in ``benchmax.search_index``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Double,
+    Subquery,
+    bindparam,
+    cast,
+    column,
+    func,
+    literal_column,
+    table,
+    tuple_,
+)
+from sqlmodel import col, select
+
+from benchmax.models import Test, TestState
+from benchmax.search_index import FTS_TABLE, SEARCH_VECTOR, TS_CONFIG
+from benchmax.services.search import RANK_WINDOW, Term, fts5_query, tsquery
+
+_FTS = table(FTS_TABLE, column("rowid"))
+# bm25 weights for title, setup, prompt, output: a word in the title counts most.
+_BM25_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
+TEST_ROWID: ColumnElement[int] = literal_column("test.rowid")
+
+
+def _fts_match(terms: list[Term]) -> ColumnElement[bool]:
+    return literal_column(FTS_TABLE).op("MATCH")(bindparam("fts_query", fts5_query(terms)))
+
+
+def _ts_query(terms: list[Term]) -> Any:
+    return func.to_tsquery(literal_column(f"'{TS_CONFIG}'"), bindparam("ts_query", tsquery(terms)))
+
+
+def _vector() -> Any:
+    return literal_column(f"test.{SEARCH_VECTOR}")
+
+
+def match_condition(dialect: str, terms: list[Term]) -> ColumnElement[bool]:
+    """Public Tests whose indexed text holds every term (for newest-first pages)."""
+    if dialect == "sqlite":
+        matches = select(_FTS.c.rowid).select_from(_FTS).where(_fts_match(terms))
+        return TEST_ROWID.in_(matches)
+    return _vector().op("@@")(_ts_query(terms))  # type: ignore[no-any-return]
+
+
+def ranked_candidates(
+    dialect: str, terms: list[Term], conditions: list[ColumnElement[bool]]
+) -> Subquery:
+    """The newest ``RANK_WINDOW`` matches that pass the filters, each with a score (higher is
+    better); ``doc`` joins them back to ``test`` (its rowid on SQLite, its id on PostgreSQL).
+
+    SQLite walks the FTS index newest-added first and stops at the window (bm25 is computed
+    for those rows only); PostgreSQL takes the newest by publication from the GIN matches.
+    """
+    public = col(Test.state) == TestState.PUBLIC
+    if dialect == "sqlite":
+        score = -func.bm25(literal_column(FTS_TABLE), *_BM25_WEIGHTS)
+        candidates = (
+            select(_FTS.c.rowid.label("doc"), col(Test.id).label("id"), score.label("score"))
+            .select_from(_FTS)
+            .join(Test, _FTS.c.rowid == TEST_ROWID)
+            .where(_fts_match(terms), public, *conditions)
+            .order_by(_FTS.c.rowid.desc())
+            .limit(RANK_WINDOW)
+            .subquery("ranked")
+        )
+        return candidates
+    query = _ts_query(terms)  # one bound parameter, used twice
+    candidates = (
+        # ts_rank is a real; as a double its text round-trips exactly through the cursor.
+        select(
+            literal_column("test.id").label("doc"),  # the same column twice, named twice
+            col(Test.id).label("id"),
+            cast(func.ts_rank(_vector(), query), Double).label("score"),
+        )
+        .where(_vector().op("@@")(query), public, *conditions)
+        .order_by(col(Test.published_at).desc(), col(Test.id).desc())
+        .limit(RANK_WINDOW)
+        .subquery("ranked")
+    )
+    return candidates
+
+
+def page_of(candidates: Subquery, after: tuple[float, str] | None, limit: int) -> Subquery:
+    """One page of candidates, best first, before it is joined back to ``test``: the join
+    then looks up ``limit`` rows by key instead of all of the window's."""
+    columns = candidates.c
+    page = select(columns.doc, columns.id, columns.score)
+    page = page.order_by(columns.score.desc(), columns.id.desc())
+    if after is not None:
+        page = page.where(tuple_(candidates.c.score, candidates.c.id) < tuple_(*after))
+    return page.limit(limit).subquery("page")
