@@ -11,6 +11,18 @@ from benchmax.models.catalog import (
 )
 from benchmax.models.evidence import EvidenceFile, EvidenceKind, EvidenceState
 from benchmax.models.job import Job, JobState
+from benchmax.models.judge import (
+    JUDGE_APPEND_ONLY_TABLES,
+    JudgeBudgetDay,
+    JudgeCalibrationRun,
+    JudgeContributorDay,
+    JudgeReviewSample,
+    JudgeSample,
+    JudgeSnapshot,
+    JudgeState,
+    SamplePurpose,
+    SampleStatus,
+)
 from benchmax.models.moderation import (
     CaseState,
     Dispute,
@@ -43,8 +55,16 @@ __all__ = [
     "EvidenceKind",
     "EvidenceState",
     "Harness",
+    "JUDGE_APPEND_ONLY_TABLES",
     "Job",
     "JobState",
+    "JudgeBudgetDay",
+    "JudgeCalibrationRun",
+    "JudgeContributorDay",
+    "JudgeReviewSample",
+    "JudgeSample",
+    "JudgeSnapshot",
+    "JudgeState",
     "LabelKind",
     "LabelMapping",
     "MetricSample",
@@ -59,6 +79,8 @@ __all__ = [
     "ReviewState",
     "ReviewerKind",
     "Role",
+    "SamplePurpose",
+    "SampleStatus",
     "SourceVisibility",
     "Test",
     "TestState",
