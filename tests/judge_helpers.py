@@ -11,7 +11,11 @@ import hashlib
 import json
 from typing import Any
 
+from sqlmodel import Session
+
 from benchmax.adapters.storage import ObjectStorage
+from benchmax.models import JudgeSnapshot, JudgeState
+from benchmax.services.judge.snapshots import create_snapshot
 from benchmax.settings import Settings
 from tests.fake_judge import FakeJudge
 
@@ -91,3 +95,12 @@ def judge_settings(settings: Settings, judge: FakeJudge, calibration_sha256: str
         _env_file=None,  # type: ignore[call-arg]
         **{**settings.model_dump(exclude={"judge_api_key"}), **values},
     )
+
+
+def make_active_snapshot(session: Session, settings: Settings, **file: Any) -> JudgeSnapshot:
+    """An active snapshot without running calibration (review tests need only the state)."""
+    snapshot = create_snapshot(session, snapshot_file(**file), settings, actor_id=None)
+    snapshot.state = JudgeState.ACTIVE
+    session.add(snapshot)
+    session.flush()
+    return snapshot
