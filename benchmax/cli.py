@@ -277,9 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("--port", type=int, default=3001)
     uc.set_defaults(func=_cmd_usercontent)
 
+    from benchmax.cli_judge import register as register_judge
     from benchmax.cli_ops import register as register_operations
 
     register_operations(sub)
+    register_judge(sub)
     return parser
 
 
