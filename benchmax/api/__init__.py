@@ -8,6 +8,7 @@ from starlette.routing import Route
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
 from benchmax.api.health import healthz
+from benchmax.api.judges import judge_routes
 from benchmax.api.moderation import moderation_routes
 from benchmax.api.reviews import review_routes
 from benchmax.api.submissions import submission_routes
@@ -24,6 +25,7 @@ def build_api() -> Starlette:
             *draft_file_routes(),
             *review_routes(),
             *moderation_routes(),
+            *judge_routes(),
             *compat_routes(),
         ]
     )
