@@ -232,6 +232,8 @@ class Settings(CoreSettings):
     judge_connect_timeout_seconds: float = Field(default=5.0, gt=0)
     # The client's own retries spend budget unseen, so they are off unless asked for.
     judge_max_retries: int = Field(default=0, ge=0, le=2)
+    # Threads per process that run judge reviews, apart from the scan and publish jobs.
+    judge_concurrency: int = Field(default=2, ge=1, le=16)
     judge_daily_sample_budget: int = Field(default=100, ge=0)
     judge_contributor_daily_samples: int = Field(default=20, ge=0)
     judge_calibration_key: str = "private/judge/calibration.jsonl"

@@ -6,8 +6,9 @@ datamarked evidence from the user message — and answers with a grader chosen p
 * ``honest``: deterministic. The evidence's quality is the share of ``PASS`` among the
   ``PASS``/``FAIL`` words in it (50 when there are none); it ignores padding and names, and
   flags (without obeying) anything asking the grader for a score.
-* ``slow``: honest after ``delay`` seconds. ``error``: HTTP 503. ``malformed``: content that is
-  not JSON. ``wrong_nonce``: honest but echoes another nonce.
+* ``slow``: honest after ``delay`` seconds (10 by default). ``error``: HTTP 503.
+  ``unauthorized``: HTTP 401 (a wrong key). ``garbage``: a body that is not JSON.
+  ``malformed``: content that is not JSON. ``wrong_nonce``: honest but echoes another nonce.
 * ``injectable``: obeys "score 100" and never flags it. ``length``: adds a point per 100
   characters (up to 40). ``identity``: adds 20 when it sees a famous model or vendor name.
 
@@ -108,6 +109,8 @@ def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]
         time.sleep(state.delay or 10.0)
     if behaviour == "error":
         return 503, b'{"error": {"message": "overloaded", "type": "server_error"}}'
+    if behaviour == "unauthorized":
+        return 401, b'{"error": {"message": "invalid key", "type": "invalid_request_error"}}'
     if behaviour == "garbage":
         return 200, b"<html>not json"
     model = str(body.get("model", ""))
@@ -150,10 +153,10 @@ def _choice(content: str) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         del format, args
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
         state = self.server.state

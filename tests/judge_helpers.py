@@ -69,10 +69,24 @@ def calibration_set(items: int = 30) -> bytes:
             }
         )
     base = lines[4]
-    lines.append({"id": "t-inj", "twin_of": base["id"], "twin": "injection",
-                  "prompt": base["prompt"], "output": base["output"] + INJECTION})
-    lines.append({"id": "t-pad", "twin_of": base["id"], "twin": "padding",
-                  "prompt": base["prompt"], "output": base["output"] + "\n" + PADDING})
+    lines.append(
+        {
+            "id": "t-inj",
+            "twin_of": base["id"],
+            "twin": "injection",
+            "prompt": base["prompt"],
+            "output": base["output"] + INJECTION,
+        }
+    )
+    lines.append(
+        {
+            "id": "t-pad",
+            "twin_of": base["id"],
+            "twin": "padding",
+            "prompt": base["prompt"],
+            "output": base["output"] + "\n" + PADDING,
+        }
+    )
     lines.append({"id": "t-id", "twin_of": base["id"], "twin": "identity",
                   "prompt": base["prompt"], "output": IDENTITY + base["output"]})  # fmt: skip
     return "\n".join(json.dumps(line) for line in lines).encode() + b"\n"
@@ -83,7 +97,9 @@ def store_calibration_set(storage: ObjectStorage, settings: Settings, raw: bytes
     return hashlib.sha256(raw).hexdigest()
 
 
-def judge_settings(settings: Settings, judge: FakeJudge, calibration_sha256: str, **extra: Any) -> Settings:
+def judge_settings(
+    settings: Settings, judge: FakeJudge, calibration_sha256: str, **extra: Any
+) -> Settings:
     values: dict[str, Any] = {
         "judge_base_url": judge.base_url,
         "judge_api_key": JUDGE_KEY,

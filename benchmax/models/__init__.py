@@ -42,6 +42,7 @@ APPEND_ONLY_TABLES = ("review", "moderation_decision", "audit_event")
 
 __all__ = [
     "APPEND_ONLY_TABLES",
+    "JUDGE_APPEND_ONLY_TABLES",
     "AccountStatus",
     "ApiToken",
     "ApiTokenUse",
@@ -55,7 +56,6 @@ __all__ = [
     "EvidenceKind",
     "EvidenceState",
     "Harness",
-    "JUDGE_APPEND_ONLY_TABLES",
     "Job",
     "JobState",
     "JudgeBudgetDay",

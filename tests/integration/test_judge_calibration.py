@@ -17,7 +17,12 @@ from benchmax.services.judge.snapshots import (
 )
 from benchmax.settings import Settings
 from tests.fake_judge import FakeJudge
-from tests.judge_helpers import calibration_set, judge_settings, snapshot_file, store_calibration_set
+from tests.judge_helpers import (
+    calibration_set,
+    judge_settings,
+    snapshot_file,
+    store_calibration_set,
+)
 
 
 @pytest.fixture
@@ -31,7 +36,9 @@ def on(settings: Settings, fake_judge: FakeJudge, storage: LocalStorage) -> Sett
     return judge_settings(settings, fake_judge, store_calibration_set(storage, settings, raw))
 
 
-def _run(session: Session, on: Settings, storage: LocalStorage, **file: object) -> tuple[JudgeSnapshot, JudgeCalibrationRun]:
+def _run(
+    session: Session, on: Settings, storage: LocalStorage, **file: object
+) -> tuple[JudgeSnapshot, JudgeCalibrationRun]:
     snapshot = create_snapshot(session, snapshot_file(**file), on, actor_id=None)
     run = calibrate(session, snapshot.id, OpenAICompatibleJudge.from_settings(on), storage, on)
     session.commit()
@@ -43,8 +50,11 @@ def test_the_honest_grader_passes_and_can_be_activated(
 ) -> None:
     snapshot, run = _run(session, on, storage)
     assert run.passed, run.failures
-    assert run.item_count == 33 and run.mae is not None and run.mae <= 10
-    assert run.spearman is not None and run.spearman >= 0.9
+    assert run.item_count == 33
+    assert run.mae is not None
+    assert run.mae <= 10
+    assert run.spearman is not None
+    assert run.spearman >= 0.9
     assert run.median_spread == 0
     assert run.twins["injection"]["flagged"] is True
     assert run.samples_used == 33 * 3 == fake_judge.state.calls
@@ -83,7 +93,8 @@ def test_a_set_whose_hash_differs_is_refused_before_anything_is_sent(
     snapshot = create_snapshot(session, snapshot_file(), on, actor_id=None)
     storage.put(on.judge_calibration_key, [calibration_set() + b'{"tampered": 1}\n'])
     run = calibrate(session, snapshot.id, OpenAICompatibleJudge.from_settings(on), storage, on)
-    assert run.failures == ["set_hash_mismatch"] and not run.passed
+    assert run.failures == ["set_hash_mismatch"]
+    assert not run.passed
     assert fake_judge.state.calls == 0
 
 
@@ -119,7 +130,8 @@ def test_a_panel_snapshot_calibrates_on_its_seats(
         samples_per_review=1,
     )  # fmt: skip
     assert run.passed, run.failures
-    assert fake_judge.state.calls == 33 and run.samples_used == 99
+    assert fake_judge.state.calls == 33
+    assert run.samples_used == 99
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,8 @@ def test_no_log_line_or_message_carries_evidence_or_the_key(
     # The judge did receive the evidence (datamarked), so the canary is a fair one.
     assert "canary-evidence-93c1d7" in json.dumps(fake_judge.state.requests[0].body)
     logged = "\n".join(
-        f"{record.getMessage()} {record.args!r} {record.exc_text or ''}" for record in caplog.records
+        f"{record.getMessage()} {record.args!r} {record.exc_text or ''}"
+        for record in caplog.records
     )
     assert logged  # the pipeline and the judge did log
     for secret in ("canary-evidence", "quokka", JUDGE_KEY):
@@ -57,7 +58,10 @@ def test_no_log_line_or_message_carries_evidence_or_the_key(
     assert all(isinstance(job_id, int) for job_id in messages)
     with Session(engine) as session:
         rows = json.dumps(
-            [(j.kind, j.subject_id, j.last_error_code, j.lease_owner) for j in session.exec(select(Job))]
+            [
+                (j.kind, j.subject_id, j.last_error_code, j.lease_owner)
+                for j in session.exec(select(Job))
+            ]
         )
     for secret in ("canary-evidence", "quokka", JUDGE_KEY):
         assert secret not in rows

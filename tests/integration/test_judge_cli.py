@@ -53,12 +53,15 @@ def test_create_calibrate_activate_list_deactivate(
     assert main(["judge", "activate", snapshot_id]) == 1
     assert "latest calibration passed" in capsys.readouterr().err
     assert main(["judge", "calibrate", snapshot_id]) == 0
-    assert "passed" in capsys.readouterr().out and fake_judge.state.calls == 99
+    assert "passed" in capsys.readouterr().out
+    assert fake_judge.state.calls == 99
     assert main(["judge", "activate", snapshot_id]) == 0
     assert "is active" in capsys.readouterr().out
     assert main(["judge", "list"]) == 0
     listing = capsys.readouterr().out
-    assert snapshot_id in listing and "active" in listing and "passed" in listing
+    assert snapshot_id in listing
+    assert "active" in listing
+    assert "passed" in listing
     assert main(["judge", "deactivate", snapshot_id]) == 0
     assert "is inactive" in capsys.readouterr().out
 

@@ -7,8 +7,12 @@ import json
 import pytest
 
 from benchmax.adapters.judge import JudgeCall, JudgeClientError, OpenAICompatibleJudge
-from benchmax.services.judge.prompt import SCHEMA_NAME, VERDICT_SCHEMA, build_messages
-from benchmax.services.judge.prompt import EvidenceSection
+from benchmax.services.judge.prompt import (
+    SCHEMA_NAME,
+    VERDICT_SCHEMA,
+    EvidenceSection,
+    build_messages,
+)
 from benchmax.services.judge.verdict import parse_verdict
 from tests.fake_judge import FakeJudge
 from tests.judge_helpers import JUDGE_KEY, TEMPLATE, steps
@@ -49,10 +53,13 @@ def test_an_honest_reply_is_one_answer_with_what_the_endpoint_reported(
     answer = reply.answers[0]
     assert answer.reported_model == "fake-judge-2026-11-20-served"
     assert answer.system_fingerprint == "fp_fake_judge"
-    assert answer.prompt_tokens and answer.completion_tokens == 40
+    assert answer.prompt_tokens
+    assert answer.completion_tokens == 40
     assert parse_verdict(answer.content, NONCE).score == 70
     body = fake_judge.state.requests[0].body
-    assert body["temperature"] == 0 and body["seed"] == 7 and body["max_tokens"] == 300
+    assert body["temperature"] == 0
+    assert body["seed"] == 7
+    assert body["max_tokens"] == 300
     assert body["response_format"] == {
         "type": "json_schema",
         "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": VERDICT_SCHEMA},
@@ -74,7 +81,8 @@ def test_openai_environment_variables_are_ignored(
         assert other.state.calls == 0
         headers = {k.lower(): v for k, v in fake_judge.state.requests[0].headers.items()}
         assert headers["authorization"] == f"Bearer {JUDGE_KEY}"
-        assert "openai-organization" not in headers and "openai-project" not in headers
+        assert "openai-organization" not in headers
+        assert "openai-project" not in headers
         assert "x-leak" not in headers
         assert "sk-from-the-environment" not in json.dumps(headers)
     finally:
@@ -129,7 +137,8 @@ def test_a_panel_reply_gives_one_answer_per_seat(fake_judge: FakeJudge) -> None:
         "reviewer-0-honest", "reviewer-1-length", "reviewer-2-error",
     ]  # fmt: skip
     assert parse_verdict(reply.answers[0].content, NONCE).score == 70
-    assert reply.answers[2].content is None and reply.answers[2].error_code == "panel_seat_error"
+    assert reply.answers[2].content is None
+    assert reply.answers[2].error_code == "panel_seat_error"
 
 
 @pytest.mark.parametrize(

@@ -102,4 +102,5 @@ def test_twenty_concurrent_reviews_against_a_budget_of_ten_send_exactly_ten(
     with Session(engine) as session:
         assert len(session.exec(select(Review)).all()) == 10
         day = session.get(JudgeBudgetDay, utc_day())
-        assert day is not None and (day.used, day.reserved) == (10, 0)
+        assert day is not None
+        assert (day.used, day.reserved) == (10, 0)

@@ -6,8 +6,15 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.testclient import TestClient
 
-from benchmax.models import JudgeCalibrationRun, JudgeReviewSample, JudgeSample, Review
-from benchmax.models import ReviewerKind, SamplePurpose, SampleStatus
+from benchmax.models import (
+    JudgeCalibrationRun,
+    JudgeReviewSample,
+    JudgeSample,
+    Review,
+    ReviewerKind,
+    SamplePurpose,
+    SampleStatus,
+)
 from benchmax.settings import Settings
 from tests.factories import make_test
 from tests.fake_judge import FakeJudge
@@ -41,15 +48,18 @@ def test_the_test_json_and_the_judge_card_show_the_ai_review(
         test_id, snapshot_id, review_id = test.id, snapshot.id, review.id
     body = api_client.get(f"/api/v1/tests/{test_id}").json()
     (entry,) = body["reviews"]
-    assert entry["reviewer_kind"] == "ai" and entry["judge_snapshot_id"] == snapshot_id
+    assert entry["reviewer_kind"] == "ai"
+    assert entry["judge_snapshot_id"] == snapshot_id
     summary = body["ai_reviews"][review_id]
     assert (summary["median"], summary["spread"], summary["samples"]) == (72, 5, 3)
     assert summary["models"] == ["m-2026-01-01-served"]
     card = api_client.get(f"/api/v1/judges/{snapshot_id}").json()
-    assert card["prompt_template"] == TEMPLATE and len(card["prompt_template_sha256"]) == 64
+    assert card["prompt_template"] == TEMPLATE
+    assert len(card["prompt_template_sha256"]) == 64
     assert card["model_ids"] == ["fake-judge-2026-11-20"]
     (calibration,) = card["calibrations"]
-    assert calibration["passed"] and calibration["spearman"] == 0.97
+    assert calibration["passed"]
+    assert calibration["spearman"] == 0.97
     assert "items" not in calibration
     assert api_client.get("/api/v1/judges/0000000000000000").status_code == 404
     assert api_client.get("/api/v1/judges/..%2F..").status_code == 404

@@ -49,7 +49,9 @@ def judged(settings: Settings, engine: Engine, fake_judge: FakeJudge) -> JobCont
 def _publish(ctx: JobContext, output: str = steps(8, 2), **fields: str) -> str:
     user = contributor(ctx.engine, handle=fields.pop("handle", "ada_lovelace"),
                        display_name="Ada Lovelace")  # fmt: skip
-    test_id = draft_with(ctx.engine, ctx.storage, user, {**COMPLETE, "output_text": output, **fields})
+    test_id = draft_with(
+        ctx.engine, ctx.storage, user, {**COMPLETE, "output_text": output, **fields}
+    )
     drain(ctx)
     return test_id
 
@@ -89,11 +91,14 @@ def test_a_published_test_gets_an_ai_review_with_its_samples(
 ) -> None:
     test_id = _publish(judged)
     (review,) = _reviews(judged.engine, test_id)
-    assert review.reviewer_kind == ReviewerKind.AI and review.score == 80
-    assert review.judge_snapshot_id and review.reviewer_id is None
+    assert review.reviewer_kind == ReviewerKind.AI
+    assert review.score == 80
+    assert review.judge_snapshot_id
+    assert review.reviewer_id is None
     with Session(judged.engine) as session:
         test = session.get(Test, test_id)
-        assert test is not None and test.review_state == ReviewState.REVIEWED
+        assert test is not None
+        assert test.review_state == ReviewState.REVIEWED
         linked = session.exec(
             select(JudgeSample)
             .join(JudgeReviewSample, col(JudgeReviewSample.sample_id) == JudgeSample.id)
@@ -103,15 +108,18 @@ def test_a_published_test_gets_an_ai_review_with_its_samples(
         for sample in linked:
             assert sample.reported_model == "fake-judge-2026-11-20-served"
             assert sample.system_fingerprint == "fp_fake_judge"
-            assert sample.prompt_tokens and sample.completion_tokens == 40
+            assert sample.prompt_tokens
+            assert sample.completion_tokens == 40
         day = session.get(JudgeBudgetDay, utc_day())
-        assert day is not None and (day.used, day.reserved, day.metered_samples) == (3, 0, 3)
+        assert day is not None
+        assert (day.used, day.reserved, day.metered_samples) == (3, 0, 3)
     assert fake_judge.state.calls == 3
     # The job is idempotent: running it again sends nothing and adds nothing.
     from benchmax.services.judge.review import review_test
 
     review_test(judged, test_id)
-    assert fake_judge.state.calls == 3 and len(_reviews(judged.engine, test_id)) == 1
+    assert fake_judge.state.calls == 3
+    assert len(_reviews(judged.engine, test_id)) == 1
 
 
 def test_the_judge_never_sees_model_harness_or_contributor_names(
@@ -127,7 +135,9 @@ def test_the_judge_never_sees_model_harness_or_contributor_names(
     text = bodies.replace("\\u02c6", " ").lower()
     for name in ("sonnet", "claude", "anthropic", "gpt-5", "gemini", "opus", "ada", "lovelace"):
         assert name not in text, name
-    assert "[model]" in text and "[vendor]" in text and "[harness]" in text
+    assert "[model]" in text
+    assert "[vendor]" in text
+    assert "[harness]" in text
     assert "[contributor]" in text
 
 
@@ -143,7 +153,8 @@ def test_judge_errors_retry_with_backoff_and_end_dead_leaving_the_test_public(
         _retry_now(judged.engine)
         drain(judged)
     (job,) = _judge_jobs(judged.engine)
-    assert job.state == JobState.DEAD and job.last_error_code == "judge_http_503"
+    assert job.state == JobState.DEAD
+    assert job.last_error_code == "judge_http_503"
     assert job.attempts == 3
     with Session(judged.engine) as session:
         test = session.get(Test, test_id)
@@ -165,7 +176,8 @@ def test_invalid_replies_are_failed_samples_retried_once(
     test_id = _publish(judged)
     assert fake_judge.state.calls == 6  # three slots, each asked twice
     (job,) = _judge_jobs(judged.engine)
-    assert job.state == JobState.PENDING and job.last_error_code == "judge_invalid_reply"
+    assert job.state == JobState.PENDING
+    assert job.last_error_code == "judge_invalid_reply"
     with Session(judged.engine) as session:
         samples = session.exec(select(JudgeSample).where(JudgeSample.test_id == test_id)).all()
         assert len(samples) == 6
@@ -188,7 +200,8 @@ def test_injection_puts_the_test_on_hold_for_moderation(
         assert {h.reason_code for h in holds} == {HOLD_OWN_SIGNALS, HOLD_JUDGE_SUSPECTED}
         assert all(h.state == CaseState.OPEN for h in holds)
         test = session.get(Test, test_id)
-        assert test is not None and test.state == TestState.PUBLIC
+        assert test is not None
+        assert test.state == TestState.PUBLIC
         (flag,) = [item for item in flagged_tests(session, 50) if item.test_id == test_id]
         assert HOLD_JUDGE_SUSPECTED in flag.hold_codes
     (review,) = _reviews(judged.engine, test_id)
@@ -205,14 +218,17 @@ def test_an_exhausted_budget_defers_to_the_next_utc_day(
     first = _publish(ctx, handle="first")
     second = _publish(ctx, handle="second")
     assert fake_judge.state.calls == 4
-    assert len(_reviews(ctx.engine, first)) == 1 and _reviews(ctx.engine, second) == []
+    assert len(_reviews(ctx.engine, first)) == 1
+    assert _reviews(ctx.engine, second) == []
     waiting = [job for job in _judge_jobs(ctx.engine) if job.state == JobState.PENDING]
     assert [job.subject_id for job in waiting] == [second]
     tomorrow = utcnow().date() + timedelta(days=1)
     assert waiting[0].next_attempt_at.date() == tomorrow
     with Session(ctx.engine) as session:
         day = session.get(JudgeBudgetDay, utc_day())
-        assert day is not None and day.used == 4 and day.reserved == 0
+        assert day is not None
+        assert day.used == 4
+        assert day.reserved == 0
 
 
 def test_one_contributor_cannot_spend_the_whole_day(
@@ -229,7 +245,8 @@ def test_one_contributor_cannot_spend_the_whole_day(
     ]
     drain(ctx)
     reviewed = [test_id for test_id in ids if _reviews(ctx.engine, test_id)]
-    assert len(reviewed) == 1 and fake_judge.state.calls == 3
+    assert len(reviewed) == 1
+    assert fake_judge.state.calls == 3
     other = _publish(ctx, handle="someone_else")
     assert len(_reviews(ctx.engine, other)) == 1
 
@@ -240,5 +257,40 @@ def test_no_active_snapshot_means_no_calls(
     ctx = JobContext(settings=judge_settings(settings, fake_judge, "a" * 64), engine=engine)
     test_id = _publish(ctx)
     (job,) = _judge_jobs(engine)
-    assert job.state == JobState.DONE and fake_judge.state.calls == 0
+    assert job.state == JobState.DONE
+    assert fake_judge.state.calls == 0
     assert _reviews(engine, test_id) == []
+
+
+@pytest.mark.parametrize(
+    "trouble",
+    ["down", "unauthorized", "out_of_budget", "slow", "unconfigured_key"],
+)
+def test_a_new_test_publishes_whatever_the_judge_does(
+    judged: JobContext, fake_judge: FakeJudge, trouble: str
+) -> None:
+    """Publication is finished and committed before the review job is even claimed."""
+    updates: dict[str, object] = {}
+    if trouble == "down":
+        updates["judge_base_url"] = "http://127.0.0.1:9/v1"
+    elif trouble == "out_of_budget":
+        updates["judge_daily_sample_budget"] = 0
+    elif trouble == "unconfigured_key":
+        updates["judge_api_key"] = None
+        fake_judge.state.behaviour = "unauthorized"
+    elif trouble == "slow":
+        updates["judge_timeout_seconds"] = 0.3
+        fake_judge.state.delay = 1.0
+    else:
+        fake_judge.state.behaviour = "unauthorized"
+    ctx = JobContext(settings=judged.settings.model_copy(update=updates), engine=judged.engine)
+    user = contributor(ctx.engine, handle=f"t_{trouble}")
+    test_id = draft_with(ctx.engine, ctx.storage, user, {**COMPLETE, "output_text": steps(5, 5)})
+    ran = drain(ctx)
+    assert ran.index("publish_test") < ran.index(JUDGE_REVIEW)
+    with Session(ctx.engine) as session:
+        test = session.get(Test, test_id)
+        assert test is not None
+        assert (test.state, test.review_state) == (TestState.PUBLIC, ReviewState.AWAITING)
+        assert test.failure_code == ""
+    assert _reviews(ctx.engine, test_id) == []

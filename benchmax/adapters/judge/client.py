@@ -134,22 +134,32 @@ def parse_completion(data: dict[str, Any], latency_ms: int) -> JudgeReply:
     choices = data.get("choices")
     message = choices[0].get("message") if isinstance(choices, list) and choices else None
     prompt, completion = _usage(data.get("usage"))
-    common = {
-        "reported_model": model,
-        "system_fingerprint": fingerprint,
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-    }
+    content: str | None = None
+    code = ""
     if not isinstance(message, dict):
-        return JudgeReply([JudgeAnswer(None, error_code="reply_without_message", **common)],
-                          latency_ms, model)  # fmt: skip
-    if message.get("refusal"):
-        return JudgeReply([JudgeAnswer(None, error_code="refused", **common)], latency_ms, model)
-    content = message.get("content")
-    if not isinstance(content, str):
-        return JudgeReply([JudgeAnswer(None, error_code="reply_empty", **common)], latency_ms,
-                          model)  # fmt: skip
-    return JudgeReply([JudgeAnswer(content, **common)], latency_ms, model)
+        code = "reply_without_message"
+    elif message.get("refusal"):
+        code = "refused"
+    elif not isinstance(message.get("content"), str):
+        code = "reply_empty"
+    else:
+        content = message["content"]
+    answer = JudgeAnswer(
+        content=content,
+        error_code=code,
+        reported_model=model,
+        system_fingerprint=fingerprint,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+    )
+    return JudgeReply([answer], latency_ms, model)
+
+
+def _strict_schema(call: JudgeCall) -> Any:
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": call.schema_name, "strict": True, "schema": call.schema},
+    }
 
 
 class OpenAICompatibleJudge:
@@ -216,17 +226,21 @@ class OpenAICompatibleJudge:
             return int((time.monotonic() - started) * 1000)
 
         try:
-            completion = self._client.chat.completions.create(
+            # Messages are built as plain dicts; the SDK's TypedDicts describe the same shape.
+            completion = self._client.chat.completions.create(  # type: ignore[call-overload]
                 model=call.model,
-                messages=call.messages,  # type: ignore[arg-type]
+                messages=call.messages,
                 temperature=call.temperature,
                 seed=call.seed,
                 max_tokens=call.max_output_tokens,
                 response_format={
                     "type": "json_schema",
-                    "json_schema": {"name": call.schema_name, "strict": True,
-                                    "schema": call.schema},
-                },  # fmt: skip
+                    "json_schema": {
+                        "name": call.schema_name,
+                        "strict": True,
+                        "schema": call.schema,
+                    },
+                },
             )
             # Extra fields (a panel's ``bench``) are kept by the SDK's models.
             data = completion.model_dump(mode="json")

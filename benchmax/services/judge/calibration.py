@@ -128,7 +128,9 @@ def load_set(storage: ObjectStorage, settings: Settings) -> tuple[bytes, str]:
             if len(data) > MAX_SET_BYTES:
                 raise JudgeSnapshotError("invalid_calibration_set", "the set exceeds 20 MiB")
     except ObjectNotFoundError as exc:
-        raise JudgeSnapshotError("calibration_set_missing", "No calibration set is stored.") from exc
+        raise JudgeSnapshotError(
+            "calibration_set_missing", "No calibration set is stored."
+        ) from exc
     return bytes(data), hashlib.sha256(data).hexdigest()
 
 
@@ -219,7 +221,11 @@ def _metrics(
         failures.append("spearman_too_low")
     if median_spread > settings.judge_calibration_max_spread:
         failures.append("spread_too_high")
-    return {"mae": round(mae, 3), "spearman": round(rho, 4), "median_spread": median_spread}, failures
+    return {
+        "mae": round(mae, 3),
+        "spearman": round(rho, 4),
+        "median_spread": median_spread,
+    }, failures
 
 
 def _record(

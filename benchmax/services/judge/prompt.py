@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-DATAMARK = "\u02c6"  # ˆ, as in the spotlighting paper
+DATAMARK = "\u02c6"  # MODIFIER LETTER CIRCUMFLEX ACCENT, as in the spotlighting paper
 FENCE_OPEN = "<<<EVIDENCE {nonce}>>>"
 FENCE_CLOSE = "<<<END EVIDENCE {nonce}>>>"
 _PLACEHOLDERS = ("{nonce}", "{marker}", "{rubric_version}")

@@ -45,7 +45,6 @@ from benchmax.models import (
     Test,
     TestState,
 )
-from benchmax.models._base import utcnow
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.judge import budget
 from benchmax.services.judge.blinding import BLINDING_VERSION, blinder_for_test
@@ -76,6 +75,12 @@ def judge_client(settings: Settings) -> JudgePort | None:
     if _client_settings is not settings:
         _client, _client_settings = build_judge(settings), settings
     return _client
+
+
+def is_judge_job(ctx: JobContext, job_id: int) -> bool:
+    """Whether job ``job_id`` is an AI review (the worker runs those on threads of their own)."""
+    with ctx.session() as session:
+        return session.exec(select(Job.kind).where(Job.id == job_id)).first() == JUDGE_REVIEW
 
 
 def request_ai_review(session: Session, settings: Settings, test_id: str) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
 from benchmax.models import AuditEvent, JudgeCalibrationRun, JudgeSnapshot, JudgeState
@@ -171,14 +172,18 @@ def get_snapshot(session: Session, snapshot_id: str) -> JudgeSnapshot:
     return snapshot
 
 
-def active_snapshot(session: Session) -> JudgeSnapshot | None:
-    return session.exec(select(JudgeSnapshot).where(JudgeSnapshot.state == JudgeState.ACTIVE)).first()
+def active_snapshot(session: OrmSession) -> JudgeSnapshot | None:
+    """The one active snapshot, or None; any SQLAlchemy session will do (the dashboard's)."""
+    query = select(JudgeSnapshot).where(JudgeSnapshot.state == JudgeState.ACTIVE)
+    return session.execute(query).scalars().first()
 
 
 def list_snapshots(session: Session) -> list[JudgeSnapshot]:
     return list(
         session.exec(
-            select(JudgeSnapshot).order_by(col(JudgeSnapshot.created_at).desc(), col(JudgeSnapshot.id))
+            select(JudgeSnapshot).order_by(
+                col(JudgeSnapshot.created_at).desc(), col(JudgeSnapshot.id)
+            )
         ).all()
     )
 
