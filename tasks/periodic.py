@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from benchmax.services.jobs import JobContext, sweep
+from benchmax.services.judge.calibration import recalibrate_when_due
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
 from benchmax.services.submissions.expiry import expire_drafts
 from benchmax.settings import Settings
 
 QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
+# How often to look whether the active judge's weekly re-calibration is due.
+JUDGE_RECALIBRATION_CHECK = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,13 @@ PERIODIC_JOBS = (
         lambda settings: settings.draft_expiry_interval_seconds,
         "draft expiry",
         "deleted %d expired drafts",
+    ),
+    PeriodicJob(
+        "benchmax.judge_recalibrate",
+        recalibrate_when_due,
+        lambda _settings: JUDGE_RECALIBRATION_CHECK.total_seconds(),
+        "judge re-calibration",
+        "re-calibrated %d judge snapshot",
     ),
     PeriodicJob(
         "benchmax.sweep",

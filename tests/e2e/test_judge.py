@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import secrets
 
+import httpx
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import Job, Review, ReviewerKind, Test, TestState
-from benchmax.services import submissions
+from benchmax.services.tokens import create_token
 from tests.e2e.conftest import (
     ARTIFACTS,
     OWNER_HANDLE,
@@ -38,25 +39,27 @@ def _shoot(page: Page, name: str) -> None:
 
 
 def _submit(app: LiveApp, output: str) -> str:
+    """A contributor's new Test, sent through the app's own API as a harness would."""
     with Session(app.engine, expire_on_commit=False) as session:
         handle = f"c{secrets.token_hex(4)}"
         user = make_user(session, handle=handle, auth_subject=f"local|{handle}")
-        test = submissions.create_draft(session, user)
-        submissions.save_draft(
-            session,
-            user,
-            test.id,
-            {
-                "prompt": "Implement the feature and report each acceptance step.",
-                "model_label": "Claude Sonnet 4.5",
-                "harness_label": "Claude Code",
-                "reasoning_label": "high",
-                "output_text": output,
-            },
-        )
-        submissions.submit(session, user, test.id)
+        _, token = create_token(session, user, "harness")
         session.commit()
-    return test.id
+    fields = {
+        "prompt": "Implement the feature and report each acceptance step.",
+        "model": "Claude Sonnet 4.5",
+        "harness": "Claude Code",
+        "reasoning": "high",
+        "output": output,
+    }
+    response = httpx.post(
+        f"{app.url}/api/v1/tests",
+        headers={"Authorization": f"Bearer {token}"},
+        files={name: (None, value) for name, value in fields.items()},
+        timeout=30,
+    )
+    assert response.status_code == 202, response.text
+    return str(response.json()["id"])
 
 
 def _wait_for(app: LiveApp, page: Page, test_id: str, *, reviewed: bool) -> None:

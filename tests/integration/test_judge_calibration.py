@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from benchmax.adapters.judge import OpenAICompatibleJudge
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import JudgeCalibrationRun, JudgeSnapshot, JudgeState
-from benchmax.services.judge.calibration import calibrate
+from benchmax.services.jobs import JobContext
+from benchmax.services.judge.calibration import calibrate, recalibrate_active
 from benchmax.services.judge.snapshots import (
     JudgeSnapshotError,
     activate,
@@ -159,3 +163,44 @@ def test_bad_snapshot_files_are_refused_with_a_reason(
 def test_unreadable_snapshot_files_are_refused(session: Session, on: Settings, raw: bytes) -> None:
     with pytest.raises(JudgeSnapshotError):
         create_snapshot(session, raw, on, actor_id=None)
+
+
+def test_the_weekly_recalibration_keeps_a_good_judge_and_drops_one_that_drifted(
+    session: Session,
+    on: Settings,
+    storage: LocalStorage,
+    fake_judge: FakeJudge,
+    engine: Engine,
+) -> None:
+    snapshot, _ = _run(session, on, storage)
+    activate(session, snapshot.id, on, actor_id=None)
+    session.commit()
+    ctx = JobContext(settings=on, engine=engine)
+    ctx.__dict__["storage"] = storage
+    assert recalibrate_active(ctx) is None  # calibrated just now: not due yet
+    kept = recalibrate_active(ctx, older_than=timedelta(0))
+    assert kept is not None
+    assert kept.passed
+    session.expire_all()
+    assert active_snapshot(session) is not None
+    fake_judge.state.behaviour = "identity"  # the endpoint silently changed its model
+    drifted = recalibrate_active(ctx, older_than=timedelta(0))
+    assert drifted is not None
+    assert "identity_twin_failed" in drifted.failures
+    session.expire_all()
+    assert active_snapshot(session) is None
+    assert recalibrate_active(ctx, older_than=timedelta(0)) is None  # nothing active
+
+
+def test_a_vanished_calibration_set_deactivates_the_judge(
+    session: Session, on: Settings, storage: LocalStorage, engine: Engine
+) -> None:
+    snapshot, _ = _run(session, on, storage)
+    activate(session, snapshot.id, on, actor_id=None)
+    session.commit()
+    storage.delete(on.judge_calibration_key)
+    ctx = JobContext(settings=on, engine=engine)
+    ctx.__dict__["storage"] = storage
+    assert recalibrate_active(ctx, older_than=timedelta(0)) is None
+    session.expire_all()
+    assert active_snapshot(session) is None

@@ -21,6 +21,8 @@ rho >= ``judge_calibration_min_spearman`` and the median spread of an item's k s
 and scored no higher than its clean twin; padding at most ``judge_calibration_twin_margin``
 above; identity within that margin); and every item was answered. Every run is recorded,
 append-only, with its metrics and samples; a failing run deactivates an active snapshot.
+The active snapshot is calibrated again once its latest run is a week old
+(``recalibrate_when_due``, a periodic job checked hourly).
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlmodel import Session
 
-from benchmax.adapters.judge import JudgeClientError, JudgePort
+from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
 from benchmax.adapters.storage import PRIVATE_PREFIX, ObjectNotFoundError, ObjectStorage
 from benchmax.models import (
     JudgeCalibrationRun,
@@ -42,14 +45,22 @@ from benchmax.models import (
     SamplePurpose,
     SampleStatus,
 )
+from benchmax.models._base import as_utc, utcnow
+from benchmax.services.jobs import JobContext
 from benchmax.services.judge.evidence import EvidenceBounds, JudgeEvidence
 from benchmax.services.judge.prompt import EvidenceSection
 from benchmax.services.judge.sampling import SampleSlot, draw
-from benchmax.services.judge.snapshots import JudgeSnapshotError, deactivate, get_snapshot
+from benchmax.services.judge.snapshots import (
+    JudgeSnapshotError,
+    active_snapshot,
+    deactivate,
+    get_snapshot,
+)
 from benchmax.services.judge.stats import mean_absolute_error, median_score, spearman, spread
 from benchmax.settings import Settings
 
 MAX_SET_BYTES = 20 * 1024 * 1024
+RECALIBRATION_INTERVAL = timedelta(days=7)
 TWIN_KINDS = ("injection", "padding", "identity")
 
 
@@ -288,3 +299,31 @@ def calibrate(
     run.passed = not run.failures
     run.samples_used = len(samples)
     return _record(session, snapshot, run, samples)
+
+
+def recalibrate_active(
+    ctx: JobContext, older_than: timedelta = RECALIBRATION_INTERVAL
+) -> JudgeCalibrationRun | None:
+    """Calibrate the active snapshot again once its latest run is ``older_than``; None when
+    there is no judge, no active snapshot or nothing due. A failure deactivates it."""
+    client = build_judge(ctx.settings)
+    if client is None:
+        return None
+    with ctx.session() as session:
+        snapshot = active_snapshot(session)
+        if snapshot is None:
+            return None
+        latest = session.get(JudgeCalibrationRun, snapshot.last_calibration_id or "")
+        if latest is not None and utcnow() - as_utc(latest.created_at) < older_than:
+            return None
+        try:
+            return calibrate(session, snapshot.id, client, ctx.storage, ctx.settings)
+        except JudgeSnapshotError:
+            # The set is missing or unreadable: the judge can no longer show it is calibrated.
+            deactivate(session, snapshot.id, None, why="calibration_unavailable")
+            return None
+
+
+def recalibrate_when_due(ctx: JobContext) -> int:
+    """The periodic job: how many snapshots it re-calibrated (0 or 1)."""
+    return 0 if recalibrate_active(ctx) is None else 1
