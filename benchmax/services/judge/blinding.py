@@ -37,7 +37,7 @@ from benchmax.services.labels import normalise_label
 
 BLINDING_VERSION = "blind-v1"
 MODEL, VENDOR, HARNESS, CONTRIBUTOR = "[MODEL]", "[VENDOR]", "[HARNESS]", "[CONTRIBUTOR]"
-_MIN_KEY_LENGTH = 3
+_MIN_KEY_LENGTH = 2  # "o3" is a model
 # Catalog names that are also everyday or programming words; blinded only when declared.
 GENERIC_WORDS = frozenset(
     {
