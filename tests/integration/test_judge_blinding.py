@@ -61,7 +61,9 @@ def test_tokens_say_what_was_hidden_and_ordinary_words_survive(seeded: Session) 
         "Claude Sonnet 4.5 in Claude Code by OpenAI? No, Anthropic. Signed grace_h (Grace Hopper)."
     )
     blinded = blinder.blind(text)
-    assert "continue" in blinded and "cursor" in blinded and "API" in blinded
+    assert "continue" in blinded
+    assert "cursor" in blinded
+    assert "API" in blinded
     assert "[MODEL] in [HARNESS] by [VENDOR]? No, [VENDOR]." in blinded
     assert "Signed [CONTRIBUTOR] ([CONTRIBUTOR])." in blinded
 
@@ -69,7 +71,8 @@ def test_tokens_say_what_was_hidden_and_ordinary_words_survive(seeded: Session) 
 def test_a_declared_generic_name_is_blinded_in_its_own_test(seeded: Session) -> None:
     test = make_test(seeded, model_label="GPT-5", harness_label="Cursor")
     blinded = blinder_for_test(seeded, test).blind("Made with Cursor; the cursor blinked.")
-    assert "Cursor" not in blinded and "cursor" not in blinded
+    assert "Cursor" not in blinded
+    assert "cursor" not in blinded
 
 
 def test_free_text_labels_outside_the_catalog_are_blinded_too(seeded: Session) -> None:
