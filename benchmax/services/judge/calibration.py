@@ -38,6 +38,7 @@ from sqlmodel import Session
 from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
 from benchmax.adapters.storage import PRIVATE_PREFIX, ObjectNotFoundError, ObjectStorage
 from benchmax.models import (
+    AuditEvent,
     JudgeCalibrationRun,
     JudgeSample,
     JudgeSnapshot,
@@ -252,6 +253,15 @@ def _record(
     snapshot = session.get(JudgeSnapshot, snapshot.id) or snapshot
     snapshot.last_calibration_id = run.id
     session.add(snapshot)
+    session.add(
+        AuditEvent(
+            actor_id=run.actor_id,
+            action="judge.calibrated",
+            subject_type="judge_snapshot",
+            subject_id=snapshot.id,
+            detail={"run_id": run.id, "passed": run.passed, "failures": run.failures},
+        )
+    )
     session.flush()
     if not run.passed and snapshot.state == JudgeState.ACTIVE:
         deactivate(session, snapshot.id, run.actor_id, why="calibration_failed")
