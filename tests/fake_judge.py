@@ -105,7 +105,7 @@ def _usage(body: dict[str, Any]) -> dict[str, int]:
 
 def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]:
     behaviour = state.behaviour
-    if behaviour in ("slow",) or state.delay:
+    if behaviour == "slow" or state.delay:
         time.sleep(state.delay or 10.0)
     if behaviour == "error":
         return 503, b'{"error": {"message": "overloaded", "type": "server_error"}}'
@@ -205,3 +205,24 @@ def fake_judge() -> Iterator[FakeJudge]:
     judge = FakeJudge()
     yield judge
     judge.close()
+
+
+def main() -> None:
+    """Serve a fake judge in a process of its own (benchmarks): prints its base URL."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A fake OpenAI-compatible judge.")
+    parser.add_argument("--behaviour", default="honest")
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args()
+    judge = FakeJudge()
+    judge.state.behaviour, judge.state.delay = args.behaviour, args.delay
+    print(judge.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    finally:
+        judge.close()
+
+
+if __name__ == "__main__":
+    main()

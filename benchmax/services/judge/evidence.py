@@ -11,6 +11,7 @@ decode as UTF-8), read without extracting anything to disk. Whatever a bound cut
 from __future__ import annotations
 
 import base64
+import codecs
 import io
 import zipfile
 from dataclasses import asdict, dataclass, fields
@@ -105,7 +106,9 @@ def _zip_sections(
             with archive.open(info) as entry:
                 head = entry.read(bounds.max_zip_entry_chars * 4 + 4)
             try:
-                text = head.decode("utf-8")
+                # Not final: the cut may fall inside a character; bytes that are not UTF-8
+                # anywhere else mean the entry is not text.
+                text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
             except UnicodeDecodeError:
                 skipped += 1
                 continue

@@ -236,8 +236,10 @@ def _ask(
         drawn = draw(client, work.snapshot, slot, work.evidence, SamplePurpose.REVIEW, may_retry)
     except JudgeClientError as exc:
         with ctx.session() as session:
-            # A failed request may still have been billed: count it as spent.
-            budget.settle(session, reservation, per_request)
+            # A request that timed out may still have run (and been billed): count it spent.
+            # One refused or answered with an error status cost nothing.
+            spent = per_request if exc.code == "judge_timeout" else 0
+            budget.settle(session, reservation, spent)
             for more in extra:
                 budget.settle(session, more, 0)
             session.add(
