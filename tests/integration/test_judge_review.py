@@ -298,3 +298,51 @@ def test_a_new_test_publishes_whatever_the_judge_does(
         assert (test.state, test.review_state) == (TestState.PUBLIC, ReviewState.AWAITING)
         assert test.failure_code == ""
     assert _reviews(ctx.engine, test_id) == []
+
+
+def test_several_judge_models_give_one_median(
+    settings: Settings, engine: Engine, fake_judge: FakeJudge
+) -> None:
+    on = judge_settings(settings, fake_judge, "a" * 64)
+    with Session(engine) as session:
+        make_active_snapshot(
+            session, on, samples_per_review=1,
+            model_ids=["small-a-2026-01-01", "small-b-2026-02-01", "small-c-2026-03-01"],
+        )  # fmt: skip
+        session.commit()
+    ctx = JobContext(settings=on, engine=engine)
+    test_id = _publish(ctx, output=steps(6, 4))
+    asked = sorted(r.body["model"] for r in fake_judge.state.requests)
+    assert asked == ["small-a-2026-01-01", "small-b-2026-02-01", "small-c-2026-03-01"]
+    (review,) = _reviews(engine, test_id)
+    assert review.score == 60
+
+
+def test_a_panel_reply_counts_each_answering_seat_as_a_sample(
+    settings: Settings, engine: Engine, fake_judge: FakeJudge
+) -> None:
+    on = judge_settings(settings, fake_judge, "a" * 64)
+    with Session(engine) as session:
+        make_active_snapshot(
+            session, on, model_ids=["bench/reviewers"], panel=True, panel_seats=3,
+            samples_per_review=1,
+        )  # fmt: skip
+        session.commit()
+    fake_judge.state.panel = ["honest", "length", "identity"]
+    ctx = JobContext(settings=on, engine=engine)
+    test_id = _publish(ctx, output=steps(5, 5))
+    assert fake_judge.state.calls == 1
+    with Session(engine) as session:
+        samples = session.exec(select(JudgeSample).where(JudgeSample.test_id == test_id)).all()
+        assert sorted(s.seat for s in samples) == [
+            "reviewer-0-honest", "reviewer-1-length", "reviewer-2-identity",
+        ]  # fmt: skip
+        assert {s.reported_model for s in samples} == {s.seat for s in samples}
+        day = session.get(JudgeBudgetDay, utc_day())
+        assert day is not None
+        assert day.used == 3
+        # Blinded, the identity-loving seat has no name to favour; the median is the honest 50.
+        scores = sorted(s.score for s in samples if s.score is not None)
+        assert scores[:2] == [50, 50]
+    (review,) = _reviews(engine, test_id)
+    assert review.score == 50
