@@ -54,6 +54,7 @@ from benchmax.services.judge.sampling import SampleSlot, draw
 from benchmax.services.judge.snapshots import active_snapshot
 from benchmax.services.judge.stats import median_score, spread
 from benchmax.services.moderation.queues import injection_codes_for_test
+from benchmax.services.moderation.reviews import refresh_review_state
 from benchmax.services.safety.injection import injection_signals
 from benchmax.settings import Settings
 
@@ -316,10 +317,6 @@ def _append_review(ctx: JobContext, test_id: str, work: _Work, samples: list[Jud
             )
         )
         session.flush()
-        # Imported here: moderation.reviews pulls in the moderation package, which would
-        # otherwise load while the job registry is still being imported by the pipeline.
-        from benchmax.services.moderation.reviews import refresh_review_state
-
         refresh_review_state(session, test)
 
 
