@@ -63,7 +63,8 @@ logger = logging.getLogger(__name__)
 JUDGE_REVIEW = "judge_review"
 HOLD_OWN_SIGNALS = "injection_signals"
 HOLD_JUDGE_SUSPECTED = "judge_injection_suspected"
-# Seconds after midnight UTC at which deferred reviews fall due, spreading the morning rush.
+# Deferred reviews fall due this long after midnight UTC, so that a worker whose clock runs a
+# little behind already sees the new day's budget.
 _NEXT_DAY_MARGIN = 60.0
 
 _client: JudgePort | None = None
@@ -185,7 +186,6 @@ def _prepare(ctx: JobContext, test_id: str) -> _Work | None:
             for model in snapshot.model_ids
             if (round_, model) not in filled
         ]
-        session.expunge(snapshot)
         return _Work(snapshot, test.contributor_id, evidence, missing, done)
 
 
