@@ -58,8 +58,8 @@ from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Test, Te
 from benchmax.models._base import utcnow
 from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext, run_job
-from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.services.judge.review import JUDGE_REVIEW
+from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.settings import Settings
 from tests.judge_helpers import JUDGE_KEY, make_active_snapshot
 
