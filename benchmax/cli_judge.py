@@ -31,18 +31,14 @@ def _cmd_create(args: argparse.Namespace) -> int:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from benchmax import runtime
-    from benchmax.adapters.judge import build_judge
-    from benchmax.services.judge.calibration import calibrate
+    from benchmax.services.judge.calibration import calibrate_with_configured_judge
     from benchmax.services.judge.snapshots import JudgeSnapshotError
 
-    settings = runtime.settings()
-    client = build_judge(settings)
-    if client is None:
-        print("error: no judge is configured (BENCHMAX_JUDGE_BASE_URL)", file=sys.stderr)
-        return 1
     try:
         with runtime.db_session() as session:
-            run = calibrate(session, args.snapshot_id, client, runtime.storage(), settings)
+            run = calibrate_with_configured_judge(
+                session, args.snapshot_id, runtime.storage(), runtime.settings()
+            )
     except JudgeSnapshotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

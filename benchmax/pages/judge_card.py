@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.dashboard import scroll_table
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.state.judge_card import JudgeCardState as S
@@ -67,31 +68,11 @@ def _card() -> rx.Component:
             size="2",
             color_scheme="gray",
         ),
-        rx.box(
-            rx.table.root(
-                rx.table.header(
-                    rx.table.row(
-                        *[
-                            rx.table.column_header_cell(h)
-                            for h in (
-                                "Date",
-                                "Result",
-                                "Items",
-                                "MAE",
-                                "Spearman",
-                                "Spread",
-                                "Failures",
-                            )
-                        ]
-                    )
-                ),
-                rx.table.body(rx.foreach(S.calibrations, _calibration)),
-                size="1",
-                white_space="nowrap",
-                id="judge-calibrations",
-            ),
-            width="100%",
-            overflow_x="auto",
+        scroll_table(
+            ["Date", "Result", "Items", "MAE", "Spearman", "Spread", "Failures"],
+            S.calibrations,
+            _calibration,
+            "judge-calibrations",
         ),
         spacing="4",
         width="100%",

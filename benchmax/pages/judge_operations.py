@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.dashboard import scroll_table, stat_card
 from benchmax.state.judge_operations import JudgeOperationsState as S
-
-
-def _stat(label: str, value: rx.Var, stat_id: str) -> rx.Component:
-    return rx.card(
-        rx.text(label, size="1", color_scheme="gray"),
-        rx.text(value, size="3", weight="bold", id=stat_id),
-        min_width="9rem",
-    )
 
 
 def _snapshot_row(row: rx.Var) -> rx.Component:
@@ -76,31 +69,19 @@ def judge_section() -> rx.Component:
                 spacing="3",
             ),
             rx.flex(
-                _stat("Judge", S.judge_state, "judge-state"),
-                _stat("Samples today", S.judge_budget, "judge-budget"),
-                _stat("Mean tokens per sample", S.judge_tokens, "judge-tokens"),
-                _stat("Waiting for budget", S.judge_waiting, "judge-waiting"),
-                _stat("Review jobs", S.judge_jobs, "judge-jobs"),
+                stat_card("Judge", S.judge_state, "judge-state"),
+                stat_card("Samples today", S.judge_budget, "judge-budget"),
+                stat_card("Mean tokens per sample", S.judge_tokens, "judge-tokens"),
+                stat_card("Waiting for budget", S.judge_waiting, "judge-waiting"),
+                stat_card("Review jobs", S.judge_jobs, "judge-jobs"),
                 wrap="wrap",
                 spacing="3",
             ),
-            rx.box(
-                rx.table.root(
-                    rx.table.header(
-                        rx.table.row(
-                            *[
-                                rx.table.column_header_cell(h)
-                                for h in ("Snapshot", "Name", "State", "Models", "Calibration", "")
-                            ]
-                        )
-                    ),
-                    rx.table.body(rx.foreach(S.judge_snapshots, _snapshot_row)),
-                    size="1",
-                    white_space="nowrap",
-                    id="judge-snapshots",
-                ),
-                width="100%",
-                overflow_x="auto",
+            scroll_table(
+                ["Snapshot", "Name", "State", "Models", "Calibration", ""],
+                S.judge_snapshots,
+                _snapshot_row,
+                "judge-snapshots",
             ),
             rx.text_area(
                 value=S.snapshot_source,

@@ -7,9 +7,9 @@ import json
 import reflex as rx
 
 from benchmax import runtime
+from benchmax.services.dates import human_date
 from benchmax.services.judge.card import judge_card
 from benchmax.state.session import SessionState
-from benchmax.state.views import human_date
 
 
 def _number(value: float | None) -> str:

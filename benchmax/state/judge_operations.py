@@ -13,7 +13,6 @@ from typing import Any
 import reflex as rx
 
 from benchmax import runtime
-from benchmax.adapters.judge import build_judge
 from benchmax.services.judge import calibration, snapshots
 from benchmax.services.judge.status import judge_status
 from benchmax.services.operations import NotAllowedError, require_owner
@@ -159,14 +158,10 @@ class JudgeOperationsState(SessionState):
 
 
 def _calibrate(snapshot_id: str, actor_id: str) -> tuple[str, bool]:
-    settings = runtime.settings()
-    client = build_judge(settings)
-    if client is None:
-        return "No judge is configured (BENCHMAX_JUDGE_BASE_URL).", False
     try:
         with runtime.db_session() as session:
-            run = calibration.calibrate(
-                session, snapshot_id, client, runtime.storage(), settings, actor_id
+            run = calibration.calibrate_with_configured_judge(
+                session, snapshot_id, runtime.storage(), runtime.settings(), actor_id
             )
     except snapshots.JudgeSnapshotError as exc:
         return str(exc), False

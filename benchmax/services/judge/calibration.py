@@ -38,7 +38,6 @@ from sqlmodel import Session
 from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
 from benchmax.adapters.storage import PRIVATE_PREFIX, ObjectNotFoundError, ObjectStorage
 from benchmax.models import (
-    AuditEvent,
     JudgeCalibrationRun,
     JudgeSample,
     JudgeSnapshot,
@@ -47,6 +46,7 @@ from benchmax.models import (
     SampleStatus,
 )
 from benchmax.models._base import as_utc, utcnow
+from benchmax.models.audit import AuditAction, audit
 from benchmax.services.jobs import JobContext
 from benchmax.services.judge.evidence import EvidenceBounds, JudgeEvidence
 from benchmax.services.judge.prompt import EvidenceSection
@@ -253,14 +253,12 @@ def _record(
     snapshot = session.get(JudgeSnapshot, snapshot.id) or snapshot
     snapshot.last_calibration_id = run.id
     session.add(snapshot)
-    session.add(
-        AuditEvent(
-            actor_id=run.actor_id,
-            action="judge.calibrated",
-            subject_type="judge_snapshot",
-            subject_id=snapshot.id,
-            detail={"run_id": run.id, "passed": run.passed, "failures": run.failures},
-        )
+    audit(
+        session,
+        AuditAction.JUDGE_CALIBRATED,
+        ("judge_snapshot", snapshot.id),
+        actor_id=run.actor_id,
+        detail={"run_id": run.id, "passed": run.passed, "failures": run.failures},
     )
     session.flush()
     if not run.passed and snapshot.state == JudgeState.ACTIVE:
@@ -309,6 +307,20 @@ def calibrate(
     run.passed = not run.failures
     run.samples_used = len(samples)
     return _record(session, snapshot, run, samples)
+
+
+def calibrate_with_configured_judge(
+    session: Session,
+    snapshot_id: str,
+    storage: ObjectStorage,
+    settings: Settings,
+    actor_id: str | None = None,
+) -> JudgeCalibrationRun:
+    """``calibrate`` with the judge these settings configure (the CLI's and /operations')."""
+    client = build_judge(settings)
+    if client is None:
+        raise JudgeSnapshotError("judge_off", "No judge is configured (BENCHMAX_JUDGE_BASE_URL).")
+    return calibrate(session, snapshot_id, client, storage, settings, actor_id)
 
 
 def recalibrate_active(

@@ -8,7 +8,8 @@ the median it stored, the spread and count of its samples and the models that an
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -20,13 +21,14 @@ from benchmax.models import (
     JudgeSnapshot,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.dates import json_ready
 from benchmax.services.judge.stats import median_score, spread
 
 
 @dataclass(frozen=True)
 class CalibrationSummary:
     id: str
-    created_at: str
+    created_at: datetime
     passed: bool
     item_count: int
     mae: float | None
@@ -56,11 +58,11 @@ class JudgeCard:
     blinding_version: str
     evidence_bounds: dict[str, Any]
     calibration_sha256: str
-    created_at: str
+    created_at: datetime
     calibrations: list[CalibrationSummary]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return json_ready(self)
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ class AiReviewSummary:
     models: list[str]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return json_ready(self)
 
 
 def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
@@ -105,11 +107,11 @@ def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
         blinding_version=snapshot.blinding_version,
         evidence_bounds=dict(snapshot.evidence_bounds),
         calibration_sha256=snapshot.calibration_sha256,
-        created_at=as_utc(snapshot.created_at).isoformat(),
+        created_at=as_utc(snapshot.created_at),
         calibrations=[
             CalibrationSummary(
                 id=run.id,
-                created_at=as_utc(run.created_at).isoformat(),
+                created_at=as_utc(run.created_at),
                 passed=run.passed,
                 item_count=run.item_count,
                 mae=run.mae,

@@ -30,7 +30,6 @@ from sqlmodel import Session, col, select
 
 from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
 from benchmax.models import (
-    AuditEvent,
     CaseState,
     Job,
     JobState,
@@ -45,6 +44,7 @@ from benchmax.models import (
     Test,
     TestState,
 )
+from benchmax.models.audit import AuditAction, audit
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.judge import budget
 from benchmax.services.judge.blinding import BLINDING_VERSION, blinder_for_test
@@ -113,14 +113,12 @@ def place_hold(session: Session, test_id: str, code: str) -> None:
         return
     hold = ModerationHold(test_id=test_id, reason_code=code)
     session.add(hold)
-    session.add(
-        AuditEvent(
-            actor_id=None,
-            action="hold.placed",
-            subject_type="test",
-            subject_id=test_id,
-            detail={"reason_code": code, "by": "ai_judge"},
-        )
+    audit(
+        session,
+        AuditAction.HOLD_PLACED,
+        ("test", test_id),
+        actor_id=None,
+        detail={"reason_code": code, "by": "ai_judge"},
     )
 
 
@@ -302,19 +300,17 @@ def _append_review(ctx: JobContext, test_id: str, work: _Work, samples: list[Jud
             session.add(JudgeReviewSample(review_id=review.id, sample_id=sample.id))
         if any(sample.injection_suspected for sample in samples):
             place_hold(session, test_id, HOLD_JUDGE_SUSPECTED)
-        session.add(
-            AuditEvent(
-                actor_id=None,
-                action="review.ai_added",
-                subject_type="review",
-                subject_id=review.id,
-                detail={
-                    "test_id": test_id,
-                    "judge_snapshot_id": work.snapshot.id,
-                    "samples": len(samples),
-                    "spread": spread(scores),
-                },
-            )
+        audit(
+            session,
+            AuditAction.REVIEW_AI_ADDED,
+            ("review", review.id),
+            actor_id=None,
+            detail={
+                "test_id": test_id,
+                "judge_snapshot_id": work.snapshot.id,
+                "samples": len(samples),
+                "spread": spread(scores),
+            },
         )
         session.flush()
         refresh_review_state(session, test)

@@ -26,8 +26,9 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
-from benchmax.models import AuditEvent, JudgeCalibrationRun, JudgeSnapshot, JudgeState
+from benchmax.models import JudgeCalibrationRun, JudgeSnapshot, JudgeState
 from benchmax.models._base import is_public_id, utcnow
+from benchmax.models.audit import AuditAction, audit
 from benchmax.services.judge.blinding import BLINDING_VERSION
 from benchmax.services.judge.evidence import EvidenceBounds
 from benchmax.services.judge.prompt import OUTPUT_SCHEMA_SHA256, template_problem
@@ -83,8 +84,7 @@ def _model_ids(data: dict[str, Any], panel: bool) -> list[str]:
     return clean
 
 
-def parse_snapshot_file(raw: bytes, settings: Settings) -> JudgeSnapshot:
-    """A new (unsaved) draft snapshot from a snapshot file's bytes; raises on any problem."""
+def _load(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_FILE_BYTES:
         raise JudgeSnapshotError("invalid_snapshot", "the snapshot file is larger than 256 KiB")
     try:
@@ -96,8 +96,11 @@ def parse_snapshot_file(raw: bytes, settings: Settings) -> JudgeSnapshot:
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
         raise JudgeSnapshotError("invalid_snapshot", f"unknown fields: {', '.join(unknown)}")
-    if not settings.judge_enabled:
-        raise JudgeSnapshotError("judge_off", "set BENCHMAX_JUDGE_BASE_URL first")
+    return data
+
+
+def _calibration_sha256(data: dict[str, Any], settings: Settings) -> str:
+    """The configured set's digest, which the file may repeat but never contradict."""
     configured = settings.judge_calibration_sha256.strip().lower()
     if not _SHA256.fullmatch(configured):
         raise JudgeSnapshotError(
@@ -109,6 +112,15 @@ def parse_snapshot_file(raw: bytes, settings: Settings) -> JudgeSnapshot:
             "calibration_mismatch",
             "calibration_sha256 in the file differs from BENCHMAX_JUDGE_CALIBRATION_SHA256",
         )
+    return configured
+
+
+def parse_snapshot_file(raw: bytes, settings: Settings) -> JudgeSnapshot:
+    """A new (unsaved) draft snapshot from a snapshot file's bytes; raises on any problem."""
+    data = _load(raw)
+    if not settings.judge_enabled:
+        raise JudgeSnapshotError("judge_off", "set BENCHMAX_JUDGE_BASE_URL first")
+    configured = _calibration_sha256(data, settings)
     if data.get("temperature", 0) != 0:
         raise JudgeSnapshotError("invalid_snapshot", "temperature must be 0")
     panel = data.get("panel", False)
@@ -152,14 +164,12 @@ def create_snapshot(
 ) -> JudgeSnapshot:
     snapshot = parse_snapshot_file(raw, settings)
     session.add(snapshot)
-    session.add(
-        AuditEvent(
-            actor_id=actor_id,
-            action="judge.snapshot_created",
-            subject_type="judge_snapshot",
-            subject_id=snapshot.id,
-            detail={"source_sha256": snapshot.source_sha256},
-        )
+    audit(
+        session,
+        AuditAction.JUDGE_SNAPSHOT_CREATED,
+        ("judge_snapshot", snapshot.id),
+        actor_id=actor_id,
+        detail={"source_sha256": snapshot.source_sha256},
     )
     session.flush()
     return snapshot
@@ -190,7 +200,7 @@ def list_snapshots(session: Session) -> list[JudgeSnapshot]:
 
 @dataclass(frozen=True)
 class _Change:
-    action: str
+    action: AuditAction
     state: JudgeState
 
 
@@ -201,14 +211,12 @@ def _set_state(
     snapshot.state = change.state
     snapshot.state_changed_at = utcnow()
     session.add(snapshot)
-    session.add(
-        AuditEvent(
-            actor_id=actor_id,
-            action=change.action,
-            subject_type="judge_snapshot",
-            subject_id=snapshot.id,
-            detail={"from": str(previous), "to": str(change.state), "why": why},
-        )
+    audit(
+        session,
+        change.action,
+        ("judge_snapshot", snapshot.id),
+        actor_id=actor_id,
+        detail={"from": str(previous), "to": str(change.state), "why": why},
     )
     session.flush()
     return snapshot
@@ -239,12 +247,16 @@ def activate(
     current = active_snapshot(session)
     if current is not None and current.id != snapshot.id:
         _set_state(
-            session, current, _Change("judge.deactivated", JudgeState.INACTIVE), actor_id,
+            session, current, _Change(AuditAction.JUDGE_DEACTIVATED, JudgeState.INACTIVE), actor_id,
             "replaced",
         )  # fmt: skip
     if snapshot.state != JudgeState.ACTIVE:
         _set_state(
-            session, snapshot, _Change("judge.activated", JudgeState.ACTIVE), actor_id, "passed"
+            session,
+            snapshot,
+            _Change(AuditAction.JUDGE_ACTIVATED, JudgeState.ACTIVE),
+            actor_id,
+            "passed",
         )
     return snapshot
 
@@ -255,6 +267,10 @@ def deactivate(
     snapshot = get_snapshot(session, snapshot_id)
     if snapshot.state == JudgeState.ACTIVE:
         _set_state(
-            session, snapshot, _Change("judge.deactivated", JudgeState.INACTIVE), actor_id, why
+            session,
+            snapshot,
+            _Change(AuditAction.JUDGE_DEACTIVATED, JudgeState.INACTIVE),
+            actor_id,
+            why,
         )
     return snapshot
