@@ -70,7 +70,8 @@ def judge_section() -> rx.Component:
             ),
             rx.flex(
                 stat_card("Judge", S.judge_state, "judge-state"),
-                stat_card("Samples today", S.judge_budget, "judge-budget"),
+                stat_card("Samples used today (UTC)", S.judge_budget, "judge-budget"),
+                stat_card("Samples reserved now", S.judge_reserved, "judge-reserved"),
                 stat_card("Mean tokens per sample", S.judge_tokens, "judge-tokens"),
                 stat_card("Waiting for budget", S.judge_waiting, "judge-waiting"),
                 stat_card("Review jobs", S.judge_jobs, "judge-jobs"),

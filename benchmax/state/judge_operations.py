@@ -25,8 +25,8 @@ def _status_view() -> dict[str, Any]:
     tokens = status.mean_tokens_per_sample
     return {
         "judge_state": status.state,
-        "judge_budget": f"{status.used_today} used · {status.reserved_today} reserved · "
-        f"{status.budget} per UTC day",
+        "judge_budget": f"{status.used_today} of {status.budget}",
+        "judge_reserved": str(status.reserved_today),
         "judge_tokens": "—" if tokens is None else f"{tokens:.0f}",
         "judge_waiting": str(status.waiting_for_budget),
         "judge_jobs": f"{status.pending} pending · {status.dead} dead",
@@ -49,6 +49,7 @@ class JudgeOperationsState(SessionState):
     judge_allowed: rx.Field[bool] = rx.field(False)
     judge_state: rx.Field[str] = rx.field("")
     judge_budget: rx.Field[str] = rx.field("")
+    judge_reserved: rx.Field[str] = rx.field("")
     judge_tokens: rx.Field[str] = rx.field("")
     judge_waiting: rx.Field[str] = rx.field("")
     judge_jobs: rx.Field[str] = rx.field("")
