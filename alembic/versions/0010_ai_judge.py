@@ -1,7 +1,7 @@
 """the AI judge: snapshots, calibration runs, samples and the daily budget
 
 Revision ID: 0010
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01 09:46:47.975341
 
 Calibration runs, samples and review-sample links are append-only in the database (the same
@@ -28,7 +28,7 @@ PINNED_COLUMNS = (
 REFERENCED = "EXISTS (SELECT 1 FROM judge_sample WHERE judge_sample.snapshot_id = OLD.id)"
 
 revision: str = '0010'
-down_revision: str | None = '0005'
+down_revision: str | None = '0006'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
