@@ -14,7 +14,11 @@ Both run on each queue shape:
 
 * embedded default: SQLite, local storage, jobs run in this process (``run_job``);
 * production shape: PostgreSQL, Redis streams and one real ``taskiq worker`` subprocess,
-  whose job threads scan a Test's files in parallel.
+  whose job threads scan a Test's files in parallel;
+* embedded with the AI judge on and slow: an active snapshot and a fake judge (in a process
+  of its own, as a remote judge is) answering each request after 10 s. AI reviews run on
+  threads of their own, as ``tasks.run`` runs them; time-to-public must match the judge-off
+  figure measured in the same run.
 
 Scan throughput is bench/scan.py's ratio (SHA-256 time / scan time, target >= 0.25), measured
 sequentially and with a Test's files scanned in parallel threads and processes.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -53,8 +58,10 @@ from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Test, Te
 from benchmax.models._base import utcnow
 from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext, run_job
+from benchmax.services.judge.review import JUDGE_REVIEW
 from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.settings import Settings
+from tests.judge_helpers import JUDGE_KEY, make_active_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB_KINDS = (pipeline.scan_evidence, pipeline.publish_test)  # importing registered them
@@ -117,18 +124,39 @@ def _is_public(ctx: JobContext, test_id: str) -> bool:
         return test is not None and test.state == TestState.PUBLIC
 
 
-def _run_due_jobs_in_threads(ctx: JobContext, pool: ThreadPoolExecutor) -> None:
-    """What the in-memory broker does: every due job runs in a thread of this process."""
+def _run_due_jobs_in_threads(
+    ctx: JobContext, pool: ThreadPoolExecutor, judge: _JudgeThreads | None = None
+) -> None:
+    """What the in-memory broker does: every due job runs in a thread of this process; AI
+    reviews go to their own threads and are not waited for, as in ``tasks.run``."""
     while True:
         with Session(ctx.engine) as session:
             due = session.exec(
-                select(Job.id).where(
+                select(Job.id, Job.kind).where(
                     Job.state == JobState.PENDING, col(Job.next_attempt_at) <= utcnow()
                 )
             ).all()
+        if judge is not None:
+            due = [(job_id, kind) for job_id, kind in due if not judge.took(job_id, kind)]
         if not due:
             return
-        list(pool.map(lambda job_id: run_job(job_id, ctx, "bench"), due))
+        list(pool.map(lambda row: run_job(row[0], ctx, "bench"), due))
+
+
+class _JudgeThreads:
+    def __init__(self, ctx: JobContext, threads: int) -> None:
+        self.ctx = ctx
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bench-judge")
+        self.sent: set[int] = set()
+
+    def took(self, job_id: int, kind: str) -> bool:
+        """Start a review job on the judge threads; True when ``job_id`` is one."""
+        if kind != JUDGE_REVIEW:
+            return False
+        if job_id not in self.sent:
+            self.sent.add(job_id)
+            self.pool.submit(run_job, job_id, self.ctx, "bench-judge")
+        return True
 
 
 def _time_to_public(
@@ -161,22 +189,36 @@ def _scans_settled(ctx: JobContext, test_id: str) -> bool:
     return waiting is None
 
 
-def embedded(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> dict[str, list[float]]:
-    database = scratch / "embedded.db"
+def embedded(
+    files: list[Path], scratch: Path, rounds: int = ROUNDS, judge: str | None = None
+) -> dict[str, list[float]]:
+    """Time-to-public on the embedded default; ``judge`` is a judge base URL to switch on."""
+    name = "embedded-judge" if judge else "embedded"
+    database = scratch / f"{name}.db"
     db_upgrade(f"sqlite:///{database}")
-    settings = _settings(scratch / "var", f"sqlite:///{database}")
+    extra: dict[str, object] = {}
+    if judge is not None:
+        extra = {"judge_base_url": judge, "judge_api_key": JUDGE_KEY,
+                 "judge_timeout_seconds": 30.0, "judge_calibration_sha256": "0" * 64}  # fmt: skip
+    settings = _settings(scratch / f"var-{name}", f"sqlite:///{database}", **extra)
     ctx = JobContext(settings=settings, engine=make_engine(settings.resolved_database_url))
-    ctx.__dict__["storage"] = LocalStorage(scratch / "embedded-objects")
+    ctx.__dict__["storage"] = LocalStorage(scratch / f"{name}-objects")
+    judge_threads = None
+    if judge is not None:
+        with Session(ctx.engine) as session:
+            make_active_snapshot(session, settings)
+            session.commit()
+        judge_threads = _JudgeThreads(ctx, settings.judge_concurrency)
     previous = configure_dispatcher(_RunHere())
     with ThreadPoolExecutor(max_workers=8) as pool:
 
         def wait(test_id: str) -> None:
-            _run_due_jobs_in_threads(ctx, pool)
+            _run_due_jobs_in_threads(ctx, pool, judge_threads)
             if not _is_public(ctx, test_id):
                 raise RuntimeError("the embedded pipeline did not publish the Test")
 
         def settle(test_id: str) -> None:
-            _run_due_jobs_in_threads(ctx, pool)
+            _run_due_jobs_in_threads(ctx, pool, judge_threads)
             if not _scans_settled(ctx, test_id):
                 raise RuntimeError("the upload's scans did not settle")
 
@@ -187,6 +229,28 @@ def embedded(files: list[Path], scratch: Path, rounds: int = ROUNDS) -> dict[str
             }
         finally:
             configure_dispatcher(previous)
+            if judge_threads is not None:
+                if not judge_threads.sent:
+                    raise RuntimeError("no AI review job was started")
+                # The reviews would go on for minutes at 10 s a request; they are not timed.
+                judge_threads.pool.shutdown(wait=False, cancel_futures=True)
+
+
+@contextmanager
+def _slow_fake_judge() -> Iterator[str]:
+    """The fake judge in a process of its own, as a remote judge would be, 10 s per call."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_judge", "--delay", "10"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
 
 
 class _RunHere:
@@ -321,9 +385,17 @@ def main() -> None:
         files = build_typical_test(scratch / "files")
         size = sum(path.stat().st_size for path in files) / 1_000_000
         print(f"typical Test: {size:.1f} MB in {len(files)} files")
-        for shape, measure in (("embedded", embedded), ("PostgreSQL+Redis", production_shape)):
-            for case, seconds in measure(files, scratch).items():
-                _summary(f"time-to-public, {shape}, {case}", seconds)
+        judge_off = embedded(files, scratch)
+        for case, seconds in judge_off.items():
+            _summary(f"time-to-public, embedded, {case}", seconds)
+        with _slow_fake_judge() as judge_url:
+            judge_on = embedded(files, scratch, judge=judge_url)
+        for case, seconds in judge_on.items():
+            _summary(f"time-to-public, embedded + judge at 10 s/call, {case}", seconds)
+            ratio = statistics.median(seconds) / statistics.median(judge_off[case])
+            print(f"{'  judge on+slow / judge off (p50), ' + case:62s} {ratio:.2f} (target <= 1.2)")
+        for case, seconds in production_shape(files, scratch).items():
+            _summary(f"time-to-public, PostgreSQL+Redis, {case}", seconds)
         figures = measure_scan_ratio(rounds=3)
         threads = parallel_scan_ratio(files, lambda: ThreadPoolExecutor(max_workers=len(files)))
         processes = parallel_scan_ratio(

@@ -13,6 +13,7 @@ from benchmax.components.not_found import not_found_panel
 from benchmax.lifespan import job_runtime
 from benchmax.pages.detail import detail_page
 from benchmax.pages.feed import feed_page
+from benchmax.pages.judge_card import judge_card_page
 from benchmax.pages.leaderboard import leaderboard_page
 from benchmax.pages.me import me_page
 from benchmax.pages.models import model_detail_page, models_page
@@ -26,6 +27,8 @@ from benchmax.pages.submit.page import submit_page
 from benchmax.state.actions_panel import TestActionsState
 from benchmax.state.detail import TestDetailState
 from benchmax.state.feed import FeedState
+from benchmax.state.judge_card import JudgeCardState
+from benchmax.state.judge_operations import JudgeOperationsState
 from benchmax.state.leaderboard import LeaderboardState
 from benchmax.state.me import MeState
 from benchmax.state.models import ModelDetailState, ModelsState
@@ -117,6 +120,7 @@ PAGES = [
      [TestDetailState.on_load, TestActionsState.reset_messages,
       TestShowcaseState.load_showcase]),
     ("/u/[handle]", profile_page, "Contributor", ProfileState.on_load),
+    ("/judges/[judge_id]", judge_card_page, "AI judge", JudgeCardState.on_load),
     ("/models", models_page, "Models", ModelsState.on_load),
     ("/models/[slug]", model_detail_page, "Model", ModelDetailState.on_load),
     ("/leaderboard", leaderboard_page, "Leaderboard", LeaderboardState.on_load),
@@ -131,7 +135,8 @@ PAGES = [
     ("/privacy", privacy_page, "Privacy", SessionState.load_viewer),
     ("/terms", terms_page, "Terms", SessionState.load_viewer),
     ("/security", security_page, "Security", SessionState.load_viewer),
-    ("/operations", operations_page, "Operations", OperationsState.on_load),
+    ("/operations", operations_page, "Operations",
+     [OperationsState.on_load, JudgeOperationsState.on_load]),
     ("404", lambda: page_shell(not_found_panel()), "Not found", SessionState.load_viewer),
 ]  # fmt: skip
 

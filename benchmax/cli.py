@@ -233,6 +233,16 @@ def _cmd_export(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _register_command_modules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Command groups that live in modules of their own, imported only when parsing."""
+    from benchmax.cli_judge import register as register_judge
+    from benchmax.cli_leaderboard import register as register_leaderboard
+    from benchmax.cli_ops import register as register_operations
+
+    for register in (register_operations, register_leaderboard, register_judge):
+        register(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchmax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -289,11 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("--port", type=int, default=3001)
     uc.set_defaults(func=_cmd_usercontent)
 
-    from benchmax.cli_leaderboard import register as register_leaderboard
-    from benchmax.cli_ops import register as register_operations
-
-    register_operations(sub)
-    register_leaderboard(sub)
+    _register_command_modules(sub)
     return parser
 
 

@@ -241,6 +241,24 @@ class Settings(CoreSettings):
         min_length=1,
         max_length=2000,
     )
+    # The AI judge: off while judge_base_url is empty. See benchmax/services/judge.
+    judge_base_url: str = ""
+    judge_api_key: SecretStr | None = None
+    judge_timeout_seconds: float = Field(default=30.0, gt=0)
+    judge_connect_timeout_seconds: float = Field(default=5.0, gt=0)
+    # The client's own retries spend budget unseen, so they are off unless asked for.
+    judge_max_retries: int = Field(default=0, ge=0, le=2)
+    # Threads per process that run judge reviews, apart from the scan and publish jobs.
+    judge_concurrency: int = Field(default=2, ge=1, le=16)
+    judge_daily_sample_budget: int = Field(default=100, ge=0)
+    judge_contributor_daily_samples: int = Field(default=20, ge=0)
+    judge_calibration_key: str = "private/judge/calibration.jsonl"
+    judge_calibration_sha256: str = ""
+    judge_calibration_min_items: int = Field(default=30, ge=1)
+    judge_calibration_max_mae: float = Field(default=10.0, ge=0)
+    judge_calibration_min_spearman: float = Field(default=0.70, ge=-1, le=1)
+    judge_calibration_max_spread: float = Field(default=5.0, ge=0)
+    judge_calibration_twin_margin: float = Field(default=5.0, ge=0)
 
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv
@@ -259,6 +277,20 @@ class Settings(CoreSettings):
                 "expensive file would time out (and be retried) instead of being blocked"
             )
         return self
+
+    @model_validator(mode="after")
+    def _judge_call_fits_lease(self) -> Settings:
+        if self.judge_enabled and self.judge_timeout_seconds >= self.job_lease_seconds:
+            raise ValueError(
+                "BENCHMAX_JUDGE_TIMEOUT_SECONDS must be shorter than BENCHMAX_JOB_LEASE_SECONDS, "
+                "or a slow judge call would be sent twice"
+            )
+        return self
+
+    @property
+    def judge_enabled(self) -> bool:
+        """Whether an AI judge endpoint is configured; with none, nothing judge-related runs."""
+        return bool(self.judge_base_url.strip())
 
     @property
     def resolved_scan_cpu_seconds(self) -> int:
@@ -287,6 +319,11 @@ class Settings(CoreSettings):
                 problems.append("BENCHMAX_CLERK_PUBLISHABLE_KEY must be Clerk's pk_ key")
         if self.queue_backend == "memory":
             problems.append("BENCHMAX_QUEUE_BACKEND must be redis in production")
+        if self.judge_enabled:
+            if urlsplit(self.judge_base_url).scheme != "https":
+                problems.append("BENCHMAX_JUDGE_BASE_URL must use https in production")
+            if _is_placeholder(self.judge_api_key):
+                problems.append("BENCHMAX_JUDGE_API_KEY is missing or a placeholder")
         return problems
 
 

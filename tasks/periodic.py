@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from benchmax.services.exports import export_if_due
 from benchmax.services.jobs import JobContext, sweep
+from benchmax.services.judge.calibration import recalibrate_when_due
 from benchmax.services.leaderboard.jobs import request_scheduled_snapshot  # registers the job
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
@@ -22,6 +23,8 @@ from benchmax.services.submissions.expiry import expire_drafts
 from benchmax.settings import Settings
 
 QUARANTINE_CLEANUP_INTERVAL = timedelta(hours=1)
+# How often to look whether the active judge's weekly re-calibration is due.
+JUDGE_RECALIBRATION_CHECK = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,13 @@ PERIODIC_JOBS = (
         lambda settings: settings.prompt_index_interval_seconds,
         "prompt indexing",
         "indexed %d new prompts for similar-prompt search",
+    ),
+    PeriodicJob(
+        "benchmax.judge_recalibrate",
+        recalibrate_when_due,
+        lambda _settings: JUDGE_RECALIBRATION_CHECK.total_seconds(),
+        "judge re-calibration",
+        "re-calibrated %d judge snapshot",
     ),
     PeriodicJob(
         "benchmax.sweep",

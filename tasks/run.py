@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from taskiq import InMemoryBroker, TaskiqEvents
@@ -24,6 +25,7 @@ from benchmax.adapters.queue import (
     current_dispatcher,
 )
 from benchmax.services.jobs import JobContext, run_job
+from benchmax.services.judge.review import is_judge_job
 from benchmax.settings import get_settings
 from tasks.broker import broker
 from tasks.periodic import PERIODIC_JOBS, PeriodicJob
@@ -48,9 +50,20 @@ def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+# A judge request may take many seconds; reviews get threads of their own so that safety
+# scans and publishing never wait behind them (publication must not depend on the judge).
+_judge_threads = ThreadPoolExecutor(
+    max_workers=get_settings().judge_concurrency, thread_name_prefix="benchmax-judge"
+)
+
+
 @broker.task(task_name=RUN_JOB_TASK)
 async def run_job_task(job_id: int) -> str:
-    return await asyncio.to_thread(run_job, job_id, job_context(), worker_id())
+    ctx = job_context()
+    if ctx.settings.judge_enabled and await asyncio.to_thread(is_judge_job, ctx, job_id):
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_judge_threads, run_job, job_id, ctx, worker_id())
+    return await asyncio.to_thread(run_job, job_id, ctx, worker_id())
 
 
 def _schedule(job: PeriodicJob) -> None:

@@ -32,7 +32,13 @@ from benchmax.migrations import upgrade
 from benchmax.models import User
 from benchmax.settings import Settings
 
-pytest_plugins = ["pytester", "tests.needs", "tests.s3server", "tests.jobs_fixtures"]
+pytest_plugins = [
+    "pytester",
+    "tests.needs",
+    "tests.s3server",
+    "tests.jobs_fixtures",
+    "tests.fake_judge",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get(

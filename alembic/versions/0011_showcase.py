@@ -25,7 +25,7 @@ from alembic import op
 from benchmax.models.prompt_key import PROMPT_KEY_VERSION, prompt_key
 
 revision: str = "0011"
-down_revision: str | None = "0009"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -10,6 +10,7 @@ from benchmax.api.draft_files import draft_file_routes
 from benchmax.api.fallback import ApiFallback
 from benchmax.api.feeds import feed_routes
 from benchmax.api.health import healthz
+from benchmax.api.judges import judge_routes
 from benchmax.api.moderation import moderation_routes
 from benchmax.api.open_data import open_data_routes
 from benchmax.api.openapi.routes import openapi_routes
@@ -29,6 +30,7 @@ def build_api() -> Starlette:
         *review_routes(),
         *showcase_routes(),
         *moderation_routes(),
+        *judge_routes(),
         *compat_routes(),
         *openapi_routes(),
         *open_data_routes(),

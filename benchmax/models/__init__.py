@@ -11,6 +11,18 @@ from benchmax.models.catalog import (
 )
 from benchmax.models.evidence import EvidenceFile, EvidenceKind, EvidenceState
 from benchmax.models.job import Job, JobState
+from benchmax.models.judge import (
+    JUDGE_APPEND_ONLY_TABLES,
+    JudgeBudgetDay,
+    JudgeCalibrationRun,
+    JudgeContributorDay,
+    JudgeReviewSample,
+    JudgeSample,
+    JudgeSnapshot,
+    JudgeState,
+    SamplePurpose,
+    SampleStatus,
+)
 from benchmax.models.leaderboard import (
     LeaderboardPolicy,
     LeaderboardRow,
@@ -41,6 +53,7 @@ SHOWCASE_APPEND_ONLY_TABLES = ("leaderboard_policy", "leaderboard_supersession",
 
 __all__ = [
     "APPEND_ONLY_TABLES",
+    "JUDGE_APPEND_ONLY_TABLES",
     "PROMPT_KEY_VERSION",
     "SHOWCASE_APPEND_ONLY_TABLES",
     "AccountStatus",
@@ -58,6 +71,13 @@ __all__ = [
     "Harness",
     "Job",
     "JobState",
+    "JudgeBudgetDay",
+    "JudgeCalibrationRun",
+    "JudgeContributorDay",
+    "JudgeReviewSample",
+    "JudgeSample",
+    "JudgeSnapshot",
+    "JudgeState",
     "LabelKind",
     "LabelMapping",
     "LeaderboardPolicy",
@@ -79,6 +99,8 @@ __all__ = [
     "ReviewState",
     "ReviewerKind",
     "Role",
+    "SamplePurpose",
+    "SampleStatus",
     "SnapshotStatus",
     "SourceVisibility",
     "Test",

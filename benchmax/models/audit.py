@@ -31,6 +31,12 @@ class AuditAction(StrEnum):
     DISPUTE_OPENED = "dispute.opened"
     REPORT_CREATED = "report.created"
     TEST_DRAFT_EXPIRED = "test.draft_expired"
+    REVIEW_AI_ADDED = "review.ai_added"
+    HOLD_PLACED = "hold.placed"
+    JUDGE_SNAPSHOT_CREATED = "judge.snapshot_created"
+    JUDGE_CALIBRATED = "judge.calibrated"
+    JUDGE_ACTIVATED = "judge.activated"
+    JUDGE_DEACTIVATED = "judge.deactivated"
 
 
 class AuditEvent(SQLModel, table=True):

@@ -121,6 +121,15 @@ def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
             align="center",
         ),
         rx.text(r.reasoning, size="2", white_space="pre-wrap"),
+        rx.cond(
+            r.judge_href != "",
+            rx.hstack(
+                rx.text(r.judge_samples, size="1", color_scheme="gray"),
+                rx.link("Judge card", href=r.judge_href, size="1", class_name="judge-card-link"),
+                spacing="2",
+                wrap="wrap",
+            ),
+        ),
         width="100%",
         class_name="review-card",
     )

@@ -15,6 +15,7 @@ from reflex.vars import ObjectVar
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.dashboard import scroll_table, section, stat_card
 from benchmax.components.layout import page_shell
+from benchmax.pages.judge_operations import judge_section
 from benchmax.state.operations import POLL_SECONDS, DeadJobRow, JobRow, OperationsView
 from benchmax.state.operations import OperationsState as S
 
@@ -267,6 +268,7 @@ def _dashboard() -> rx.Component:
         _jobs(),
         _time_to_public(),
         _storage(),
+        judge_section(),
         _backup(),
         _audit_events(),
         spacing="5",

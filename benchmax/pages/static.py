@@ -34,6 +34,22 @@ METHODOLOGY = [
         "added later as an append-only history; none of them is on the path to publication.",
     ),
     (
+        "The AI judge",
+        "When the operator switches it on, an AI judge adds one review to each newly published "
+        "Test, labelled “AI judge”. Every AI review traces to a pinned judge snapshot whose card "
+        "is public: the exact model ids, the prompt template and its SHA-256, the rubric, and "
+        "every calibration result. A snapshot becomes active only after it grades a private, "
+        "human-scored calibration set closely enough — and after it resists an answer that asks "
+        "for a perfect score, does not reward padding and does not favour a famous model name. "
+        "Before the judge reads a Test, model, vendor and harness names and the contributor's "
+        "name are replaced with neutral tokens (text inside images cannot be), the evidence is "
+        "cut to fixed bounds and fenced as data the judge must not obey. It answers several "
+        "times; the review's score is the median, and the spread is shown beside it. A Test "
+        "that tries to instruct the judge is held for a moderator before any ranking. The judge "
+        "has a daily budget; when it is spent, reviews wait for the next day. The judge never "
+        "delays or decides publication.",
+    ),
+    (
         "Reviews and the leaderboard",
         "Reviews are never edited or deleted: a correction is a new review that points at the "
         "one it corrects. The leaderboard is a showcase of reviewed, eligible Tests across "

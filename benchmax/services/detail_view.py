@@ -31,6 +31,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import json_ready
+from benchmax.services.judge.card import AiReviewSummary, ai_review_summaries
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
 
 # Markdown with raw HTML off, and images off so ![x](url) renders as a plain link: an inline
@@ -107,6 +108,8 @@ class TestView:
     contributor_display_name: str
     evidence: list[EvidenceItem]
     reviews: list[ReviewEntry]
+    # The samples behind each AI review (median, spread, judge card), keyed by review id.
+    ai_reviews: dict[str, AiReviewSummary]
     created_at: datetime
     updated_at: datetime
     submitted_at: datetime | None
@@ -167,6 +170,7 @@ def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> Test
     contributor = session.get(User, test.contributor_id)
     version = session.get(ModelVersion, test.model_version_id) if test.model_version_id else None
     is_owner = viewer_id is not None and viewer_id == test.contributor_id
+    reviews = reviews_of(session, test.id)
     return TestView(
         id=test.id,
         title=test.display_title,
@@ -196,7 +200,8 @@ def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> Test
         contributor_handle=contributor.handle if contributor else "",
         contributor_display_name=contributor.display_name if contributor else "",
         evidence=_evidence(session, test, is_owner),
-        reviews=reviews_of(session, test.id),
+        reviews=reviews,
+        ai_reviews=ai_review_summaries(session, [(r.id, r.judge_snapshot_id) for r in reviews]),
         created_at=as_utc(test.created_at),
         updated_at=as_utc(test.updated_at),
         submitted_at=as_utc(test.submitted_at) if test.submitted_at else None,

@@ -13,8 +13,10 @@ Test. When the last pending file of a submitted Test settles with none blocked,
 ``publish_test`` is enqueued in the same transaction.
 
 ``publish_test`` (subject: a Test id) makes the Test public, Awaiting review, only when every
-file that counts is approved and the evidence rule holds. Both are idempotent: settling
-happens under the Test's row lock and only from the state the job expects.
+file that counts is approved and the evidence rule holds; when an AI judge is configured its
+review job is added in that same commit, so it can only ever follow publication. Both are
+idempotent: settling happens under the Test's row lock and only from the state the job
+expects.
 
 ``cleanup_quarantine`` deletes quarantine objects nothing live points at.
 """
@@ -46,6 +48,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
+from benchmax.services.judge.review import request_ai_review
 from benchmax.services.safety import ScanResult
 from benchmax.services.scan_process import scan_in_child, scan_limits
 from benchmax.services.submissions.records import (
@@ -295,6 +298,8 @@ def publish_test(ctx: JobContext, test_id: str) -> None:
         images = [file for file in files if file.kind == EvidenceKind.IMAGE]
         test.thumbnail_evidence_id = images[0].id if images else None
         session.add(test)
+        # After the Test is public, in the same commit; with the judge off, nothing is added.
+        request_ai_review(session, ctx.settings, test_id)
 
 
 def cleanup_quarantine(ctx: JobContext, older_than: timedelta = timedelta(hours=24)) -> int:

@@ -17,6 +17,7 @@ from benchmax.models import User
 from benchmax.services import detail_view
 from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
+from benchmax.services.judge.card import AiReviewSummary
 from benchmax.services.moderation import disputes, reviews
 from benchmax.services.moderation.reviews import ReviewEntry
 from benchmax.services.submissions import status_label
@@ -110,10 +111,19 @@ class ReviewRow:
     created: str
     disputed: bool  # an open dispute is waiting on it
     mine: bool  # the viewer wrote it
+    judge_href: str  # an AI review's judge card; empty for people's reviews
+    judge_samples: str  # "median 72 of 3 samples, spread 5"
 
     @classmethod
-    def of(cls, review: ReviewEntry, viewer: User | None, disputed: set[str]) -> ReviewRow:
+    def of(
+        cls,
+        review: ReviewEntry,
+        viewer: User | None,
+        disputed: set[str],
+        ai: dict[str, AiReviewSummary],
+    ) -> ReviewRow:
         kind = str(review.reviewer_kind)
+        summary = ai.get(review.id)
         return cls(
             id=review.id,
             score=str(review.score),
@@ -124,6 +134,12 @@ class ReviewRow:
             created=human_date(review.created_at),
             disputed=review.id in disputed,
             mine=bool(viewer and review.reviewer_handle == viewer.handle),
+            judge_href=f"/judges/{review.judge_snapshot_id}" if review.judge_snapshot_id else "",
+            judge_samples=(
+                f"median {summary.median} of {summary.samples} samples, spread {summary.spread}"
+                if summary
+                else ""
+            ),
         )
 
 
@@ -165,7 +181,9 @@ class TestDetailState(SessionState):
         self.test = TestPanel.of(view)
         self.output_html = view.output_html
         self.evidence = [EvidenceRow.of(item, origin) for item in view.evidence]
-        self.reviews = [ReviewRow.of(review, user, disputed) for review in view.reviews]
+        self.reviews = [
+            ReviewRow.of(review, user, disputed, view.ai_reviews) for review in view.reviews
+        ]
         self.is_owner_view = not public
         self.has_source = any(item.kind == "source" for item in view.evidence)
         active = bool(user and user.can_write)

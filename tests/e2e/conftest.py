@@ -8,6 +8,7 @@ through the services against the same SQLite file, then look at it through the b
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 import signal
@@ -25,6 +26,8 @@ from sqlalchemy import Engine
 
 from benchmax.db import make_engine
 from benchmax.settings import Settings
+from tests.fake_judge import FakeJudge
+from tests.judge_helpers import JUDGE_KEY, calibration_set
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100"))
@@ -60,6 +63,8 @@ class LiveApp:
     settings: Settings
     engine: Engine
     log_path: Path
+    judge: FakeJudge
+    """The app's AI judge endpoint; no snapshot is active until a test activates one."""
 
 
 def _wait(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
@@ -80,6 +85,7 @@ def _wait(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
 def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
     data_dir = tmp_path_factory.mktemp("e2e-var")
     log_path = data_dir / "server.log"
+    judge = FakeJudge()
     env = dict(os.environ)
     for key in [k for k in env if k.startswith("BENCHMAX_")]:
         env.pop(key)
@@ -88,6 +94,10 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             "BENCHMAX_ENV": "test",
             "PYTHONUNBUFFERED": "1",
             "BENCHMAX_OWNER_SUBJECTS": f"local|{OWNER_HANDLE}",
+            "BENCHMAX_JUDGE_BASE_URL": judge.base_url,
+            "BENCHMAX_JUDGE_API_KEY": JUDGE_KEY,
+            "BENCHMAX_JUDGE_TIMEOUT_SECONDS": "10",
+            "BENCHMAX_JUDGE_CALIBRATION_SHA256": hashlib.sha256(calibration_set()).hexdigest(),
         }
     )
     with log_path.open("wb") as log:
@@ -118,6 +128,9 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             data_dir=data_dir,
             app_origin=f"http://localhost:{APP_PORT}",
             usercontent_origin=f"http://127.0.0.1:{UC_PORT}",
+            judge_base_url=judge.base_url,
+            judge_api_key=JUDGE_KEY,
+            judge_calibration_sha256=hashlib.sha256(calibration_set()).hexdigest(),
         )
         engine = make_engine(settings.resolved_database_url)
         yield LiveApp(
@@ -127,6 +140,7 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             settings=settings,
             engine=engine,
             log_path=log_path,
+            judge=judge,
         )
         engine.dispose()
     finally:
@@ -136,6 +150,7 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+        judge.close()
 
 
 @pytest.fixture(scope="session")

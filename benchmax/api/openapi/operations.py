@@ -330,6 +330,10 @@ def _showcase_table() -> dict[tuple[str, str], Operation]:
         ("GET", "/api/v1/prompts/{key}"): _showcase_read(
             "Every public Test for one prompt", "The group's Tests, side by side."
         ),
+        ("GET", "/api/v1/judges/{judge_id}"): _showcase_read(
+            "An AI judge's public card",
+            "Model ids, prompt template and its hash, rubric and calibration results.",
+        ),
     }  # fmt: skip
 
 
@@ -351,6 +355,7 @@ PATH_PARAMS = {
     "report_id": path_id("report_id"),
     "dispute_id": path_id("dispute_id"),
     "handle": HANDLE,
+    "judge_id": Param("judge_id", "path", "A judge snapshot's id.", True, 64),
     "snapshot_id": Param("snapshot_id", "path", "A showcase snapshot's id.", True, 64),
     "key": Param("key", "path", "A prompt key (SHA-256 hex).", True, 64, r"^[0-9a-f]{64}$"),
 }

@@ -45,6 +45,7 @@ class ReviewEntry:
     corrects_review_id: str | None
     superseded: bool
     created_at: datetime
+    judge_snapshot_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return json_ready(self)
@@ -96,6 +97,7 @@ def reviews_of(session: Session, test_id: str) -> list[ReviewEntry]:
             corrects_review_id=review.corrects_review_id,
             superseded=review.id in superseded,
             created_at=as_utc(review.created_at),
+            judge_snapshot_id=review.judge_snapshot_id,
         )
         for review, handle in rows
     ]

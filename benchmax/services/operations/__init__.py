@@ -14,7 +14,6 @@ from benchmax.services.operations.access import (
 )
 from benchmax.services.operations.actions import CLI_ACTOR, discard_job, requeue_job
 from benchmax.services.operations.dashboard import (
-    AI_REVIEW_STATE,
     AuditSummary,
     BackupSummary,
     Dashboard,
@@ -33,7 +32,6 @@ from benchmax.services.operations.metrics import (
 )
 
 __all__ = [
-    "AI_REVIEW_STATE",
     "CLI_ACTOR",
     "MIN_REASON_LENGTH",
     "AuditSummary",

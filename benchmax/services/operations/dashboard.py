@@ -32,6 +32,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs import JobCount, list_jobs, oldest_waiting_age
+from benchmax.services.judge.snapshots import active_snapshot
 from benchmax.services.operations.access import require_owner
 from benchmax.services.operations.inventory import Inventory, take_inventory
 from benchmax.services.operations.metrics import (
@@ -45,8 +46,6 @@ from benchmax.services.operations.metrics import (
 LIVE_JOB_STATES = (JobState.PENDING, JobState.RUNNING, JobState.DEAD)
 DEAD_LIST_LIMIT = 100
 AUDIT_LIMIT = 20
-# Until the AI-review layer exists there is nothing to switch on.
-AI_REVIEW_STATE = "off"
 
 
 @dataclass(frozen=True)
@@ -172,7 +171,7 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
         open_reports=_open_count(session, Report),
         open_disputes=_open_count(session, Dispute),
         open_holds=_open_count(session, ModerationHold),
-        ai_review=AI_REVIEW_STATE,
+        ai_review="on" if active_snapshot(session) is not None else "off",
         inventory=(
             Inventory.from_json(sample.storage)
             if sample and sample.storage

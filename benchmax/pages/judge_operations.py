@@ -1,0 +1,108 @@
+"""The AI judge section of ``/operations``: state, budget, tokens per sample, snapshots."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from benchmax.components.dashboard import scroll_table, stat_card
+from benchmax.state.judge_operations import JudgeOperationsState as S
+
+
+def _snapshot_row(row: rx.Var) -> rx.Component:
+    snapshot_id = row["id"]
+    return rx.table.row(
+        rx.table.cell(rx.link(rx.code(snapshot_id), href="/judges/" + snapshot_id)),
+        rx.table.cell(row["name"]),
+        rx.table.cell(row["state"], class_name="judge-row-state"),
+        rx.table.cell(row["models"]),
+        rx.table.cell(row["calibration"], class_name="judge-row-calibration"),
+        rx.table.cell(
+            rx.hstack(
+                rx.button(
+                    "Calibrate",
+                    size="1",
+                    variant="soft",
+                    loading=S.calibrating,
+                    on_click=S.calibrate(snapshot_id),
+                    class_name="judge-calibrate",
+                ),
+                rx.cond(
+                    row["can_activate"] != "",
+                    rx.button(
+                        "Activate",
+                        size="1",
+                        on_click=S.activate(snapshot_id),
+                        class_name="judge-activate",
+                    ),
+                ),
+                rx.cond(
+                    row["active"] != "",
+                    rx.button(
+                        "Deactivate",
+                        size="1",
+                        color_scheme="red",
+                        variant="soft",
+                        on_click=S.deactivate(snapshot_id),
+                        class_name="judge-deactivate",
+                    ),
+                ),
+                spacing="2",
+            )
+        ),
+    )
+
+
+def judge_section() -> rx.Component:
+    return rx.cond(
+        S.judge_allowed,
+        rx.vstack(
+            rx.hstack(
+                rx.heading("AI judge", size="4"),
+                rx.button(
+                    "Refresh judge",
+                    size="1",
+                    variant="ghost",
+                    on_click=S.refresh_judge,
+                    id="judge-refresh",
+                ),
+                align="center",
+                spacing="3",
+            ),
+            rx.flex(
+                stat_card("Judge", S.judge_state, "judge-state"),
+                stat_card("Samples used today (UTC)", S.judge_budget, "judge-budget"),
+                stat_card("Samples reserved now", S.judge_reserved, "judge-reserved"),
+                stat_card("Mean tokens per sample", S.judge_tokens, "judge-tokens"),
+                stat_card("Waiting for budget", S.judge_waiting, "judge-waiting"),
+                stat_card("Review jobs", S.judge_jobs, "judge-jobs"),
+                wrap="wrap",
+                spacing="3",
+            ),
+            scroll_table(
+                ["Snapshot", "Name", "State", "Models", "Calibration", ""],
+                S.judge_snapshots,
+                _snapshot_row,
+                "judge-snapshots",
+            ),
+            rx.text_area(
+                value=S.snapshot_source,
+                on_change=S.set_snapshot_source,
+                placeholder="Paste a snapshot file (JSON) to create a draft snapshot",
+                id="judge-snapshot-source",
+                width="100%",
+                rows="5",
+            ),
+            rx.button("Create snapshot", on_click=S.create_snapshot, id="judge-create"),
+            rx.cond(
+                S.judge_notice != "",
+                rx.callout(
+                    S.judge_notice,
+                    color_scheme=rx.cond(S.judge_notice_ok, "green", "red"),
+                    id="judge-notice",
+                    width="100%",
+                ),
+            ),
+            id="ops-judge",
+            width="100%",
+        ),
+    )

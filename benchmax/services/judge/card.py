@@ -1,0 +1,156 @@
+"""What anyone may see about the judge: its card, and the samples behind each AI review.
+
+A judge card shows what a snapshot pinned (model ids, template text and hash, schema hash,
+rubric, k, seed, blinding rules, evidence bounds, the calibration set's hash) and every
+calibration run's metrics and date, never the calibration items. An AI review's summary is
+the median it stored, the spread and count of its samples and the models that answered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from benchmax.models import (
+    JudgeCalibrationRun,
+    JudgeReviewSample,
+    JudgeSample,
+    JudgeSnapshot,
+)
+from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.dates import json_ready
+from benchmax.services.judge.stats import median_score, spread
+
+
+@dataclass(frozen=True)
+class CalibrationSummary:
+    id: str
+    created_at: datetime
+    passed: bool
+    item_count: int
+    mae: float | None
+    spearman: float | None
+    median_spread: float | None
+    twins: dict[str, Any]
+    failures: list[str]
+
+
+@dataclass(frozen=True)
+class JudgeCard:
+    id: str
+    name: str
+    provider_label: str
+    base_url_host: str
+    model_ids: list[str]
+    panel: bool
+    state: str
+    prompt_template: str
+    prompt_template_sha256: str
+    output_schema_sha256: str
+    rubric_version: str
+    samples_per_review: int
+    temperature: float
+    seed: int
+    max_output_tokens: int
+    blinding_version: str
+    evidence_bounds: dict[str, Any]
+    calibration_sha256: str
+    created_at: datetime
+    calibrations: list[CalibrationSummary]
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(self)
+
+
+@dataclass(frozen=True)
+class AiReviewSummary:
+    review_id: str
+    judge_snapshot_id: str
+    median: int
+    spread: int
+    samples: int
+    scores: list[int]
+    models: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(self)
+
+
+def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
+    snapshot = session.get(JudgeSnapshot, snapshot_id) if is_public_id(snapshot_id) else None
+    if snapshot is None:
+        return None
+    runs = session.exec(
+        select(JudgeCalibrationRun)
+        .where(JudgeCalibrationRun.snapshot_id == snapshot.id)
+        .order_by(col(JudgeCalibrationRun.created_at).desc(), col(JudgeCalibrationRun.id))
+    ).all()
+    return JudgeCard(
+        id=snapshot.id,
+        name=snapshot.name,
+        provider_label=snapshot.provider_label,
+        base_url_host=snapshot.base_url_host,
+        model_ids=list(snapshot.model_ids),
+        panel=snapshot.panel,
+        state=str(snapshot.state),
+        prompt_template=snapshot.prompt_template,
+        prompt_template_sha256=snapshot.prompt_template_sha256,
+        output_schema_sha256=snapshot.output_schema_sha256,
+        rubric_version=snapshot.rubric_version,
+        samples_per_review=snapshot.samples_per_review,
+        temperature=snapshot.temperature,
+        seed=snapshot.seed,
+        max_output_tokens=snapshot.max_output_tokens,
+        blinding_version=snapshot.blinding_version,
+        evidence_bounds=dict(snapshot.evidence_bounds),
+        calibration_sha256=snapshot.calibration_sha256,
+        created_at=as_utc(snapshot.created_at),
+        calibrations=[
+            CalibrationSummary(
+                id=run.id,
+                created_at=as_utc(run.created_at),
+                passed=run.passed,
+                item_count=run.item_count,
+                mae=run.mae,
+                spearman=run.spearman,
+                median_spread=run.median_spread,
+                twins=dict(run.twins),
+                failures=list(run.failures),
+            )
+            for run in runs
+        ],
+    )
+
+
+def ai_review_summaries(
+    session: Session, reviews: list[tuple[str, str | None]]
+) -> dict[str, AiReviewSummary]:
+    """Summaries for the AI reviews among ``(review id, judge snapshot id)`` pairs."""
+    wanted = {review_id: snapshot for review_id, snapshot in reviews if snapshot}
+    if not wanted:
+        return {}
+    rows = session.exec(
+        select(JudgeReviewSample.review_id, JudgeSample)
+        .join(JudgeSample, col(JudgeSample.id) == JudgeReviewSample.sample_id)
+        .where(col(JudgeReviewSample.review_id).in_(list(wanted)))
+        .order_by(col(JudgeSample.round), col(JudgeSample.seat))
+    ).all()
+    grouped: dict[str, list[JudgeSample]] = {}
+    for review_id, sample in rows:
+        grouped.setdefault(review_id, []).append(sample)
+    summaries = {}
+    for review_id, samples in grouped.items():
+        scores = [sample.score for sample in samples if sample.score is not None]
+        summaries[review_id] = AiReviewSummary(
+            review_id=review_id,
+            judge_snapshot_id=wanted[review_id] or "",
+            median=median_score(scores) if scores else 0,
+            spread=spread(scores),
+            samples=len(samples),
+            scores=scores,
+            models=sorted({s.reported_model or s.requested_model for s in samples}),
+        )
+    return summaries

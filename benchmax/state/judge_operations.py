@@ -1,0 +1,171 @@
+"""The judge section of ``/operations``: state, budget, cost and the snapshot actions.
+
+Owners only, re-verified on the server for every event, like the rest of the page. A
+calibration runs in a worker thread outside the state lock (it makes dozens of requests), so
+the page stays usable and shows "Calibrating…" until it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import reflex as rx
+
+from benchmax import runtime
+from benchmax.services.judge import calibration, snapshots
+from benchmax.services.judge.status import judge_status
+from benchmax.services.operations import NotAllowedError, require_owner
+from benchmax.state.session import SessionState
+
+
+def _status_view() -> dict[str, Any]:
+    with runtime.db_session() as session:
+        status = judge_status(session, runtime.settings())
+    tokens = status.mean_tokens_per_sample
+    return {
+        "judge_state": status.state,
+        "judge_budget": f"{status.used_today} of {status.budget}",
+        "judge_reserved": str(status.reserved_today),
+        "judge_tokens": "—" if tokens is None else f"{tokens:.0f}",
+        "judge_waiting": str(status.waiting_for_budget),
+        "judge_jobs": f"{status.pending} pending · {status.dead} dead",
+        "judge_snapshots": [
+            {
+                "id": row.id,
+                "name": row.name,
+                "state": row.state,
+                "models": row.models,
+                "calibration": row.calibration,
+                "can_activate": "yes" if row.can_activate else "",
+                "active": "yes" if row.state == "active" else "",
+            }
+            for row in status.snapshots
+        ],
+    }
+
+
+class JudgeOperationsState(SessionState):
+    judge_allowed: rx.Field[bool] = rx.field(False)
+    judge_state: rx.Field[str] = rx.field("")
+    judge_budget: rx.Field[str] = rx.field("")
+    judge_reserved: rx.Field[str] = rx.field("")
+    judge_tokens: rx.Field[str] = rx.field("")
+    judge_waiting: rx.Field[str] = rx.field("")
+    judge_jobs: rx.Field[str] = rx.field("")
+    judge_snapshots: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    snapshot_source: rx.Field[str] = rx.field("")
+    judge_notice: rx.Field[str] = rx.field("")
+    judge_notice_ok: rx.Field[bool] = rx.field(True)
+    calibrating: rx.Field[bool] = rx.field(False)
+    _calibrating_id: str = ""
+
+    def _owner(self) -> Any:
+        try:
+            return require_owner(self._require_user())
+        except NotAllowedError:
+            self.judge_allowed = False
+            self.judge_snapshots = []
+            return None
+
+    def _say(self, text: str, ok: bool = True) -> None:
+        self.judge_notice, self.judge_notice_ok = text, ok
+
+    def _show(self) -> None:
+        for name, value in _status_view().items():
+            setattr(self, name, value)
+
+    @rx.event
+    def on_load(self) -> None:
+        self.judge_allowed = self._owner() is not None
+        if self.judge_allowed:
+            self._show()
+
+    @rx.event
+    def refresh_judge(self) -> None:
+        if self._owner() is not None:
+            self._show()
+
+    @rx.event
+    def set_snapshot_source(self, value: str) -> None:
+        self.snapshot_source = value[: snapshots.MAX_FILE_BYTES]
+
+    @rx.event
+    def create_snapshot(self) -> None:
+        user = self._owner()
+        if user is None:
+            return
+        try:
+            with runtime.db_session() as session:
+                snapshot = snapshots.create_snapshot(
+                    session, self.snapshot_source.encode(), runtime.settings(), user.id
+                )
+        except snapshots.JudgeSnapshotError as exc:
+            self._say(str(exc), ok=False)
+            return
+        self.snapshot_source = ""
+        self._say(f"Snapshot {snapshot.id} created; calibrate it next.")
+        self._show()
+
+    @rx.event
+    def activate(self, snapshot_id: str) -> None:
+        self._change(snapshot_id, activate=True)
+
+    @rx.event
+    def deactivate(self, snapshot_id: str) -> None:
+        self._change(snapshot_id, activate=False)
+
+    def _change(self, snapshot_id: str, *, activate: bool) -> None:
+        user = self._owner()
+        if user is None:
+            return
+        try:
+            with runtime.db_session() as session:
+                if activate:
+                    snapshots.activate(session, snapshot_id, runtime.settings(), user.id)
+                else:
+                    snapshots.deactivate(session, snapshot_id, user.id)
+        except snapshots.JudgeSnapshotError as exc:
+            self._say(str(exc), ok=False)
+            return
+        self._say(f"Snapshot {snapshot_id} {'activated' if activate else 'deactivated'}.")
+        self._show()
+
+    @rx.event
+    def calibrate(self, snapshot_id: str) -> Any:
+        """Start calibrating ``snapshot_id`` in the background."""
+        if self._owner() is None or self.calibrating:
+            return None
+        self._calibrating_id = snapshot_id
+        return JudgeOperationsState.run_calibration
+
+    @rx.event(background=True)
+    async def run_calibration(self) -> None:
+        async with self:
+            user = self._owner()
+            snapshot_id = self._calibrating_id
+            if user is None or self.calibrating or not snapshot_id:
+                return
+            self.calibrating = True
+            self._say("Calibrating…")
+        try:
+            message, ok = await asyncio.to_thread(_calibrate, snapshot_id, user.id)
+        finally:
+            async with self:
+                self.calibrating = False
+        async with self:
+            self._say(message, ok)
+            self._show()
+
+
+def _calibrate(snapshot_id: str, actor_id: str) -> tuple[str, bool]:
+    try:
+        with runtime.db_session() as session:
+            run = calibration.calibrate_with_configured_judge(
+                session, snapshot_id, runtime.storage(), runtime.settings(), actor_id
+            )
+    except snapshots.JudgeSnapshotError as exc:
+        return str(exc), False
+    if run.passed:
+        return f"Calibration passed (MAE {run.mae}, Spearman {run.spearman}).", True
+    return "Calibration failed: " + ", ".join(run.failures), False

@@ -1,0 +1,126 @@
+"""The AI judge in the browser: an owner brings a snapshot to life, and new Tests get reviews.
+
+An owner pastes a snapshot file on /operations, calibrates it against the fake judge and
+activates it; a contributor's new Test goes public and then gets its AI review, which links
+to the judge card; a Test whose output tries to instruct the grader ends on hold in
+/moderation. Screenshots at desktop and phone width land in test-artifacts/screens/.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import httpx
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session, select
+
+from benchmax.adapters.storage.local import LocalStorage
+from benchmax.models import Job, Review, ReviewerKind, Test, TestState
+from benchmax.services.tokens import create_token
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    OWNER_HANDLE,
+    PHONE,
+    LiveApp,
+    signed_in_page,
+    wait_ready,
+)
+from tests.factories import make_user
+from tests.judge_helpers import INJECTION, calibration_set, snapshot_file, steps
+
+
+def _shoot(page: Page, name: str) -> None:
+    (ARTIFACTS / "screens").mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "screens" / f"{name}-desktop.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / "screens" / f"{name}-phone.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def _submit(app: LiveApp, output: str) -> str:
+    """A contributor's new Test, sent through the app's own API as a harness would."""
+    with Session(app.engine, expire_on_commit=False) as session:
+        handle = f"c{secrets.token_hex(4)}"
+        user = make_user(session, handle=handle, auth_subject=f"local|{handle}")
+        _, token = create_token(session, user, "harness")
+        session.commit()
+    fields = {
+        "prompt": "Implement the feature and report each acceptance step.",
+        "model": "Claude Sonnet 4.5",
+        "harness": "Claude Code",
+        "reasoning": "high",
+        "output": output,
+    }
+    response = httpx.post(
+        f"{app.url}/api/v1/tests",
+        headers={"Authorization": f"Bearer {token}"},
+        files={name: (None, value) for name, value in fields.items()},
+        timeout=30,
+    )
+    assert response.status_code == 202, response.text
+    return str(response.json()["id"])
+
+
+def _wait_for(app: LiveApp, page: Page, test_id: str, *, reviewed: bool) -> None:
+    with Session(app.engine) as session:
+        for _ in range(120):
+            session.expire_all()
+            test = session.get(Test, test_id)
+            ai = session.exec(
+                select(Review).where(
+                    Review.test_id == test_id, Review.reviewer_kind == ReviewerKind.AI
+                )
+            ).first()
+            if test is not None and test.state == TestState.PUBLIC and (ai or not reviewed):
+                return
+            page.wait_for_timeout(500)
+        jobs = session.exec(select(Job.kind, Job.state, Job.last_error_code)).all()
+    raise AssertionError(f"Test {test_id} did not reach public (reviewed: {reviewed}): {jobs}")
+
+
+def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    LocalStorage(live_app.data_dir / "objects").put(
+        live_app.settings.judge_calibration_key, [calibration_set()]
+    )
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)
+    owner.goto(f"{live_app.url}/operations")
+    wait_ready(owner)
+    expect(owner.locator("#judge-state")).to_contain_text("no active snapshot")
+    owner.fill("#judge-snapshot-source", snapshot_file().decode())
+    owner.click("#judge-create")
+    expect(owner.locator("#judge-notice")).to_contain_text("created")
+    row = owner.locator("#judge-snapshots tbody tr").first
+    row.locator(".judge-calibrate").click()
+    expect(owner.locator("#judge-notice")).to_contain_text("Calibration passed", timeout=60_000)
+    row.locator(".judge-activate").click()
+    expect(owner.locator("#judge-state")).to_contain_text("active:")
+    _shoot(owner, "operations-judge")
+
+    test_id = _submit(live_app, steps(8, 2))
+    _wait_for(live_app, owner, test_id, reviewed=True)
+    reader = owner.context.new_page()
+    reader.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(reader)
+    card = reader.locator(".review-card").first
+    expect(card).to_contain_text("AI judge")
+    expect(card).to_contain_text("80")
+    expect(card).to_contain_text("median 80 of 3 samples, spread 0")
+    _shoot(reader, "test-ai-review")
+    card.locator(".judge-card-link").click()
+    reader.wait_for_url("**/judges/*")
+    wait_ready(reader)
+    expect(reader.locator("#judge-title")).to_contain_text("Fake reviewer")
+    expect(reader.locator("#judge-calibrations")).to_contain_text("passed")
+    expect(reader.locator("#judge-template")).to_contain_text("{nonce}")
+    _shoot(reader, "judge-card")
+
+    held = _submit(live_app, steps(3, 7) + INJECTION)
+    _wait_for(live_app, owner, held, reviewed=True)
+    owner.goto(f"{live_app.url}/moderation")
+    wait_ready(owner)
+    owner.click("#tab-flags")
+    expect(owner.get_by_text("judge_injection_suspected").first).to_be_visible()
+    _shoot(owner, "moderation-judge-hold")

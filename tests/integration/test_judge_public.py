@@ -1,0 +1,65 @@
+"""The judge in public: the JSON API shows an AI review's samples and the judge card."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+from starlette.testclient import TestClient
+
+from benchmax.models import (
+    JudgeCalibrationRun,
+    JudgeReviewSample,
+    JudgeSample,
+    Review,
+    ReviewerKind,
+    SamplePurpose,
+    SampleStatus,
+)
+from benchmax.settings import Settings
+from tests.factories import make_test
+from tests.fake_judge import FakeJudge
+from tests.judge_helpers import TEMPLATE, judge_settings, make_active_snapshot
+
+
+def test_the_test_json_and_the_judge_card_show_the_ai_review(
+    api_client: TestClient, engine: Engine, settings: Settings, fake_judge: FakeJudge
+) -> None:
+    on = judge_settings(settings, fake_judge, "e" * 64)
+    with Session(engine) as session:
+        snapshot = make_active_snapshot(session, on)
+        run = JudgeCalibrationRun(snapshot_id=snapshot.id, set_sha256="e" * 64, item_count=33,
+                                  mae=2.5, spearman=0.97, median_spread=0, passed=True,
+                                  twins={"injection": {"held": True}})  # fmt: skip
+        session.add(run)
+        test = make_test(session)
+        review = Review(test_id=test.id, reviewer_kind=ReviewerKind.AI, score=72,
+                        reasoning="Mostly right.", judge_snapshot_id=snapshot.id)  # fmt: skip
+        session.add(review)
+        session.flush()
+        for round_, score in enumerate((70, 72, 75)):
+            sample = JudgeSample(snapshot_id=snapshot.id, purpose=SamplePurpose.REVIEW,
+                                 test_id=test.id, round=round_, requested_model="m-2026-01-01",
+                                 reported_model="m-2026-01-01-served", status=SampleStatus.OK,
+                                 score=score)  # fmt: skip
+            session.add(sample)
+            session.flush()
+            session.add(JudgeReviewSample(review_id=review.id, sample_id=sample.id))
+        session.commit()
+        test_id, snapshot_id, review_id = test.id, snapshot.id, review.id
+    body = api_client.get(f"/api/v1/tests/{test_id}").json()
+    (entry,) = body["reviews"]
+    assert entry["reviewer_kind"] == "ai"
+    assert entry["judge_snapshot_id"] == snapshot_id
+    summary = body["ai_reviews"][review_id]
+    assert (summary["median"], summary["spread"], summary["samples"]) == (72, 5, 3)
+    assert summary["models"] == ["m-2026-01-01-served"]
+    card = api_client.get(f"/api/v1/judges/{snapshot_id}").json()
+    assert card["prompt_template"] == TEMPLATE
+    assert len(card["prompt_template_sha256"]) == 64
+    assert card["model_ids"] == ["fake-judge-2026-11-20"]
+    (calibration,) = card["calibrations"]
+    assert calibration["passed"]
+    assert calibration["spearman"] == 0.97
+    assert "items" not in calibration
+    assert api_client.get("/api/v1/judges/0000000000000000").status_code == 404
+    assert api_client.get("/api/v1/judges/..%2F..").status_code == 404
