@@ -291,9 +291,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from benchmax.cli_leaderboard import register as register_leaderboard
     from benchmax.cli_ops import register as register_operations
+    from benchmax.cli_stack import register as register_stack
 
     register_operations(sub)
     register_leaderboard(sub)
+    register_stack(sub)
     return parser
 
 
