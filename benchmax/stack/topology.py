@@ -154,6 +154,14 @@ class Stack:
         self.kill(name, signal.SIGTERM)
         return self.spawn(name, self._commands[name])
 
+    def create_token(self, handle: str) -> str:
+        """A new account's API token, made with the operator's CLI in the stack's environment."""
+        out = subprocess.run(
+            _py("-m", "benchmax.cli", "tokens", "create", "--handle", handle, "--create-user"),
+            cwd=ROOT, env=self.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return out.stdout.strip()
+
     def _run_once(self, name: str, command: list[str], timeout: float) -> None:
         process = self.spawn(name, command)
         if process.wait(timeout=timeout) != 0:

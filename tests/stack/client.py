@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterable
@@ -12,31 +10,10 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from benchmax.stack.topology import ROOT, Stack
-from tests.unit.safety.corpus import png_bytes
+from benchmax.stack.sample import SAMPLE_FORM, sample_png
+from benchmax.stack.topology import Stack
 
-FORM = {
-    "prompt": "Build a todo app.",
-    "model": "Claude Sonnet 4.5",
-    "model_version": "2025-09-29",
-    "harness": "Claude Code",
-    "reasoning": "high",
-    "output": "It works.",
-    "settings": "temperature 0",
-    "attempts": "1",
-    "source_visibility": "public",
-}
 DONE_STATES = ("public", "needs_attention", "failed")
-
-
-def create_token(stack: Stack, handle: str) -> str:
-    """A fresh account and API token, made with the operator's CLI in the stack's environment."""
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmax.cli", "tokens", "create", "--handle", handle,
-         "--create-user"],
-        cwd=ROOT, env=stack.env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return out.stdout.strip()
 
 
 class StackClient:
@@ -44,7 +21,7 @@ class StackClient:
 
     def __init__(self, stack: Stack, handle: str) -> None:
         self.stack = stack
-        self.token = create_token(stack, handle)
+        self.token = stack.create_token(handle)
         self.http = httpx.Client(timeout=30, headers={"Authorization": f"Bearer {self.token}"})
         self.engine = create_engine(stack.config.database_url)
 
@@ -55,8 +32,8 @@ class StackClient:
         headers = {"Idempotency-Key": key or uuid.uuid4().hex}
         return self.http.post(
             self.url(port, "/api/v1/tests"),
-            data={**FORM, "title": title},
-            files=[("files", ("shot.png", png_bytes(), "image/png"))],
+            data={**SAMPLE_FORM, "title": title},
+            files=[("files", ("shot.png", sample_png(), "image/png"))],
             headers=headers,
         )
 
