@@ -21,13 +21,16 @@ FAST_TESTS := not (postgres or redis or s3 or stack or e2e)
 BACKEND_TESTS := -m "not e2e" -n 2 --dist loadgroup
 COVERAGE := --cov --cov-report=term:skip-covered
 
-.PHONY: help run test test-fast test-backend test-e2e lint format bench services install clean
+.PHONY: help run run-prod test test-fast test-backend test-e2e lint format bench services install clean
 
 help: ## List the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 run: install ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
 	$(PY) -m benchmax.cli dev
+
+run-prod: install ## Run the production topology on this machine (app :4700, evidence :4701)
+	$(PY) -m benchmax.cli stack
 
 test: lint $(STAMP)/chromium services ## Set up, lint, and run the whole suite (what CI runs)
 	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)

@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import Any
 
 
+def _running(stack: Any) -> str:
+    return ", ".join(f"{n}={p.pid}" for n, p in stack.processes.items() if p.poll() is None)
+
+
 def _cmd_stack(args: argparse.Namespace) -> int:
     from benchmax.stack.topology import Stack, StackConfig
 
@@ -18,7 +22,8 @@ def _cmd_stack(args: argparse.Namespace) -> int:
         s3_port=args.s3_port,
         database=args.database,
         data_dir=Path(args.data_dir),
-        build_frontend=not args.no_frontend,
+        serve_frontend=not args.no_frontend,
+        build_frontend=not args.no_build,
     )
     stack = Stack(config)
     try:
@@ -30,7 +35,7 @@ def _cmd_stack(args: argparse.Namespace) -> int:
             + ", ".join(str(config.replica_port(i)) for i in range(config.replicas))
             + f")\n    user content: {config.usercontent_origin}\n"
             f"    database:     {config.database_url}\n    redis:        {config.redis_url}\n"
-            f"    processes:    {', '.join(f'{n}={p.pid}' for n, p in stack.processes.items() if p.poll() is None)}\n"
+            f"    processes:    {_running(stack)}\n"
             f"    logs:         {stack.logs}\n  Press Ctrl+C to stop.\n",
             flush=True,
         )
@@ -57,5 +62,6 @@ def register(sub: Any) -> None:
     stack.add_argument("--database", default="benchmax_stack")
     stack.add_argument("--data-dir", default="var/stack")
     stack.add_argument("--no-frontend", action="store_true", help="API only: skip the build")
+    stack.add_argument("--no-build", action="store_true", help="reuse the front end .web holds")
     stack.add_argument("--start-timeout", type=float, default=900.0)
     stack.set_defaults(func=_cmd_stack)

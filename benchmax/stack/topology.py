@@ -41,6 +41,8 @@ class StackConfig:
     data_dir: Path = Path("var/stack")
     replicas: int = 2
     workers: int = 2
+    # Serve the built front end from the replicas; build it first (or reuse what .web holds).
+    serve_frontend: bool = True
     build_frontend: bool = True
     extra_env: Mapping[str, str] = field(default_factory=dict)
 
@@ -182,7 +184,7 @@ class Stack:
         self.spawn("s3", _py("-m", "moto.server", "-H", "127.0.0.1", "-p", str(cfg.s3_port)))
         self.wait_ready(["redis", "s3"], timeout=60)
         self._run_once("setup", _py("-m", "benchmax.stack.setup"), timeout)
-        if cfg.build_frontend:
+        if cfg.serve_frontend and cfg.build_frontend:
             self._run_once(
                 "frontend-build",
                 _py("-m", "reflex", "export", "--frontend-only", "--no-zip", "--env", "prod"),
@@ -194,7 +196,7 @@ class Stack:
             backends += ["--backend", f"127.0.0.1:{port}"]
             argv = ["-m", "benchmax.stack.replica", "--port", str(port)]
             self.spawn(
-                f"web-{index + 1}", _py(*argv, *([] if cfg.build_frontend else ["--no-frontend"]))
+                f"web-{index + 1}", _py(*argv, *([] if cfg.serve_frontend else ["--no-frontend"]))
             )
         self.spawn(
             "proxy", _py("-m", "benchmax.stack.proxy", "--port", str(cfg.base_port), *backends)

@@ -38,7 +38,7 @@ def production_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
         s3_port=PORT + 90,
         database=DATABASE,
         data_dir=Path(tmp_path_factory.mktemp("stack")),
-        build_frontend=False,
+        serve_frontend=False,
         extra_env={
             "BENCHMAX_JOB_LEASE_SECONDS": "12",
             "BENCHMAX_SCAN_TIMEOUT_SECONDS": "10",
