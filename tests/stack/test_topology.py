@@ -80,7 +80,7 @@ def test_faults_while_contributors_submit_lose_nothing_and_double_nothing(
     stack = stack_client.stack
     proxy, _first, second = _ports(stack)
     run = uuid.uuid4().hex[:6]
-    titles = [f"fault {run} {i}" for i in range(24)]
+    titles = [f"fault {run} {i}" for i in range(40)]
     ids: dict[str, str] = {}
     deadline = time.monotonic() + 120
 
@@ -97,6 +97,7 @@ def test_faults_while_contributors_submit_lose_nothing_and_double_nothing(
     stack.restart("redis")
     stack.wait_ready(["redis"], timeout=30)
     stack.kill("web-1")
+    assert len(ids) < len(titles), "the submissions ended before the faults: nothing was tested"
     for thread in threads:
         thread.join()
     stack.spawn(killed_worker, stack._commands[killed_worker])
