@@ -18,7 +18,7 @@ export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
 FAST_TESTS := not (postgres or redis or s3 or stack or e2e)
 # Two workers: the machines running this have two cores. Coverage of the product packages
 # (pyproject.toml's [tool.coverage]) is printed after the run; it is a report, not a gate.
-BACKEND_TESTS := -m "not e2e" -n 2 --dist loadgroup
+BACKEND_TESTS := -m "not e2e" -n 2
 COVERAGE := --cov --cov-report=term:skip-covered
 
 .PHONY: help run run-prod test test-fast test-backend test-e2e lint format bench services install clean

@@ -2,7 +2,7 @@
 
 The stack runs API-only (no front-end build, which would take minutes); its ports, Redis and
 database are its own (``BENCHMAX_STACK_TEST_PORT``, default 4740; Redis on 6390; database
-``benchmax_stack_test``, recreated empty each session). Leases and sweeps are short so the
+``benchmax_stack_test_0``, recreated empty each session; the next xdist worker +20, +1, _1). Leases and sweeps are short so the
 fault tests see the sweeper at work within seconds.
 """
 
@@ -18,8 +18,11 @@ import pytest
 from benchmax.stack.topology import PG_ADMIN_URL, Stack, StackConfig
 from tests.stack.client import StackClient
 
-PORT = int(os.environ.get("BENCHMAX_STACK_TEST_PORT", "4740"))
-DATABASE = "benchmax_stack_test"
+# Each xdist worker that reaches these tests gets a stack of its own, 20 ports further on.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+PORT = int(os.environ.get("BENCHMAX_STACK_TEST_PORT", "4740")) + 20 * _WORKER
+REDIS_PORT = int(os.environ.get("BENCHMAX_STACK_TEST_REDIS_PORT", "6390")) + _WORKER
+DATABASE = f"benchmax_stack_test_{_WORKER}"
 
 
 def _recreate_database() -> None:
@@ -34,8 +37,8 @@ def production_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     _recreate_database()
     config = StackConfig(
         base_port=PORT,
-        redis_port=int(os.environ.get("BENCHMAX_STACK_TEST_REDIS_PORT", "6390")),
-        s3_port=PORT + 90,
+        redis_port=REDIS_PORT,
+        s3_port=PORT + 9,
         database=DATABASE,
         data_dir=Path(tmp_path_factory.mktemp("stack")),
         serve_frontend=False,

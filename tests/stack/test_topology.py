@@ -13,12 +13,8 @@ import threading
 import time
 import uuid
 
-import pytest
-
 from benchmax.stack.topology import Stack
 from tests.stack.client import StackClient
-
-pytestmark = pytest.mark.xdist_group("stack")
 
 
 def _ports(stack: Stack) -> tuple[int, int, int]:
