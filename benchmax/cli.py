@@ -234,6 +234,7 @@ def _cmd_export(_args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand's arguments; long because the command's surface reads best in one place."""
     parser = argparse.ArgumentParser(prog="benchmax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -289,13 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("--port", type=int, default=3001)
     uc.set_defaults(func=_cmd_usercontent)
 
-    from benchmax.cli_leaderboard import register as register_leaderboard
-    from benchmax.cli_ops import register as register_operations
-    from benchmax.cli_stack import register as register_stack
+    from benchmax import cli_leaderboard, cli_ops, cli_stack
 
-    register_operations(sub)
-    register_leaderboard(sub)
-    register_stack(sub)
+    cli_ops.register(sub)
+    cli_leaderboard.register(sub)
+    cli_stack.register(sub)
     return parser
 
 
