@@ -15,19 +15,22 @@ export PYTHONUNBUFFERED := 1
 export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
 
 # Tests are marked by what they need (tests/needs.py); the fast set needs no service, no browser.
-FAST_TESTS := not (postgres or redis or s3 or e2e)
+FAST_TESTS := not (postgres or redis or s3 or stack or e2e)
 # Two workers: the machines running this have two cores. Coverage of the product packages
 # (pyproject.toml's [tool.coverage]) is printed after the run; it is a report, not a gate.
 BACKEND_TESTS := -m "not e2e" -n 2
 COVERAGE := --cov --cov-report=term:skip-covered
 
-.PHONY: help run test test-fast test-backend test-e2e lint format bench services install clean
+.PHONY: help run run-prod test test-fast test-backend test-e2e lint format bench services install clean
 
 help: ## List the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 run: install ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
 	$(PY) -m benchmax.cli dev
+
+run-prod: install ## Run the production topology on this machine (app :4700, evidence :4701)
+	$(PY) -m benchmax.cli stack
 
 test: lint $(STAMP)/chromium services ## Set up, lint, and run the whole suite (what CI runs)
 	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)

@@ -235,15 +235,14 @@ def _cmd_export(_args: argparse.Namespace) -> int:
 
 def _register_command_modules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Command groups that live in modules of their own, imported only when parsing."""
-    from benchmax.cli_judge import register as register_judge
-    from benchmax.cli_leaderboard import register as register_leaderboard
-    from benchmax.cli_ops import register as register_operations
+    from benchmax import cli_judge, cli_leaderboard, cli_ops, cli_stack
 
-    for register in (register_operations, register_leaderboard, register_judge):
-        register(sub)
+    for module in (cli_ops, cli_leaderboard, cli_judge, cli_stack):
+        module.register(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand's arguments; long because the command's surface reads best in one place."""
     parser = argparse.ArgumentParser(prog="benchmax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 

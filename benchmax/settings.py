@@ -61,6 +61,10 @@ class CoreSettings(BaseSettings):
     s3_region: str = "auto"
     s3_access_key_id: str = ""
     s3_secret_access_key: SecretStr | None = None
+    # Set only by ``benchmax stack``: the production topology on one machine, where plain
+    # http on loopback and the local issuer stand in for TLS and Clerk (which need the
+    # public internet). Honoured only when both origins are loopback; see STACK_RELAXED.
+    stack_local: bool = False
 
     @field_validator("app_origin", "usercontent_origin")
     @classmethod
@@ -96,13 +100,45 @@ class CoreSettings(BaseSettings):
             problems.append(origin_problem)
         return problems
 
+    def stack_relaxes(self) -> bool:
+        """Whether the local-stack waivers apply: the flag is set and both origins are loopback."""
+        return self.stack_local and all(
+            _is_loopback(urlsplit(origin).hostname or "")
+            for origin in (self.app_origin, self.usercontent_origin)
+        )
+
+    def enforced_production_problems(self) -> list[str]:
+        """``production_problems`` less the ones the local stack may waive (STACK_RELAXED)."""
+        problems = self.production_problems()
+        if self.stack_relaxes():
+            problems = [p for p in problems if not any(r in p for r in STACK_RELAXED)]
+        return problems
+
     @model_validator(mode="after")
     def _refuse_unsafe_production(self) -> CoreSettings:
         if self.is_production:
-            problems = self.production_problems()
+            problems = self.enforced_production_problems()
             if problems:
                 raise ValueError("unsafe production configuration: " + "; ".join(problems))
         return self
+
+
+STACK_RELAXED = (
+    # Clerk is a hosted service on the public internet; the local issuer signs tokens of
+    # the same shape, verified by the same code path. (Plain http on loopback is waived in
+    # usercontent_origin_problem: TLS needs a certificate for a public name.)
+    "BENCHMAX_AUTH_BACKEND=local",
+)
+"""Fragments of the production problems ``BENCHMAX_STACK_LOCAL=1`` waives, and why."""
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def usercontent_origin_problem(settings: CoreSettings) -> str | None:
@@ -117,7 +153,7 @@ def usercontent_origin_problem(settings: CoreSettings) -> str | None:
     parts = urlsplit(origin)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query:
         return "BENCHMAX_USERCONTENT_ORIGIN must be a scheme and host, like https://usercontent.example"
-    if settings.is_production and parts.scheme != "https":
+    if settings.is_production and parts.scheme != "https" and not settings.stack_relaxes():
         return "BENCHMAX_USERCONTENT_ORIGIN must use https in production"
     content_host = parts.hostname
     app_host = urlsplit(settings.app_origin).hostname or ""

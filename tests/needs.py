@@ -22,6 +22,7 @@ FIXTURE_NEEDS = {
     "s3_settings": "s3",
     "live_app": "e2e",
     "browser": "e2e",
+    "production_stack": "stack",
 }
 # (parametrised fixture, parameter) -> what that parameter needs; the fixture picks its backend
 # at run time, so the fixture name alone says nothing.

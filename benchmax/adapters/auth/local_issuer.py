@@ -82,10 +82,14 @@ def _read_key(path: Path, identity: tuple[int, int, int]) -> rsa.RSAPrivateKey:
 
 
 class LocalIssuer:
-    """Mints session tokens for the embedded default; refuses to exist in production."""
+    """Mints session tokens for the embedded default; refuses to exist in production.
+
+    The one exception is the local production stack (``BENCHMAX_STACK_LOCAL=1`` with loopback
+    origins), where Clerk — on the public internet — cannot be reached.
+    """
 
     def __init__(self, settings: Settings) -> None:
-        if settings.is_production:
+        if settings.is_production and not settings.stack_relaxes():
             raise LocalIssuerRefusedError(
                 "the local issuer is for development only; production signs in with Clerk"
             )

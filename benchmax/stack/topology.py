@@ -1,0 +1,272 @@
+"""Start, watch and stop the production topology on this machine: one process per part.
+
+The parts and their order: PostgreSQL (started if not running, as ``make services`` does) with
+a database of the stack's own; a Redis of the stack's own (its child, so faults can restart
+it); moto's S3 server; migrations and the catalog; the front end built once; two web replicas
+on the Redis state manager behind one round-robin port; the user-content service; two Taskiq
+workers on Redis streams; exactly one scheduler. Every process logs to ``<data>/logs/<name>.log``.
+
+Everything runs with ``BENCHMAX_ENV=production`` and ``BENCHMAX_STACK_LOCAL=1``: the settings'
+production checks all apply except the two that need the public internet (TLS on the origins,
+Clerk), which that flag waives only while both origins are loopback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """Ports and places. Ports: base (the app), base+1 (evidence), base+11.. (replicas)."""
+
+    base_port: int = 4700
+    redis_port: int = 6390
+    s3_port: int = 4790
+    database: str = "benchmax_stack"
+    data_dir: Path = Path("var/stack")
+    replicas: int = 2
+    workers: int = 2
+    # Serve the built front end from the replicas; build it first (or reuse what .web holds).
+    serve_frontend: bool = True
+    build_frontend: bool = True
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def app_origin(self) -> str:
+        return f"http://localhost:{self.base_port}"
+
+    @property
+    def usercontent_origin(self) -> str:
+        return f"http://127.0.0.1:{self.base_port + 1}"
+
+    @property
+    def database_url(self) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:5432/{self.database}"
+
+    @property
+    def redis_url(self) -> str:
+        return f"redis://127.0.0.1:{self.redis_port}/0"
+
+    def replica_port(self, index: int) -> int:
+        return self.base_port + 11 + index
+
+    def environment(self) -> dict[str, str]:
+        """The environment every process of the stack runs with."""
+        env = dict(os.environ)
+        env.update(
+            {
+                "BENCHMAX_ENV": "production",
+                "BENCHMAX_STACK_LOCAL": "1",
+                "BENCHMAX_DATA_DIR": str(self.data_dir.resolve()),
+                "BENCHMAX_DATABASE_URL": self.database_url,
+                "BENCHMAX_APP_ORIGIN": self.app_origin,
+                "BENCHMAX_USERCONTENT_ORIGIN": self.usercontent_origin,
+                "BENCHMAX_STORAGE_BACKEND": "s3",
+                "BENCHMAX_S3_ENDPOINT_URL": f"http://127.0.0.1:{self.s3_port}",
+                "BENCHMAX_S3_BUCKET": "benchmax-stack",
+                "BENCHMAX_S3_REGION": "us-east-1",
+                "BENCHMAX_S3_ACCESS_KEY_ID": "stack",
+                "BENCHMAX_S3_SECRET_ACCESS_KEY": "stack-local-moto-secret",
+                "BENCHMAX_AUTH_BACKEND": "local",
+                "BENCHMAX_QUEUE_BACKEND": "redis",
+                "BENCHMAX_REDIS_URL": self.redis_url,
+                "REFLEX_REDIS_URL": self.redis_url,
+                "REFLEX_TELEMETRY_ENABLED": "false",
+                "REFLEX_CHECK_LATEST_VERSION": "false",
+                "REFLEX_USE_SYSTEM_BUN": env.get("REFLEX_USE_SYSTEM_BUN", "1"),
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        env.update(self.extra_env)
+        return env
+
+
+def _py(*args: str) -> list[str]:
+    return [sys.executable, *args]
+
+
+def ensure_postgres(database: str) -> None:
+    """Start PostgreSQL if it is down (as ``make services`` does); create the database."""
+    import psycopg
+
+    if subprocess.call(["pg_isready", "-q", "-h", "127.0.0.1", "-p", "5432"]) != 0:
+        version = sorted(os.listdir("/etc/postgresql"))[0]
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"], check=True
+        )
+        for _ in range(30):
+            if subprocess.call(["pg_isready", "-q", "-h", "127.0.0.1", "-p", "5432"]) == 0:
+                break
+            time.sleep(1)
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
+        ).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{database}"')
+
+
+class Stack:
+    """The running processes by name; start them in order, kill or restart one, stop all."""
+
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.env = config.environment()
+        self.logs = config.data_dir.resolve() / "logs"
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self._commands: dict[str, list[str]] = {}
+
+    # -- one process ---------------------------------------------------------------------
+
+    def spawn(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        self.processes[name] = process
+        self._commands[name] = command
+        return process
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Signal a process's whole group (a worker's children too) and reap it."""
+        process = self.processes[name]
+        if process.poll() is None:
+            os.killpg(process.pid, sig)
+            process.wait(timeout=30)
+
+    def restart(self, name: str) -> subprocess.Popen[bytes]:
+        self.kill(name, signal.SIGTERM)
+        return self.spawn(name, self._commands[name])
+
+    def create_token(self, handle: str) -> str:
+        """A new account's API token, made with the operator's CLI in the stack's environment."""
+        out = subprocess.run(
+            _py("-m", "benchmax.cli", "tokens", "create", "--handle", handle, "--create-user"),
+            cwd=ROOT, env=self.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return out.stdout.strip()
+
+    def _run_once(self, name: str, command: list[str], timeout: float) -> None:
+        process = self.spawn(name, command)
+        if process.wait(timeout=timeout) != 0:
+            raise RuntimeError(f"{name} failed; see {self.logs / (name + '.log')}")
+
+    # -- the topology --------------------------------------------------------------------
+
+    def start(self, timeout: float = 600.0) -> None:
+        cfg = self.config
+        ensure_postgres(cfg.database)
+        redis_dir = cfg.data_dir.resolve() / "redis"
+        redis_dir.mkdir(parents=True, exist_ok=True)
+        self.spawn("redis", [
+            shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1",
+            "--port", str(cfg.redis_port), "--save", "", "--appendonly", "no",
+            "--dir", str(redis_dir),
+        ])  # fmt: skip
+        self.spawn("s3", _py("-m", "moto.server", "-H", "127.0.0.1", "-p", str(cfg.s3_port)))
+        self.wait_ready(["redis", "s3"], timeout=60)
+        self._run_once("setup", _py("-m", "benchmax.stack.setup"), timeout)
+        if cfg.serve_frontend and cfg.build_frontend:
+            self._run_once(
+                "frontend-build",
+                _py("-m", "reflex", "export", "--frontend-only", "--no-zip", "--env", "prod"),
+                timeout,
+            )
+        backends = []
+        for index in range(cfg.replicas):
+            port = cfg.replica_port(index)
+            backends += ["--backend", f"127.0.0.1:{port}"]
+            argv = ["-m", "benchmax.stack.replica", "--port", str(port)]
+            self.spawn(
+                f"web-{index + 1}", _py(*argv, *([] if cfg.serve_frontend else ["--no-frontend"]))
+            )
+        self.spawn(
+            "proxy", _py("-m", "benchmax.stack.proxy", "--port", str(cfg.base_port), *backends)
+        )
+        self.spawn(
+            "usercontent",
+            _py("-m", "benchmax.cli", "usercontent", "--port", str(cfg.base_port + 1)),
+        )
+        for index in range(cfg.workers):
+            self.spawn(f"worker-{index + 1}", _py("-m", "benchmax.cli", "worker", "--workers", "1"))
+        self.spawn("scheduler", _py("-m", "benchmax.cli", "scheduler"))
+        self.wait_ready(list(self.processes), timeout=timeout)
+
+    def readiness_url(self, name: str) -> str | None:
+        cfg = self.config
+        if name.startswith("web-"):
+            return f"http://127.0.0.1:{cfg.replica_port(int(name[4:]) - 1)}/healthz"
+        return {
+            "proxy": f"http://127.0.0.1:{cfg.base_port}/healthz",
+            "usercontent": f"http://127.0.0.1:{cfg.base_port + 1}/",
+            "s3": f"http://127.0.0.1:{cfg.s3_port}/",
+        }.get(name)
+
+    def _ready(self, name: str) -> bool:
+        if name == "redis":
+            import redis
+
+            try:
+                return bool(redis.Redis.from_url(self.config.redis_url).ping())
+            except redis.RedisError:
+                return False
+        url = self.readiness_url(name)
+        if url is None:
+            return True
+        try:
+            return httpx.get(url, timeout=2).status_code < 500
+        except httpx.HTTPError:
+            return False
+
+    def wait_ready(self, names: list[str], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        pending = [n for n in names if n in self.processes and n not in ("setup", "frontend-build")]
+        while pending:
+            for name in list(pending):
+                if self.processes[name].poll() is not None:
+                    raise RuntimeError(f"{name} exited; see {self.logs / (name + '.log')}")
+                if self._ready(name):
+                    pending.remove(name)
+            if pending and time.monotonic() > deadline:
+                raise TimeoutError(f"not ready in {timeout:.0f}s: {', '.join(pending)}")
+            time.sleep(0.3)
+
+    def stop(self) -> None:
+        """SIGTERM every process group, newest first; SIGKILL what is left after 15 s."""
+        for process in reversed(list(self.processes.values())):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+@contextmanager
+def running(config: StackConfig) -> Iterator[Stack]:
+    stack = Stack(config)
+    try:
+        stack.start()
+        yield stack
+    finally:
+        stack.stop()
