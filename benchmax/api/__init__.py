@@ -7,6 +7,7 @@ from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
+from benchmax.api.errors import EXCEPTION_HANDLERS
 from benchmax.api.health import healthz
 from benchmax.api.moderation import moderation_routes
 from benchmax.api.reviews import review_routes
@@ -25,5 +26,6 @@ def build_api() -> Starlette:
             *review_routes(),
             *moderation_routes(),
             *compat_routes(),
-        ]
+        ],
+        exception_handlers=EXCEPTION_HANDLERS,
     )

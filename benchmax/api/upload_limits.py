@@ -18,10 +18,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from benchmax.api.errors import error_response
+from benchmax.api.errors import service_error_response
+from benchmax.services.errors import Invalid, TooLarge, TooSlow
 from benchmax.settings import Settings
 
 
@@ -33,18 +33,17 @@ class BodyTooSlowError(Exception):
     """The body stalled, or arrived slower than the minimum rate."""
 
 
-def too_slow_response(field: str | None = None) -> JSONResponse:
-    return error_response(
-        408,
+def too_slow(field: str | None = None) -> TooSlow:
+    return TooSlow(
         "upload_too_slow",
         "The upload arrived too slowly and was stopped. Check the connection and try again.",
         field,
     )
 
 
-def interrupted_response(field: str | None = None) -> JSONResponse:
+def interrupted(field: str | None = None) -> Invalid:
     """For a client that went away mid-body: nobody reads it, but the log stays quiet."""
-    return error_response(400, "upload_interrupted", "The upload was interrupted.", field)
+    return Invalid("upload_interrupted", "The upload was interrupted.", field)
 
 
 def declared_length(scope: Scope) -> int | None:
@@ -55,12 +54,15 @@ def declared_length(scope: Scope) -> int | None:
     return None
 
 
-def too_large_response(max_bytes: int) -> ASGIApp:
-    return error_response(
-        413,
+def request_too_large(max_bytes: int) -> TooLarge:
+    return TooLarge(
         "request_too_large",
         f"The request is larger than {max_bytes:,} bytes. Upload fewer or smaller files.",
     )
+
+
+def too_large_response(max_bytes: int) -> ASGIApp:
+    return service_error_response(request_too_large(max_bytes))
 
 
 class LimitedReceive:

@@ -32,6 +32,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import json_ready
+from benchmax.services.errors import Invalid
 from benchmax.services.labels import label_key, resolve_harness_id, resolve_model_id
 
 MAX_PAGE_SIZE = 100
@@ -46,14 +47,6 @@ _FILTER_LENGTHS = {
     "status": 16,
     "q": 200,
 }
-
-
-class InvalidCursorError(ValueError):
-    """The cursor was not one this service issued; the API answers 400."""
-
-
-class InvalidFilterError(ValueError):
-    """A filter value outside its allowed set; the API answers 400."""
 
 
 def _clean(value: object, max_length: int) -> str:
@@ -79,7 +72,7 @@ class FeedFilters:
     def __post_init__(self) -> None:
         if self.status and self.status not in set(ReviewState):
             allowed = ", ".join(state.value for state in ReviewState)
-            raise InvalidFilterError(f"status must be one of: {allowed}")
+            raise Invalid("invalid_filter", f"status must be one of: {allowed}")
 
     @classmethod
     def from_query(cls, query: Mapping[str, Any]) -> FeedFilters:
@@ -134,18 +127,23 @@ def encode_cursor(published_at: datetime, test_id: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+def bad_cursor() -> Invalid:
+    """A cursor this service did not issue (or an old one); the API answers 400."""
+    return Invalid("invalid_cursor", "The cursor is malformed or expired.", "cursor")
+
+
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The ``(published_at, id)`` a cursor points after; InvalidCursorError when malformed."""
+    """The ``(published_at, id)`` a cursor points after; ``bad_cursor()`` when malformed."""
     if len(cursor) > _MAX_CURSOR_LENGTH or not re.fullmatch(r"[A-Za-z0-9_-]+", cursor):
-        raise InvalidCursorError("malformed cursor")
+        raise bad_cursor()
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
         stamp, test_id = raw.split("|")
         published_at = datetime.fromisoformat(stamp)
     except (binascii.Error, UnicodeDecodeError, ValueError) as error:
-        raise InvalidCursorError("malformed cursor") from error
+        raise bad_cursor() from error
     if published_at.tzinfo is None or not is_public_id(test_id):
-        raise InvalidCursorError("malformed cursor")
+        raise bad_cursor()
     return published_at.astimezone(UTC), test_id
 
 
@@ -236,7 +234,7 @@ def list_feed(
 ) -> FeedPage:
     """One page of public Tests, newest first; pass ``next_cursor`` back for the next page.
 
-    Raises InvalidCursorError for a cursor this service did not issue.
+    Raises ``Invalid`` (``invalid_cursor``) for a cursor this service did not issue.
     """
     after = decode_cursor(cursor) if cursor else None
     conditions = _filter_conditions(session, filters)

@@ -7,6 +7,7 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
+from benchmax.services.errors import ServiceError
 from benchmax.services.moderation.records import decisions_for_tests
 from benchmax.state.session import SessionState
 
@@ -82,7 +83,7 @@ class MeState(SessionState):
         try:
             with runtime.db_session() as session:
                 submissions.retry_processing(session, user, test_id)
-        except submissions.SubmissionError as exc:
+        except ServiceError as exc:
             self.action_error = exc.message
         self._reload()
 
@@ -98,7 +99,7 @@ class MeState(SessionState):
         try:
             with runtime.db_session() as session:
                 _token, plaintext = tokens.create_token(session, user, self.token_name)
-        except tokens.TokenError as exc:
+        except ServiceError as exc:
             self.token_error = exc.message
             return
         self.new_token, self.token_error, self.token_name = plaintext, "", ""
@@ -112,7 +113,7 @@ class MeState(SessionState):
         try:
             with runtime.db_session() as session:
                 tokens.revoke_token(session, user, token_id)
-        except tokens.TokenError as exc:
+        except ServiceError as exc:
             self.token_error = exc.message
         self._reload()
 
