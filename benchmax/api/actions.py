@@ -18,8 +18,10 @@ from starlette.responses import JSONResponse, Response
 
 from benchmax import runtime
 from benchmax.api.auth import request_user
+from benchmax.api.upload_limits import LimitedReceive
 from benchmax.models import ModerationDecision, User
 from benchmax.models._base import as_utc
+from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import Invalid, TooLarge
 
 MAX_BODY_BYTES = 64 * 1024  # the longest field (review reasoning) is 5,000 characters
@@ -31,11 +33,9 @@ Action = Callable[[Session, User | None, dict[str, Any], dict[str, Any]], dict[s
 async def _json_body(request: Request) -> dict[str, Any]:
     if request.method in ("GET", "HEAD"):
         return {}
-    data = bytearray()
-    async for chunk in request.stream():
-        data.extend(chunk)
-        if len(data) > MAX_BODY_BYTES:
-            raise TooLarge("body_too_large", "The request body is too large.")
+    cap = ByteCap(MAX_BODY_BYTES, TooLarge("body_too_large", "The request body is too large."))
+    limited = Request(request.scope, LimitedReceive(request.receive, cap))
+    data = b"".join([chunk async for chunk in limited.stream()])
     try:
         body = json.loads(data or b"{}")
     except (UnicodeDecodeError, json.JSONDecodeError):

@@ -26,27 +26,25 @@ from benchmax import runtime
 from benchmax.api.auth import request_user
 from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
-    BodyTooSlowError,
-    RequestTooLargeError,
     declared_length,
     interrupted,
-    too_slow,
     upload_receive,
 )
 from benchmax.models import User
 from benchmax.services import accounts, submissions
+from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import Invalid, NotFound, RateLimited, TooLarge, Unauthenticated
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions.files import largest_file_bytes
+from benchmax.services.submissions.files import FILES_FIELD, largest_file_bytes
 from benchmax.services.submissions.quota import upload_wait
 from benchmax.services.submissions.records import editable_test
 
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 
-async def _spool(request: Request, cap: int) -> IO[bytes]:
+async def _spool(request: Request, cap: ByteCap) -> IO[bytes]:
     """The body in a temporary file; raises as ``LimitedReceive`` does (size, time)."""
-    limited = upload_receive(request.receive, cap, runtime.settings())
+    limited = upload_receive(request.receive, cap, runtime.settings(), FILES_FIELD)
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)  # noqa: SIM115
     try:
         async for chunk in Request(request.scope, limited).stream():
@@ -104,10 +102,9 @@ async def upload_draft_file(request: Request) -> Response:
     name = unquote(request.headers.get("x-filename", "")).strip()
     if not name:
         raise Invalid("filename_missing", "The file has no name.", "files")
-    cap = largest_file_bytes(SafetyLimits())
-    length = declared_length(request.scope)
-    if length is not None and not 0 <= length <= cap:
-        raise _too_large(name, cap)
+    max_bytes = largest_file_bytes(SafetyLimits())
+    cap = ByteCap(max_bytes, _too_large(name, max_bytes))
+    cap.check_declared(declared_length(request.scope))
     wait = await run_in_threadpool(_upload_wait, user, test_id)
     if wait is not None:
         raise RateLimited(
@@ -118,12 +115,8 @@ async def upload_draft_file(request: Request) -> Response:
         )
     try:
         body = await _spool(request, cap)
-    except RequestTooLargeError:
-        raise _too_large(name, cap) from None
-    except BodyTooSlowError:
-        raise too_slow("files") from None
     except ClientDisconnect:
-        raise interrupted("files") from None
+        raise interrupted(FILES_FIELD) from None
     try:
         size = body.seek(0, 2)
         body.seek(0)

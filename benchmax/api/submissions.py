@@ -37,16 +37,14 @@ from benchmax.adapters.storage import ObjectStorage
 from benchmax.api.auth import bearer_token, token_owner
 from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
-    BodyTooSlowError,
-    RequestTooLargeError,
     declared_length,
     interrupted,
     request_too_large,
-    too_slow,
     upload_receive,
 )
 from benchmax.models import Test, User
 from benchmax.services import submissions
+from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import (
     Conflict,
     Forbidden,
@@ -130,9 +128,8 @@ class _Body:
     fingerprint: str
 
 
-async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
+async def _read_body(request: Request, deps: SubmissionApiDeps, cap: ByteCap) -> _Body:
     """Parse the multipart body under the size cap; files end up in temporary files."""
-    cap = deps.settings.upload_max_request_bytes
     receive = upload_receive(request.receive, cap, deps.settings)
     try:
         form = await Request(request.scope, receive).form(
@@ -140,10 +137,6 @@ async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
             max_fields=len(API_FIELDS) + 1,
             max_part_size=_MAX_TEXT_PART_BYTES,
         )
-    except RequestTooLargeError:
-        raise request_too_large(cap) from None
-    except BodyTooSlowError:
-        raise too_slow() from None
     except ClientDisconnect:
         raise interrupted() from None
     except HTTPException as error:
@@ -279,15 +272,14 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
             raise Unsupported(
                 "unsupported_media_type", "Send the submission as multipart/form-data."
             )
-        length = declared_length(request.scope)
-        cap = deps.settings.upload_max_request_bytes
-        if length is not None and not 0 <= length <= cap:
-            raise request_too_large(cap)
+        max_bytes = deps.settings.upload_max_request_bytes
+        cap = ByteCap(max_bytes, request_too_large(max_bytes))
+        cap.check_declared(declared_length(request.scope))
         key = _idempotency_digest(request)
         found = await run_in_threadpool(_existing, deps, caller.user_id, key) if key else None
         if found is None:
             await run_in_threadpool(_take_slot, deps, caller)
-        body = await _read_body(request, deps)
+        body = await _read_body(request, deps, cap)
         try:
             if found is not None:
                 return _replay(deps, found, body.fingerprint)

@@ -11,7 +11,7 @@ as soon as the upload commits; submit then only waits for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import BinaryIO
 
 from sqlalchemy import func
@@ -25,6 +25,7 @@ from benchmax.adapters.storage import (
 )
 from benchmax.models import EvidenceFile, EvidenceState, TestState, User
 from benchmax.models._base import new_id, utcnow
+from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import Conflict, Invalid, NotFound, TooLarge
 from benchmax.services.safety import FilenameError, SafetyLimits, normalise_filename
 from benchmax.services.safety.limits import MIB
@@ -43,10 +44,6 @@ from benchmax.services.submissions.records import (
 FILES_FIELD = "files"
 
 
-class _OverCapError(Exception):
-    """Raised inside the upload stream to abort the storage write."""
-
-
 def quarantine_key(test_id: str, evidence_id: str) -> str:
     return f"{QUARANTINE_PREFIX}{test_id}/{evidence_id}"
 
@@ -56,15 +53,6 @@ def largest_file_bytes(limits: SafetyLimits) -> int:
     return max(
         limits.image_max_bytes, limits.video_max_bytes, limits.text_max_bytes, limits.zip_max_bytes
     )
-
-
-def _counted(chunks: Iterator[bytes], cap: int) -> Iterator[bytes]:
-    size = 0
-    for chunk in chunks:
-        size += len(chunk)
-        if size > cap:
-            raise _OverCapError
-        yield chunk
 
 
 def _too_large(cap: int, limits: SafetyLimits) -> TooLarge:
@@ -111,10 +99,8 @@ def add_file(
     evidence_id = new_id()
     key = quarantine_key(test.id, evidence_id)
     try:
-        info = storage.put(key, _counted(iter_chunks(data, DEFAULT_CHUNK_SIZE), cap))
-    except _OverCapError:
-        storage.delete(key)
-        raise refusal from None
+        # Past the cap the refusal is raised inside the stream, which aborts the write.
+        info = storage.put(key, ByteCap(cap, refusal).chunks(iter_chunks(data, DEFAULT_CHUNK_SIZE)))
     except BaseException:
         storage.delete(key)
         raise
