@@ -64,13 +64,14 @@ def _cmd_demo_seed(args: argparse.Namespace) -> int:
 
 def _cmd_users_grant_role(args: argparse.Namespace) -> int:
     from benchmax import runtime
-    from benchmax.services.accounts import AccountError, grant_role
+    from benchmax.services.accounts import grant_role
+    from benchmax.services.errors import ServiceError
 
     try:
         with runtime.db_session() as session:
             user = grant_role(session, args.handle, args.role)
-    except AccountError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except ServiceError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
         return 1
     print(f"@{user.handle} is now {user.role}")
     return 0
@@ -79,12 +80,12 @@ def _cmd_users_grant_role(args: argparse.Namespace) -> int:
 def _cmd_tokens_create(args: argparse.Namespace) -> int:
     from benchmax import runtime
     from benchmax.services.accounts import (
-        AccountError,
         find_user_by_handle,
         get_or_create_local_user,
         named_handle,
     )
-    from benchmax.services.tokens import TokenError, create_token
+    from benchmax.services.errors import ServiceError
+    from benchmax.services.tokens import create_token
 
     try:
         with runtime.db_session() as session:
@@ -98,8 +99,8 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
                     return 1
                 user = get_or_create_local_user(session, args.handle, "", runtime.settings())
             _token, plaintext = create_token(session, user, args.name)
-    except (AccountError, TokenError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except ServiceError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
         return 1
     print(plaintext)
     return 0

@@ -40,15 +40,15 @@ def _cmd_jobs_list(args: argparse.Namespace) -> int:
 
 def _cmd_jobs_act(args: argparse.Namespace) -> int:
     from benchmax import runtime
-    from benchmax.services.jobs import JobStateError
-    from benchmax.services.operations import ReasonError, discard_job, requeue_job
+    from benchmax.services.errors import ServiceError
+    from benchmax.services.operations import discard_job, requeue_job
 
     action = requeue_job if args.jobs == "requeue" else discard_job
     try:
         with runtime.db_session() as session:
             job = action(session, args.job_id, actor=None, reason=args.reason)
-    except (JobStateError, ReasonError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except ServiceError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
         return 1
     print(f"job {job.id} ({job.kind}) is now {job.state}")
     return 0

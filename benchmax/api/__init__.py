@@ -7,6 +7,7 @@ from starlette.routing import Route
 
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
+from benchmax.api.errors import EXCEPTION_HANDLERS
 from benchmax.api.fallback import ApiFallback
 from benchmax.api.feeds import feed_routes
 from benchmax.api.health import healthz
@@ -36,4 +37,4 @@ def build_api() -> Starlette:
         *open_data_routes(),
         *feed_routes(),
     ]
-    return Starlette(routes=[*routes, ApiFallback(routes)])
+    return Starlette(routes=[*routes, ApiFallback(routes)], exception_handlers=EXCEPTION_HANDLERS)

@@ -1,5 +1,5 @@
 """Run one service call per request: read the JSON body, find the caller, commit or roll
-back, and answer every refusal in the API's one error shape.
+back. A refusal is a ``ServiceError``, answered by the handler in ``benchmax.api.errors``.
 
 Service functions are synchronous (SQL), so they run in the thread pool rather than on the
 event loop.
@@ -17,11 +17,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from benchmax import runtime
-from benchmax.api.auth import ApiAuthError, request_user
-from benchmax.api.errors import error_response
+from benchmax.api.auth import request_user
+from benchmax.api.upload_limits import LimitedReceive
 from benchmax.models import ModerationDecision, User
 from benchmax.models._base import as_utc
-from benchmax.services.moderation import ModerationError
+from benchmax.services.byte_cap import ByteCap
+from benchmax.services.errors import Invalid, TooLarge
 
 MAX_BODY_BYTES = 64 * 1024  # the longest field (review reasoning) is 5,000 characters
 
@@ -29,26 +30,18 @@ MAX_BODY_BYTES = 64 * 1024  # the longest field (review reasoning) is 5,000 char
 Action = Callable[[Session, User | None, dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
-class _BodyError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(code)
-        self.status, self.code, self.message = status, code, message
-
-
 async def _json_body(request: Request) -> dict[str, Any]:
     if request.method in ("GET", "HEAD"):
         return {}
-    data = bytearray()
-    async for chunk in request.stream():
-        data.extend(chunk)
-        if len(data) > MAX_BODY_BYTES:
-            raise _BodyError(413, "body_too_large", "The request body is too large.")
+    cap = ByteCap(MAX_BODY_BYTES, TooLarge("body_too_large", "The request body is too large."))
+    limited = Request(request.scope, LimitedReceive(request.receive, cap))
+    data = b"".join([chunk async for chunk in limited.stream()])
     try:
         body = json.loads(data or b"{}")
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise _BodyError(400, "invalid_json", "The request body must be a JSON object.") from None
+        body = None
     if not isinstance(body, dict):
-        raise _BodyError(400, "invalid_json", "The request body must be a JSON object.")
+        raise Invalid("invalid_json", "The request body must be a JSON object.")
     return body
 
 
@@ -61,13 +54,8 @@ def endpoint(action: Action, status: int = 200) -> Callable[[Request], Awaitable
     """A Starlette endpoint answering ``status`` with the action's result."""
 
     async def handle(request: Request) -> Response:
-        try:
-            body = await _json_body(request)
-            result = await run_in_threadpool(_run, action, request, body)
-        except ModerationError as error:
-            return error_response(error.status, error.code, error.message, error.field)
-        except (ApiAuthError, _BodyError) as error:
-            return error_response(error.status, error.code, error.message)
+        body = await _json_body(request)
+        result = await run_in_threadpool(_run, action, request, body)
         return JSONResponse(result, status_code=status, headers={"Cache-Control": "no-store"})
 
     return handle

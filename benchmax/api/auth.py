@@ -12,41 +12,40 @@ from sqlmodel import Session
 from starlette.requests import Request
 
 from benchmax import runtime
-from benchmax.adapters.auth import API_TOKEN_PREFIX
-from benchmax.models import User
+from benchmax.adapters.auth import API_TOKEN_PREFIX, bearer_credential
+from benchmax.models import ApiToken, User
 from benchmax.services import accounts, tokens
+from benchmax.services.errors import Forbidden, Unauthenticated
 
 SESSION_COOKIE = "__session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-class ApiAuthError(Exception):
-    """Credentials were presented and are unusable; answered as is, never as a visitor."""
+def bearer_token(request: Request) -> str | None:
+    """The request's Bearer credential (``""`` when empty), or None without one."""
+    return bearer_credential(request.headers.get("authorization"))
 
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(code)
-        self.status = status
-        self.code = code
-        self.message = message
+
+def token_owner(session: Session, credential: str) -> tuple[ApiToken, User]:
+    """The token and its account, or ``Unauthenticated`` for a mistyped or revoked token."""
+    owned = tokens.token_owner(session, credential)
+    if owned is None:
+        raise Unauthenticated(
+            "invalid_token", "This API token is not valid: it may be mistyped or revoked."
+        )
+    return owned
 
 
 def request_user(request: Request, session: Session) -> User | None:
-    """The caller's account, None for a visitor, or ApiAuthError for a bad token or CSRF."""
-    authorization = request.headers.get("authorization", "").strip()
-    scheme, _, credential = authorization.partition(" ")
-    credential = credential.strip()
-    if scheme.lower() == "bearer" and credential.startswith(API_TOKEN_PREFIX):
-        owned = tokens.token_owner(session, credential)
-        if owned is None:
-            raise ApiAuthError(
-                401, "invalid_token", "This API token is not valid: it may be mistyped or revoked."
-            )
-        return owned[1]  # a suspended account is refused by each action's policy, with 403
+    """The caller's account, None for a visitor; ``Unauthenticated`` for a bad token and
+    ``Forbidden`` for a cookie-signed request from another site."""
+    credential = bearer_token(request)
+    if credential and credential.startswith(API_TOKEN_PREFIX):
+        return token_owner(session, credential)[1]  # a suspended account: 403 by each policy
     settings = runtime.settings()
-    cookie_only = not authorization and SESSION_COOKIE in request.cookies
+    sent_header = bool(request.headers.get("authorization", "").strip())
+    cookie_only = not sent_header and SESSION_COOKIE in request.cookies
     unsafe = request.method not in SAFE_METHODS
     if cookie_only and unsafe and request.headers.get("origin") != settings.app_origin:
-        raise ApiAuthError(
-            403, "cross_origin", "Requests signed in by cookie must come from this site."
-        )
+        raise Forbidden("cross_origin", "Requests signed in by cookie must come from this site.")
     return accounts.current_user(session, runtime.verifier(), request.headers, settings)

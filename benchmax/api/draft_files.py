@@ -23,29 +23,28 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from benchmax import runtime
-from benchmax.api.auth import ApiAuthError, request_user
-from benchmax.api.errors import error_response
+from benchmax.api.auth import request_user
+from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
-    BodyTooSlowError,
-    RequestTooLargeError,
     declared_length,
-    interrupted_response,
-    too_slow_response,
+    interrupted,
     upload_receive,
 )
 from benchmax.models import User
 from benchmax.services import accounts, submissions
+from benchmax.services.byte_cap import ByteCap
+from benchmax.services.errors import Invalid, NotFound, RateLimited, TooLarge, Unauthenticated
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions.files import largest_file_bytes
+from benchmax.services.submissions.files import FILES_FIELD, largest_file_bytes
 from benchmax.services.submissions.quota import upload_wait
 from benchmax.services.submissions.records import editable_test
 
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 
-async def _spool(request: Request, cap: int) -> IO[bytes]:
+async def _spool(request: Request, cap: ByteCap) -> IO[bytes]:
     """The body in a temporary file; raises as ``LimitedReceive`` does (size, time)."""
-    limited = upload_receive(request.receive, cap, runtime.settings())
+    limited = upload_receive(request.receive, cap, runtime.settings(), FILES_FIELD)
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)  # noqa: SIM115
     try:
         async for chunk in Request(request.scope, limited).stream():
@@ -59,7 +58,7 @@ async def _spool(request: Request, cap: int) -> IO[bytes]:
 
 def _upload_wait(user: User, test_id: str) -> int | None:
     """Refuse, before the body is read, what the bytes could not change: a Test that is
-    missing, someone else's or not editable (SubmissionError); the seconds to wait when the
+    missing, someone else's or not editable (``ServiceError``); the seconds to wait when the
     account is over its upload rate."""
     settings = runtime.settings()
     with runtime.db_session() as session:
@@ -76,71 +75,55 @@ def _add(user_id: str, test_id: str, name: str, body: IO[bytes], size: int) -> d
     with runtime.db_session() as session:
         user = accounts.get_user(session, user_id)
         if user is None:
-            raise submissions.SubmissionError("not_found", "No such account.", status=404)
+            raise NotFound("not_found", "No such account.")
         evidence = submissions.add_file(
             session, runtime.storage(), user, test_id, name, body, declared_size=size
         )
         return {"id": evidence.id, "name": evidence.safe_name, "state": str(evidence.state)}
 
 
-def _too_large(name: str, cap: int) -> Response:
-    return error_response(
-        413, "file_too_large", f"“{name[:80]}” is larger than {cap // (1024 * 1024)} MiB.", "files"
+def _too_large(name: str, cap: int) -> TooLarge:
+    return TooLarge(
+        "file_too_large", f"“{name[:80]}” is larger than {cap // (1024 * 1024)} MiB.", "files"
     )
+
+
+def _caller(request: Request) -> User | None:
+    with runtime.db_session() as session:
+        return request_user(request, session)
 
 
 async def upload_draft_file(request: Request) -> Response:
     test_id = request.path_params["test_id"]
-    try:
-        with runtime.db_session() as session:
-            user = request_user(request, session)
-    except ApiAuthError as error:
-        return error_response(error.status, error.code, error.message)
+    user = await run_in_threadpool(_caller, request)
     if user is None:
-        return error_response(401, "sign_in_required", "Sign in to upload files.")
+        raise Unauthenticated("sign_in_required", "Sign in to upload files.")
+    name_fields(request, default="files")  # past sign-in, every refusal is about the file
     name = unquote(request.headers.get("x-filename", "")).strip()
     if not name:
-        return error_response(400, "filename_missing", "The file has no name.", "files")
-    cap = largest_file_bytes(SafetyLimits())
-    length = declared_length(request.scope)
-    if length is not None and not 0 <= length <= cap:
-        return _too_large(name, cap)
+        raise Invalid("filename_missing", "The file has no name.", "files")
+    max_bytes = largest_file_bytes(SafetyLimits())
+    cap = ByteCap(max_bytes, _too_large(name, max_bytes))
+    cap.check_declared(declared_length(request.scope))
+    wait = await run_in_threadpool(_upload_wait, user, test_id)
+    if wait is not None:
+        raise RateLimited(
+            "rate_limited",
+            f"This account has uploaded many files recently; try again in {wait} seconds.",
+            "files",
+            retry_after=wait,
+        )
     try:
-        wait = await run_in_threadpool(_upload_wait, user, test_id)
-        if wait is not None:
-            return _rate_limited(wait)
         body = await _spool(request, cap)
-    except submissions.SubmissionError as error:
-        return _refused(error)
-    except RequestTooLargeError:
-        return _too_large(name, cap)
-    except BodyTooSlowError:
-        return too_slow_response("files")
     except ClientDisconnect:
-        return interrupted_response("files")
+        raise interrupted(FILES_FIELD) from None
     try:
         size = body.seek(0, 2)
         body.seek(0)
         result = await run_in_threadpool(_add, user.id, test_id, name, body, size)
-    except submissions.SubmissionError as error:
-        return _refused(error)
     finally:
         body.close()
     return JSONResponse(result, status_code=201, headers={"Cache-Control": "no-store"})
-
-
-def _refused(error: submissions.SubmissionError) -> Response:
-    return error_response(error.status, error.code, error.message, error.field or "files")
-
-
-def _rate_limited(wait: int) -> Response:
-    return error_response(
-        429,
-        "rate_limited",
-        f"This account has uploaded many files recently; try again in {wait} seconds.",
-        "files",
-        **{"Retry-After": str(wait)},
-    )
 
 
 def draft_file_routes() -> list[Route]:

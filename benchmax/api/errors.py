@@ -1,8 +1,23 @@
-"""The one JSON error shape every API route returns: ``{"error": {code, message, field}}``."""
+"""The one JSON error shape every API route returns: ``{"error": {code, message, field}}``.
+
+Routes and services raise a ``ServiceError``; ``handle_service_error`` (registered in
+``build_api`` through ``EXCEPTION_HANDLERS``) is the one place that turns it into an HTTP
+status, headers and this body. A route whose clients call a field by another name than the
+service does (the submission API's ``model`` for the draft's ``model_label``) says so once
+with ``name_fields``.
+"""
 
 from __future__ import annotations
 
-from starlette.responses import JSONResponse
+from collections.abc import Mapping
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from benchmax.services.errors import RateLimited, ServiceError
+
+_FIELD_NAMES = "benchmax.error_field_names"
+BEARER_CHALLENGE = 'Bearer realm="benchmax"'
 
 
 def error_response(
@@ -13,3 +28,31 @@ def error_response(
         status_code=status,
         headers={"Cache-Control": "no-store", **headers},
     )
+
+
+def name_fields(
+    request: Request, names: Mapping[str, str] | None = None, *, default: str | None = None
+) -> None:
+    """Answer this request's refusals with the route's field names; ``default`` names the
+    field of a refusal that names none."""
+    request.scope[_FIELD_NAMES] = (names or {}, default)
+
+
+def service_error_response(error: ServiceError, request: Request | None = None) -> JSONResponse:
+    """The refusal as the API answers it: its kind's status, its code, message and field."""
+    names, default = request.scope.get(_FIELD_NAMES, ({}, None)) if request else ({}, None)
+    headers = {}
+    if isinstance(error, RateLimited) and error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    if error.status == 401:
+        headers["WWW-Authenticate"] = BEARER_CHALLENGE
+    field = names.get(error.field, error.field) if error.field else default
+    return error_response(error.status, error.code, error.message, field, **headers)
+
+
+async def handle_service_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ServiceError)  # registered for ServiceError only
+    return service_error_response(exc, request)
+
+
+EXCEPTION_HANDLERS = {ServiceError: handle_service_error}

@@ -1,8 +1,13 @@
-"""``GET /healthz``: is each dependency reachable? Names only, never configuration values."""
+"""``GET /healthz``: is each dependency reachable? Names only, never configuration values.
+
+Each check is a blocking call (SQL, S3, Redis), so it runs in the thread pool: a slow
+dependency must not stall every other request on the event loop.
+"""
 
 from __future__ import annotations
 
 from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -42,7 +47,7 @@ async def healthz(_request: Request) -> JSONResponse:
         ("queue", _check_queue),
     ):
         try:
-            checks[name] = check()
+            checks[name] = await run_in_threadpool(check)
         except Exception as exc:  # health reports every failure rather than raising
             checks[name] = f"error: {type(exc).__name__}"
     healthy = all(value.startswith("ok") for value in checks.values())

@@ -34,22 +34,28 @@ from starlette.routing import Route
 
 from benchmax import runtime
 from benchmax.adapters.storage import ObjectStorage
-from benchmax.api.errors import error_response
+from benchmax.api.auth import bearer_token, token_owner
+from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
-    BodyTooSlowError,
-    RequestTooLargeError,
     declared_length,
-    interrupted_response,
-    too_slow_response,
+    interrupted,
+    request_too_large,
     upload_receive,
 )
 from benchmax.models import Test, User
 from benchmax.services import submissions
+from benchmax.services.byte_cap import ByteCap
+from benchmax.services.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    RateLimited,
+    Unauthenticated,
+    Unsupported,
+)
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions import SubmissionError
 from benchmax.services.submissions.idempotency import checked_idempotency_digest
 from benchmax.services.submissions.quota import take_submission_slot
-from benchmax.services.tokens import token_owner
 from benchmax.settings import Settings
 
 # API field name -> draft field. The API keeps short names (model, harness, output) for scripts.
@@ -86,20 +92,6 @@ def runtime_deps() -> SubmissionApiDeps:
     return SubmissionApiDeps(runtime.settings(), runtime.storage(), runtime.db_session)
 
 
-class _RefusedError(Exception):
-    """Stops a request early with ``response``; keeps each route a straight line."""
-
-    def __init__(self, response: Response) -> None:
-        super().__init__(response.status_code)
-        self.response = response
-
-
-def _error_json(error: SubmissionError) -> Response:
-    """The service's refusal, naming the field as the API calls it."""
-    api_field = _DRAFT_TO_API.get(error.field, error.field) if error.field else None
-    return error_response(error.status, error.code, error.message, api_field)
-
-
 @dataclass(frozen=True)
 class _Caller:
     user_id: str
@@ -109,32 +101,15 @@ class _Caller:
 def _authenticate(request: Request, deps: SubmissionApiDeps, *, writing: bool = True) -> _Caller:
     """The token's account; a suspended one may still read (its own Tests' status) but not
     write."""
-    scheme, _, credential = request.headers.get("authorization", "").strip().partition(" ")
-    if scheme.lower() != "bearer" or not credential.strip():
-        raise _RefusedError(
-            error_response(
-                401,
-                "missing_token",
-                "Send an API token: Authorization: Bearer bmx_... (create one on /me).",
-            )
+    credential = bearer_token(request)
+    if not credential:
+        raise Unauthenticated(
+            "missing_token", "Send an API token: Authorization: Bearer bmx_... (create one on /me)."
         )
     with deps.session() as session:
-        owned = token_owner(session, credential.strip())
-        if owned is None:
-            raise _RefusedError(
-                error_response(
-                    401,
-                    "invalid_token",
-                    "This API token is not valid: it may be mistyped or revoked.",
-                )
-            )
-        token, user = owned
+        token, user = token_owner(session, credential)
         if writing and not user.can_write:
-            raise _RefusedError(
-                error_response(
-                    403, "account_suspended", "This account is suspended and cannot submit."
-                )
-            )
+            raise Forbidden("account_suspended", "This account is suspended and cannot submit.")
         return _Caller(user.id, token.id)
 
 
@@ -143,10 +118,7 @@ def _idempotency_digest(request: Request) -> str | None:
     key = request.headers.get("idempotency-key")
     if key is None:
         return None
-    try:
-        return checked_idempotency_digest(key)
-    except SubmissionError as error:
-        raise _RefusedError(_error_json(error)) from None
+    return checked_idempotency_digest(key)
 
 
 @dataclass
@@ -156,9 +128,8 @@ class _Body:
     fingerprint: str
 
 
-async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
+async def _read_body(request: Request, deps: SubmissionApiDeps, cap: ByteCap) -> _Body:
     """Parse the multipart body under the size cap; files end up in temporary files."""
-    cap = deps.settings.upload_max_request_bytes
     receive = upload_receive(request.receive, cap, deps.settings)
     try:
         form = await Request(request.scope, receive).form(
@@ -166,26 +137,22 @@ async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
             max_fields=len(API_FIELDS) + 1,
             max_part_size=_MAX_TEXT_PART_BYTES,
         )
-    except RequestTooLargeError:
-        raise _RefusedError(_request_too_large(cap)) from None
-    except BodyTooSlowError:
-        raise _RefusedError(too_slow_response()) from None
     except ClientDisconnect:
-        raise _RefusedError(interrupted_response()) from None
+        raise interrupted() from None
     except HTTPException as error:
-        raise _RefusedError(error_response(400, "invalid_multipart", str(error.detail))) from None
+        raise Invalid("invalid_multipart", str(error.detail)) from None
     fields: dict[str, str] = {}
     files: list[UploadFile] = []
     try:
         for name, value in form.multi_items():
             if isinstance(value, UploadFile):
                 if name != FILES_FIELD:
-                    raise _RefusedError(_bad_field(name, "Send files in the field named files."))
+                    raise _bad_field(name, "Send files in the field named files.")
                 files.append(value)
             elif name not in API_FIELDS:
-                raise _RefusedError(_bad_field(name, f"Unknown field: {name}."))
+                raise _bad_field(name, f"Unknown field: {name}.")
             elif API_FIELDS[name] in fields:
-                raise _RefusedError(_bad_field(name, f"The field {name} was sent more than once."))
+                raise _bad_field(name, f"The field {name} was sent more than once.")
             else:
                 fields[API_FIELDS[name]] = value
         return _Body(fields, files, await run_in_threadpool(_fingerprint, fields, files))
@@ -194,16 +161,8 @@ async def _read_body(request: Request, deps: SubmissionApiDeps) -> _Body:
         raise
 
 
-def _bad_field(name: str, message: str) -> Response:
-    return error_response(400, "unknown_field", message, name)
-
-
-def _request_too_large(cap: int) -> Response:
-    return error_response(
-        413,
-        "request_too_large",
-        f"The request is larger than {cap:,} bytes. Upload fewer or smaller files.",
-    )
+def _bad_field(name: str, message: str) -> Invalid:
+    return Invalid("unknown_field", message, name)
 
 
 def _fingerprint(fields: dict[str, str], files: list[UploadFile]) -> str:
@@ -246,8 +205,7 @@ def _existing(deps: SubmissionApiDeps, user_id: str, key: str) -> tuple[str, str
 def _replay(deps: SubmissionApiDeps, found: tuple[str, str], fingerprint: str) -> Response:
     test_id, stored = found
     if stored != fingerprint:
-        return error_response(
-            409,
+        raise Conflict(
             "idempotency_key_reused",
             "This Idempotency-Key was already used for a different submission. Use a new key "
             "for a new Test.",
@@ -265,15 +223,10 @@ def _take_slot(deps: SubmissionApiDeps, caller: _Caller) -> None:
             window_seconds=deps.settings.api_submission_rate_window_seconds,
         )
     if wait is not None:
-        raise _RefusedError(
-            error_response(
-                429,
-                "rate_limited",
-                "This account has made too many submissions recently; "
-                f"try again in {wait} seconds.",
-                None,
-                **{"Retry-After": str(wait)},
-            )
+        raise RateLimited(
+            "rate_limited",
+            f"This account has made too many submissions recently; try again in {wait} seconds.",
+            retry_after=wait,
         )
 
 
@@ -310,40 +263,28 @@ def _create(deps: SubmissionApiDeps, caller: _Caller, key: str | None, body: _Bo
         raise
 
 
-def _with_challenge(response: Response) -> Response:
-    if response.status_code == 401:
-        response.headers["WWW-Authenticate"] = 'Bearer realm="benchmax"'
-    return response
-
-
 def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_deps) -> list[Route]:
     async def create_test(request: Request) -> Response:
         deps = deps_getter()
-        try:
-            caller = await run_in_threadpool(_authenticate, request, deps)
-            content_type = request.headers.get("content-type", "")
-            if not content_type.lower().startswith("multipart/form-data"):
-                raise _RefusedError(
-                    error_response(
-                        415,
-                        "unsupported_media_type",
-                        "Send the submission as multipart/form-data.",
-                    )
-                )
-            length = declared_length(request.scope)
-            cap = deps.settings.upload_max_request_bytes
-            if length is not None and not 0 <= length <= cap:
-                raise _RefusedError(_request_too_large(cap))
-            key = _idempotency_digest(request)
-            found = await run_in_threadpool(_existing, deps, caller.user_id, key) if key else None
-            if found is None:
-                await run_in_threadpool(_take_slot, deps, caller)
-            body = await _read_body(request, deps)
-        except _RefusedError as refused:
-            return _with_challenge(refused.response)
+        caller = await run_in_threadpool(_authenticate, request, deps)
+        content_type = request.headers.get("content-type", "")
+        if not content_type.lower().startswith("multipart/form-data"):
+            raise Unsupported(
+                "unsupported_media_type", "Send the submission as multipart/form-data."
+            )
+        max_bytes = deps.settings.upload_max_request_bytes
+        cap = ByteCap(max_bytes, request_too_large(max_bytes))
+        cap.check_declared(declared_length(request.scope))
+        key = _idempotency_digest(request)
+        found = await run_in_threadpool(_existing, deps, caller.user_id, key) if key else None
+        if found is None:
+            await run_in_threadpool(_take_slot, deps, caller)
+        body = await _read_body(request, deps, cap)
         try:
             if found is not None:
                 return _replay(deps, found, body.fingerprint)
+            # From here refusals come from the wizard's services, in the draft's field names.
+            name_fields(request, _DRAFT_TO_API)
             try:
                 test_id = await run_in_threadpool(_create, deps, caller, key, body)
             except IntegrityError:
@@ -352,8 +293,6 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
                 if raced is None:
                     raise
                 return _replay(deps, raced, body.fingerprint)
-            except SubmissionError as error:
-                return _error_json(error)
             return _accepted(test_id, deps.settings)
         finally:
             for upload in body.files:
@@ -361,15 +300,11 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
 
     async def test_status(request: Request) -> Response:
         deps = deps_getter()
-        try:
-            caller = await run_in_threadpool(
-                functools.partial(_authenticate, writing=False), request, deps
-            )
-            view = await run_in_threadpool(_status, deps, caller, request.path_params["test_id"])
-        except _RefusedError as refused:
-            return _with_challenge(refused.response)
-        except SubmissionError as error:
-            return _error_json(error)
+        caller = await run_in_threadpool(
+            functools.partial(_authenticate, writing=False), request, deps
+        )
+        name_fields(request, _DRAFT_TO_API)
+        view = await run_in_threadpool(_status, deps, caller, request.path_params["test_id"])
         return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
     return [

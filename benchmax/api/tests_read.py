@@ -1,46 +1,49 @@
-"""Read-only JSON for Tests: the same filters, cursor and visibility rules as the feed pages."""
+"""Read-only JSON for Tests: the same filters, cursor and visibility rules as the feed pages.
+
+The reads are synchronous SQL, so each runs in the thread pool rather than on the event loop.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from benchmax import runtime
-from benchmax.api.errors import error_response
 from benchmax.services import detail_view, feed
+from benchmax.services.errors import Invalid, NotFound
 from benchmax.services.evidence_urls import evidence_url
 
 MAX_LIMIT = 100
 
 
-async def list_tests(request: Request) -> JSONResponse:
-    params = request.query_params
+def _feed_page(params: dict[str, str]) -> dict[str, Any]:
     raw_limit = params.get("limit", str(runtime.settings().feed_page_size))
     if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
-        return error_response(
-            400, "invalid_limit", f"limit must be between 1 and {MAX_LIMIT}", "limit"
-        )
-    try:
-        filters = feed.FeedFilters.from_query(dict(params))
-        with runtime.db_session() as session:
-            page = feed.list_feed(session, filters, params.get("cursor") or None, int(raw_limit))
-    except feed.InvalidCursorError:
-        return error_response(
-            400, "invalid_cursor", "The cursor is malformed or expired.", "cursor"
-        )
-    except ValueError as exc:
-        return error_response(400, "invalid_filter", str(exc))
-    return JSONResponse(page.to_json())
+        raise Invalid("invalid_limit", f"limit must be between 1 and {MAX_LIMIT}", "limit")
+    filters = feed.FeedFilters.from_query(params)
+    with runtime.db_session() as session:
+        page = feed.list_feed(session, filters, params.get("cursor") or None, int(raw_limit))
+    return page.to_json()
 
 
-async def get_test(request: Request) -> JSONResponse:
-    test_id = request.path_params["test_id"]
+async def list_tests(request: Request) -> JSONResponse:
+    return JSONResponse(await run_in_threadpool(_feed_page, dict(request.query_params)))
+
+
+def _public_test(test_id: str) -> dict[str, Any]:
     with runtime.db_session() as session:
         view = detail_view.get_test_view(session, test_id, None)
     if view is None:
-        return error_response(404, "not_found", "No public Test has this id.")
+        raise NotFound("not_found", "No public Test has this id.")
     origin = runtime.settings().usercontent_origin
     body = view.to_json()
     for item in body["evidence"]:
         item["url"] = evidence_url(origin, item["id"], item["safe_name"])
-    return JSONResponse(body)
+    return body
+
+
+async def get_test(request: Request) -> JSONResponse:
+    return JSONResponse(await run_in_threadpool(_public_test, request.path_params["test_id"]))

@@ -3,7 +3,9 @@
 Reflex's ``/_upload`` endpoint has no size limit of its own, so ``UploadSizeLimit`` wraps the
 app: a request to it whose ``Content-Length`` is over the cap is answered 413 without reading
 a byte, and one without a truthful length is counted as it streams and cut off at the cap.
-``LimitedReceive`` is the counting half, shared with the submission and draft-file APIs.
+``LimitedReceive`` is the counting half, shared with the submission, draft-file and JSON
+APIs; it counts with ``services.byte_cap.ByteCap`` (as the submission service counts each
+file into storage) and raises the caller's ``TooLarge``, which the API answers as any refusal.
 
 Given a timeout it also cuts off a body that arrives too slowly, so a client trickling bytes
 (slowloris) cannot hold a connection, a worker's spool file and a database-checked slot for
@@ -18,33 +20,25 @@ from __future__ import annotations
 import asyncio
 import time
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from benchmax.api.errors import error_response
+from benchmax.api.errors import service_error_response
+from benchmax.services.byte_cap import ByteCap
+from benchmax.services.errors import Invalid, TooLarge, TooSlow
 from benchmax.settings import Settings
 
 
-class RequestTooLargeError(Exception):
-    """The body went past the cap while streaming."""
-
-
-class BodyTooSlowError(Exception):
-    """The body stalled, or arrived slower than the minimum rate."""
-
-
-def too_slow_response(field: str | None = None) -> JSONResponse:
-    return error_response(
-        408,
+def too_slow(field: str | None = None) -> TooSlow:
+    return TooSlow(
         "upload_too_slow",
         "The upload arrived too slowly and was stopped. Check the connection and try again.",
         field,
     )
 
 
-def interrupted_response(field: str | None = None) -> JSONResponse:
+def interrupted(field: str | None = None) -> Invalid:
     """For a client that went away mid-body: nobody reads it, but the log stays quiet."""
-    return error_response(400, "upload_interrupted", "The upload was interrupted.", field)
+    return Invalid("upload_interrupted", "The upload was interrupted.", field)
 
 
 def declared_length(scope: Scope) -> int | None:
@@ -55,32 +49,31 @@ def declared_length(scope: Scope) -> int | None:
     return None
 
 
-def too_large_response(max_bytes: int) -> ASGIApp:
-    return error_response(
-        413,
+def request_too_large(max_bytes: int) -> TooLarge:
+    return TooLarge(
         "request_too_large",
         f"The request is larger than {max_bytes:,} bytes. Upload fewer or smaller files.",
     )
 
 
 class LimitedReceive:
-    """A ``receive`` that counts body bytes and raises ``RequestTooLargeError`` past the cap,
-    and ``BodyTooSlowError`` when given a ``timeout`` the body does not keep to."""
+    """A ``receive`` that counts body bytes against ``cap`` (raising its ``TooLarge``), and
+    raises ``slow_refusal`` when given a ``timeout`` the body does not keep to."""
 
     def __init__(
         self,
         receive: Receive,
-        max_bytes: int,
+        cap: ByteCap,
         *,
         timeout: float | None = None,
         min_bytes_per_second: int = 1,
+        slow_refusal: TooSlow | None = None,
     ) -> None:
         self._receive = receive
-        self.max_bytes = max_bytes
+        self.cap = cap
         self.timeout = timeout
         self.min_bytes_per_second = min_bytes_per_second
-        self.received = 0
-        self.exceeded = False
+        self.slow_refusal = slow_refusal or too_slow()
         self._started: float | None = None
 
     def _budget(self, timeout: float) -> float:
@@ -88,7 +81,7 @@ class LimitedReceive:
         now = time.monotonic()
         if self._started is None:
             self._started = now
-        deadline = self._started + timeout + self.received / self.min_bytes_per_second
+        deadline = self._started + timeout + self.cap.received / self.min_bytes_per_second
         return min(timeout, deadline - now)
 
     async def _timed_receive(self) -> Message:
@@ -96,29 +89,29 @@ class LimitedReceive:
             return await self._receive()
         budget = self._budget(self.timeout)
         if budget <= 0:
-            raise BodyTooSlowError
+            raise self.slow_refusal
         try:
             return await asyncio.wait_for(self._receive(), budget)
         except TimeoutError:
-            raise BodyTooSlowError from None
+            raise self.slow_refusal from None
 
     async def __call__(self) -> Message:
         message = await self._timed_receive()
         if message["type"] == "http.request":
-            self.received += len(message.get("body", b""))
-            if self.received > self.max_bytes:
-                self.exceeded = True
-                raise RequestTooLargeError
+            self.cap.count(len(message.get("body", b"")))
         return message
 
 
-def upload_receive(receive: Receive, max_bytes: int, settings: Settings) -> LimitedReceive:
+def upload_receive(
+    receive: Receive, cap: ByteCap, settings: Settings, field: str | None = None
+) -> LimitedReceive:
     """The ``receive`` every upload body is read through: capped and held to the timeout."""
     return LimitedReceive(
         receive,
-        max_bytes,
+        cap,
         timeout=settings.upload_body_timeout_seconds,
         min_bytes_per_second=settings.upload_min_bytes_per_second,
+        slow_refusal=too_slow(field),
     )
 
 
@@ -134,18 +127,20 @@ class UploadSizeLimit:
         if scope["type"] != "http" or not scope["path"].startswith(self.path_prefix):
             await self.app(scope, receive, send)
             return
-        length = declared_length(scope)
-        if length is not None and not 0 <= length <= self.max_bytes:
-            await too_large_response(self.max_bytes)(scope, receive, send)
+        cap = ByteCap(self.max_bytes, request_too_large(self.max_bytes))
+        try:
+            cap.check_declared(declared_length(scope))
+        except TooLarge as refusal:
+            await service_error_response(refusal)(scope, receive, send)
             return
-        limited = LimitedReceive(receive, self.max_bytes)
+        limited = LimitedReceive(receive, cap)
         started = False
 
         async def guarded_send(message: Message) -> None:
             # Once the body is cut off, whatever the app answers (often a 500 from its error
             # middleware) is swallowed and replaced by the 413 below.
             nonlocal started
-            if limited.exceeded:
+            if cap.exceeded:
                 return
             started = started or message["type"] == "http.response.start"
             await send(message)
@@ -153,7 +148,7 @@ class UploadSizeLimit:
         try:
             await self.app(scope, limited, guarded_send)
         except Exception:
-            if not limited.exceeded:
+            if not cap.exceeded:
                 raise
-        if limited.exceeded and not started:
-            await too_large_response(self.max_bytes)(scope, receive, send)
+        if cap.exceeded and not started:
+            await service_error_response(cap.refusal)(scope, receive, send)

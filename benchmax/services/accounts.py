@@ -20,7 +20,8 @@ from sqlmodel import Session, select
 
 from benchmax.adapters.auth import LOCAL_SUBJECT_PREFIX, SessionVerifier, local_subject
 from benchmax.models import AuditAction, Role, User, audit
-from benchmax.services.moderation.policy import may_grant
+from benchmax.services.errors import Conflict, Forbidden, Invalid, NotFound
+from benchmax.services.moderation.policy import may_grant, refuse_secrets
 from benchmax.services.safety import check_text_field
 from benchmax.settings import Settings
 
@@ -47,37 +48,29 @@ DISPLAY_NAME_MAX = 80
 _GENERATED_SUFFIX_ATTEMPTS = 8
 
 
-class AccountError(ValueError):
-    """A request about an account that cannot be honoured; ``message`` is safe to show."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class AccountPermissionError(AccountError):
-    """The actor is not allowed to do this."""
-
-
 def validate_handle(raw: str) -> str:
-    """The canonical handle for ``raw`` (trimmed, lower-cased), or AccountError saying why not."""
+    """The canonical handle for ``raw`` (trimmed, lower-cased), or ``Invalid`` saying why not."""
     handle = raw.strip()
     if not handle:
-        raise AccountError("Choose a handle.")
+        raise Invalid("handle_missing", "Choose a handle.", "handle")
     # As typed and upper-cased: handles are stored lower-case, which hides a key whose
     # alphabet is upper case (an AWS key ID) from the rules but not from anyone reading it.
-    refuse_secrets("handle", handle)
-    refuse_secrets("handle", handle.upper())
+    refuse_secrets(handle, field="handle", label="handle")
+    refuse_secrets(handle.upper(), field="handle", label="handle")
     # Checked before lower-casing: some non-ASCII letters lower-case to ASCII ones.
     if not handle.isascii():
-        raise AccountError(f"Handles use plain ASCII only: {HANDLE_RULES}.")
+        raise Invalid("handle_invalid", f"Handles use plain ASCII only: {HANDLE_RULES}.", "handle")
     handle = handle.lower()
     if not HANDLE_MIN <= len(handle) <= HANDLE_MAX:
-        raise AccountError(f"Handles are {HANDLE_MIN} to {HANDLE_MAX} characters long.")
+        raise Invalid(
+            "handle_invalid", f"Handles are {HANDLE_MIN} to {HANDLE_MAX} characters long.", "handle"
+        )
     if not _HANDLE_RE.fullmatch(handle):
-        raise AccountError(f"That handle is not allowed: {HANDLE_RULES}.")
+        raise Invalid("handle_invalid", f"That handle is not allowed: {HANDLE_RULES}.", "handle")
     if handle in RESERVED_HANDLES:
-        raise AccountError(f"'{handle}' is reserved; choose another handle.")
+        raise Invalid(
+            "handle_reserved", f"'{handle}' is reserved; choose another handle.", "handle"
+        )
     return handle
 
 
@@ -86,15 +79,8 @@ def named_handle(raw: str) -> str:
     "that handle" — the input may be anything, a pasted key included, and is never echoed."""
     try:
         return f"the handle '{validate_handle(raw)}'"
-    except AccountError:
+    except Invalid:
         return "that handle"
-
-
-def refuse_secrets(field_label: str, text: str) -> None:
-    """Names are public and stored, so one that holds a credential is refused."""
-    problem = check_text_field(field_label, text)
-    if problem is not None:
-        raise AccountError(problem)
 
 
 def has_hidden_characters(text: str) -> bool:
@@ -105,11 +91,19 @@ def has_hidden_characters(text: str) -> bool:
 
 def _validate_display_name(raw: str, fallback: str) -> str:
     name = unicodedata.normalize("NFC", raw).strip()
-    refuse_secrets("display name", name)
+    refuse_secrets(name, field="display_name", label="display name")  # public and stored
     if has_hidden_characters(name):
-        raise AccountError("Display names cannot contain control or invisible characters.")
+        raise Invalid(
+            "display_name_invalid",
+            "Display names cannot contain control or invisible characters.",
+            "display_name",
+        )
     if len(name) > DISPLAY_NAME_MAX:
-        raise AccountError(f"Display names are at most {DISPLAY_NAME_MAX} characters.")
+        raise Invalid(
+            "display_name_invalid",
+            f"Display names are at most {DISPLAY_NAME_MAX} characters.",
+            "display_name",
+        )
     return name or fallback
 
 
@@ -169,12 +163,12 @@ def get_or_create_local_user(
     user = _user_by_subject(session, subject)
     if user is None:
         if find_user_by_handle(session, handle) is not None:
-            raise AccountError(f"The handle '{handle}' is taken.")
+            raise Conflict("handle_taken", f"The handle '{handle}' is taken.", "handle")
         name = _validate_display_name(display_name, handle)
         created = _insert(session, User(handle=handle, display_name=name, auth_subject=subject))
         user = created or _user_by_subject(session, subject)
         if user is None:
-            raise AccountError(f"The handle '{handle}' is taken.")
+            raise Conflict("handle_taken", f"The handle '{handle}' is taken.", "handle")
     return _apply_owner_bootstrap(session, user, settings)
 
 
@@ -217,7 +211,9 @@ def user_for_subject(
         user = created or _user_by_subject(session, subject)
         if user is not None:
             return _apply_owner_bootstrap(session, user, settings)
-    raise AccountError("Could not pick a free handle; please try signing in again.")
+    raise Conflict(
+        "handle_unavailable", "Could not pick a free handle; please try signing in again."
+    )
 
 
 def grant_role(session: Session, handle: str, role: Role | str, actor: User | None = None) -> User:
@@ -231,12 +227,14 @@ def grant_role(session: Session, handle: str, role: Role | str, actor: User | No
         new_role = Role(role)
     except ValueError:
         choices = ", ".join(r.value for r in Role)
-        raise AccountError(f"Unknown role '{role}'; choose one of {choices}.") from None
+        raise Invalid(
+            "invalid_role", f"Unknown role '{role}'; choose one of {choices}.", "role"
+        ) from None
     user = find_user_by_handle(session, handle)
     if user is None:
-        raise AccountError(f"No account has {named_handle(handle)}.")
+        raise NotFound("user_not_found", f"No account has {named_handle(handle)}.")
     if actor is not None and not may_grant(actor, Role(user.role), new_role):
-        raise AccountPermissionError("You are not allowed to grant that role.")
+        raise Forbidden("not_allowed", "You are not allowed to grant that role.")
     _set_role(session, user, new_role, actor)
     return user
 

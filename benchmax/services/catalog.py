@@ -175,7 +175,7 @@ def family_detail(
 ) -> FamilyDetail | None:
     """A family, its models and a page of its public Tests; None when the slug is unknown.
 
-    Raises feed.InvalidCursorError for a malformed cursor.
+    Raises ``Invalid`` (``invalid_cursor``) for a malformed cursor.
     """
     family = session.exec(select(ModelFamily).where(ModelFamily.slug == slug)).first()
     if family is None:
@@ -202,7 +202,7 @@ def model_detail(
     """A catalog model and a page of its public Tests; None when the slug is unknown.
 
     Family and model slugs never collide, so /models/{slug} can try ``family_detail`` first.
-    Raises feed.InvalidCursorError for a malformed cursor.
+    Raises ``Invalid`` (``invalid_cursor``) for a malformed cursor.
     """
     row = session.exec(
         select(CatalogModel, ModelFamily)

@@ -38,6 +38,7 @@ from benchmax.models._base import as_utc, is_public_id
 from benchmax.models.test import display_title
 from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
+from benchmax.services.errors import Invalid
 from benchmax.services.setup_filters import SetupColumns, setup_conditions
 
 MAX_PAGE_SIZE = 100
@@ -55,14 +56,6 @@ _FILTER_LENGTHS = {
 }
 _YES = frozenset({"1", "on", "yes", "true"})
 SORTS = ("relevance", "newest")
-
-
-class InvalidCursorError(ValueError):
-    """The cursor was not one this service issued; the API answers 400."""
-
-
-class InvalidFilterError(ValueError):
-    """A filter value outside its allowed set; the API answers 400."""
 
 
 def clean_param(value: object, max_length: int) -> str:
@@ -93,9 +86,9 @@ class FeedFilters:
     def __post_init__(self) -> None:
         if self.status and self.status not in set(ReviewState):
             allowed = ", ".join(state.value for state in ReviewState)
-            raise InvalidFilterError(f"status must be one of: {allowed}")
+            raise Invalid("invalid_filter", f"status must be one of: {allowed}")
         if self.sort and self.sort not in SORTS:
-            raise InvalidFilterError(f"sort must be one of: {', '.join(SORTS)}")
+            raise Invalid("invalid_filter", f"sort must be one of: {', '.join(SORTS)}")
 
     @property
     def by_relevance(self) -> bool:
@@ -165,18 +158,23 @@ def encode_cursor(published_at: datetime, test_id: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+def bad_cursor() -> Invalid:
+    """A cursor this service did not issue (or an old one); the API answers 400."""
+    return Invalid("invalid_cursor", "The cursor is malformed or expired.", "cursor")
+
+
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The ``(published_at, id)`` a cursor points after; InvalidCursorError when malformed."""
+    """The ``(published_at, id)`` a cursor points after; ``bad_cursor()`` when malformed."""
     if len(cursor) > _MAX_CURSOR_LENGTH or not re.fullmatch(r"[A-Za-z0-9_-]+", cursor):
-        raise InvalidCursorError("malformed cursor")
+        raise bad_cursor()
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
         stamp, test_id = raw.split("|")
         published_at = datetime.fromisoformat(stamp)
     except (binascii.Error, UnicodeDecodeError, ValueError) as error:
-        raise InvalidCursorError("malformed cursor") from error
+        raise bad_cursor() from error
     if published_at.tzinfo is None or not is_public_id(test_id):
-        raise InvalidCursorError("malformed cursor")
+        raise bad_cursor()
     return published_at.astimezone(UTC), test_id
 
 
@@ -320,7 +318,7 @@ def _relevance_page(
         try:
             after = search.decode_rank_cursor(cursor)
         except search.InvalidSearchCursorError as error:
-            raise InvalidCursorError(str(error)) from error
+            raise bad_cursor() from error
     ranked = search_sql.ranked_candidates(dialect, terms, conditions)
     page = search_sql.page_of(ranked, after, limit + 1)
     key = search_sql.TEST_ROWID if dialect == "sqlite" else col(Test.id)
@@ -338,7 +336,7 @@ def list_feed(
     """One page of public Tests (newest first, or by relevance when searching); pass
     ``next_cursor`` back for the next page.
 
-    Raises InvalidCursorError for a cursor this service did not issue.
+    Raises ``Invalid`` (``invalid_cursor``) for a cursor this service did not issue.
     """
     if cursor and not filters.by_relevance:
         decode_cursor(cursor)  # a clear error before any query

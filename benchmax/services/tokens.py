@@ -23,7 +23,8 @@ from benchmax.adapters.auth import API_TOKEN_PREFIX
 from benchmax.models import ApiToken, AuditAction, User, audit
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.accounts import has_hidden_characters
-from benchmax.services.safety import check_text_field
+from benchmax.services.errors import Conflict, Forbidden, Invalid, NotFound
+from benchmax.services.moderation.policy import refuse_secrets
 
 TOKEN_NAME_MAX = 80
 MAX_ACTIVE_TOKENS = 20
@@ -32,31 +33,31 @@ _TOKEN_RE = re.compile(re.escape(API_TOKEN_PREFIX) + r"[A-Za-z0-9_-]{40}")
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
-class TokenError(ValueError):
-    """A token request that cannot be honoured; ``message`` is safe to show."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 def _hash(plaintext: str) -> str:
     return hashlib.sha256(plaintext.encode("ascii")).hexdigest()
 
 
 def validate_token_name(raw: str) -> str:
-    """The trimmed name, or TokenError: names are shown in lists, so no invisible tricks."""
+    """The trimmed name, or ``Invalid``: names are shown in lists, so no invisible tricks."""
     name = unicodedata.normalize("NFC", raw).strip()
     if not name:
-        raise TokenError("Give the token a name, e.g. the harness that will use it.")
+        raise Invalid(
+            "token_name_missing",
+            "Give the token a name, e.g. the harness that will use it.",
+            "name",
+        )
     # Before the length rule, so a pasted key is called a key rather than "too long".
-    problem = check_text_field("token name", name)
-    if problem is not None:
-        raise TokenError(problem)
+    refuse_secrets(name, field="name", label="token name")
     if len(name) > TOKEN_NAME_MAX:
-        raise TokenError(f"Token names are at most {TOKEN_NAME_MAX} characters.")
+        raise Invalid(
+            "token_name_invalid", f"Token names are at most {TOKEN_NAME_MAX} characters.", "name"
+        )
     if has_hidden_characters(name):
-        raise TokenError("Token names cannot contain control or invisible characters.")
+        raise Invalid(
+            "token_name_invalid",
+            "Token names cannot contain control or invisible characters.",
+            "name",
+        )
     return name
 
 
@@ -73,11 +74,12 @@ def list_tokens(session: Session, user: User) -> list[ApiToken]:
 def create_token(session: Session, user: User, name: str) -> tuple[ApiToken, str]:
     """A new token row and its plaintext, which the caller shows once and then forgets."""
     if not user.can_write:
-        raise TokenError("Suspended accounts cannot create API tokens.")
+        raise Forbidden("account_suspended", "Suspended accounts cannot create API tokens.")
     clean_name = validate_token_name(name)
     if len(list_tokens(session, user)) >= MAX_ACTIVE_TOKENS:
-        raise TokenError(
-            f"You already have {MAX_ACTIVE_TOKENS} active tokens; revoke one you no longer use."
+        raise Conflict(
+            "too_many_tokens",
+            f"You already have {MAX_ACTIVE_TOKENS} active tokens; revoke one you no longer use.",
         )
     plaintext = API_TOKEN_PREFIX + secrets.token_urlsafe(30)
     token = ApiToken(
@@ -131,7 +133,7 @@ def revoke_token(session: Session, user: User, token_id: str) -> ApiToken:
     """Revoke one of the user's own tokens; someone else's looks exactly like a missing one."""
     token = session.get(ApiToken, token_id)
     if token is None or token.user_id != user.id:
-        raise TokenError("No such token.")
+        raise NotFound("token_not_found", "No such token.")
     if token.revoked_at is None:
         token.revoked_at = utcnow()
         session.add(token)

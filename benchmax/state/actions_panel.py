@@ -14,7 +14,8 @@ from typing import Any
 import reflex as rx
 
 from benchmax import runtime
-from benchmax.services.moderation import ModerationError, disputes, reports, reviews
+from benchmax.services.errors import ServiceError
+from benchmax.services.moderation import disputes, reports, reviews
 from benchmax.services.moderation.reports import REASON_LABELS
 from benchmax.state.detail import TestDetailState
 
@@ -75,7 +76,7 @@ class TestActionsState(TestDetailState):
                     self.review_reasoning,
                     self.corrects_id or None,
                 )
-        except ModerationError as error:
+        except ServiceError as error:
             self.review_error, self.review_notice = error.message, ""
             return None
         self.review_score = self.review_reasoning = self.corrects_id = self.review_error = ""
@@ -113,7 +114,7 @@ class TestActionsState(TestDetailState):
                     evidence_id,
                     per_hour=runtime.settings().report_rate_limit_per_hour,
                 )
-        except ModerationError as error:
+        except ServiceError as error:
             self.report_error, self.report_notice = error.message, ""
             return
         self.report_details = self.report_error = ""
@@ -141,7 +142,7 @@ class TestActionsState(TestDetailState):
                     self.dispute_reason,
                     per_hour=runtime.settings().dispute_rate_limit_per_hour,
                 )
-        except ModerationError as error:
+        except ServiceError as error:
             self.dispute_error, self.dispute_notice = error.message, ""
             return None
         self.dispute_reason = self.dispute_review_id = self.dispute_error = ""

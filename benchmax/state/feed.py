@@ -9,6 +9,7 @@ from reflex.event import EventSpec
 
 from benchmax import runtime
 from benchmax.services import catalog, feed
+from benchmax.services.errors import ServiceError
 from benchmax.state.session import SessionState
 from benchmax.state.views import CardView
 
@@ -41,7 +42,9 @@ class FeedState(SessionState):
         try:
             with runtime.db_session() as session:
                 page = feed.list_feed(session, filters, cursor, runtime.settings().feed_page_size)
-        except feed.InvalidCursorError:
+        except ServiceError as error:
+            if error.field != "cursor":
+                raise
             self.error = "That page link has expired. Showing the newest Tests instead."
             self.items, self.next_cursor = [], ""
             return

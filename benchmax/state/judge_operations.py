@@ -13,9 +13,10 @@ from typing import Any
 import reflex as rx
 
 from benchmax import runtime
+from benchmax.services.errors import Forbidden
 from benchmax.services.judge import calibration, snapshots
 from benchmax.services.judge.status import judge_status
-from benchmax.services.operations import NotAllowedError, require_owner
+from benchmax.services.operations import require_owner
 from benchmax.state.session import SessionState
 
 
@@ -63,7 +64,7 @@ class JudgeOperationsState(SessionState):
     def _owner(self) -> Any:
         try:
             return require_owner(self._require_user())
-        except NotAllowedError:
+        except Forbidden:
             self.judge_allowed = False
             self.judge_snapshots = []
             return None

@@ -11,10 +11,10 @@ from reflex.event import EventSpec
 from benchmax import runtime
 from benchmax.services import catalog
 from benchmax.services.dates import human_date
+from benchmax.services.errors import ServiceError
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
-from benchmax.services.moderation import ModerationError
 from benchmax.services.test_summary import TestSummary
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, setup_text
@@ -220,7 +220,7 @@ class LeaderboardState(SessionState):
         try:
             with runtime.db_session() as session:
                 job = jobs.request_owner_snapshot(session, user)
-        except ModerationError as error:
+        except ServiceError as error:
             self.error = error.message
             return
         self.error = ""

@@ -10,6 +10,7 @@ from benchmax import runtime
 from benchmax.models import ApiToken
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
+from benchmax.services.errors import ServiceError
 from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
 from benchmax.state.session import SessionState
 
@@ -109,7 +110,7 @@ class MeState(SessionState):
         try:
             with runtime.db_session() as session:
                 submissions.retry_processing(session, user, test_id)
-        except submissions.SubmissionError as exc:
+        except ServiceError as exc:
             self.action_error = exc.message
         self._reload()
 
@@ -125,7 +126,7 @@ class MeState(SessionState):
         try:
             with runtime.db_session() as session:
                 _token, plaintext = tokens.create_token(session, user, self.token_name)
-        except tokens.TokenError as exc:
+        except ServiceError as exc:
             self.token_error = exc.message
             return
         self.new_token, self.token_error, self.token_name = plaintext, "", ""
@@ -139,7 +140,7 @@ class MeState(SessionState):
         try:
             with runtime.db_session() as session:
                 tokens.revoke_token(session, user, token_id)
-        except tokens.TokenError as exc:
+        except ServiceError as exc:
             self.token_error = exc.message
         self._reload()
 

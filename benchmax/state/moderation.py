@@ -12,7 +12,8 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.models import User
 from benchmax.services.dates import human_date
-from benchmax.services.moderation import ModerationError, actions, queues
+from benchmax.services.errors import ServiceError
+from benchmax.services.moderation import actions, queues
 from benchmax.services.moderation.policy import can_moderate
 from benchmax.state.session import SessionState
 
@@ -150,7 +151,7 @@ class ModerationState(SessionState):
         try:
             with runtime.db_session() as session:
                 actions.perform(session, user, action, request)
-        except ModerationError as error:
+        except ServiceError as error:
             self.errors = {**self.errors, key: error.message}
             self.notice = ""
             return

@@ -19,11 +19,9 @@ import reflex as rx
 from benchmax import runtime
 from benchmax.services import backup as backups
 from benchmax.services.dates import chart_time, clock_time
-from benchmax.services.jobs import JobStateError
+from benchmax.services.errors import ServiceError
 from benchmax.services.operations import (
     Dashboard,
-    NotAllowedError,
-    ReasonError,
     discard_job,
     owner_dashboard,
     requeue_job,
@@ -219,7 +217,7 @@ class OperationsState(SessionState):
         user = self._require_user()
         try:
             return require_owner(user)
-        except NotAllowedError:
+        except ServiceError:
             self.allowed = False
             self._show(OperationsView())
             return None
@@ -267,11 +265,14 @@ class OperationsState(SessionState):
         try:
             with runtime.db_session() as session:
                 job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
-        except ReasonError as exc:
-            self.reason_errors = {**self.reason_errors, job_id: str(exc)}
-            self._say("The reason was not accepted; the message is under it.", ok=False)
+        except ServiceError as exc:
+            if exc.field == "reason":
+                self.reason_errors = {**self.reason_errors, job_id: exc.message}
+                self._say("The reason was not accepted; the message is under it.", ok=False)
+            else:
+                self._say(exc.message, ok=False)
             return
-        except (JobStateError, NotAllowedError, ValueError) as exc:
+        except ValueError as exc:  # a job id that is not a number
             self._say(str(exc), ok=False)
             return
         self.reasons = {key: value for key, value in self.reasons.items() if key != job_id}

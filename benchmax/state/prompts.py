@@ -6,7 +6,7 @@ import reflex as rx
 
 from benchmax import runtime
 from benchmax.services.dates import human_date
-from benchmax.services.moderation import ModerationError
+from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
 from benchmax.state.leaderboard import summary_dict
 from benchmax.state.session import SessionState
@@ -117,7 +117,7 @@ class PromptGroupState(SessionState):
         try:
             with runtime.db_session() as session:
                 groups.record_alias(session, user, self.key, other_key, self.alias_reason)
-        except ModerationError as error:
+        except ServiceError as error:
             self.alias_error = error.message
             return
         self.alias_error, self.alias_reason = "", ""

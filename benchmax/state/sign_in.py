@@ -8,6 +8,7 @@ from reflex.event import EventSpec
 from benchmax import runtime
 from benchmax.adapters.auth import LocalIssuer
 from benchmax.services import accounts
+from benchmax.services.errors import ServiceError
 from benchmax.state.session import SessionState
 
 
@@ -43,8 +44,8 @@ class SignInState(SessionState):
                 user = accounts.get_or_create_local_user(
                     session, self.handle, self.display_name, settings
                 )
-        except accounts.AccountError as exc:
-            self.error = str(exc)
+        except ServiceError as exc:
+            self.error = exc.message
             return None
         self.session_token = LocalIssuer(settings).mint(user.auth_subject)
         self._remember(user)

@@ -17,6 +17,7 @@ from benchmax import runtime
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
+from benchmax.services.errors import ServiceError
 from benchmax.state.session import SessionState
 from benchmax.state.submit_files import WizardFile, file_rows
 from benchmax.state.submit_steps import (
@@ -115,7 +116,7 @@ class SubmitState(SessionState):
             if wanted:
                 try:
                     test = submissions.get_own_test(session, user, wanted)
-                except submissions.SubmissionError:
+                except ServiceError:
                     test = None
             if test is None:
                 test = submissions.latest_draft(session, user)
@@ -167,7 +168,7 @@ class SubmitState(SessionState):
                 # save rolls the row back, and an id remembered from it would point at nothing.
                 draft_id = self.draft_id or submissions.create_draft(session, user).id
                 submissions.save_draft(session, user, draft_id, values, step=step)
-        except submissions.SubmissionError as exc:
+        except ServiceError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
             return False
         self.draft_id = draft_id
@@ -235,7 +236,7 @@ class SubmitState(SessionState):
                 submissions.remove_file(
                     session, runtime.storage(), user, self.draft_id, evidence_id
                 )
-        except submissions.SubmissionError as exc:
+        except ServiceError as exc:
             self.errors = {**self.errors, "files": exc.message}
         with runtime.db_session() as session:
             self._refresh_files(session, user)
@@ -251,7 +252,7 @@ class SubmitState(SessionState):
         try:
             with runtime.db_session() as session:
                 submissions.submit(session, user, self.draft_id)
-        except submissions.SubmissionError as exc:
+        except ServiceError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
             self.step = step_of(exc.field) or self.step
             return None

@@ -14,7 +14,7 @@ from benchmax import runtime
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import EvidenceFile, Test, TestState, User
 from benchmax.services import submissions
-from benchmax.services.submissions import SubmissionError
+from benchmax.services.errors import ServiceError
 from benchmax.settings import Settings, get_settings
 from tests.integration.test_submissions_api import Api
 from tests.submission_helpers import COMPLETE, contributor, draft_with
@@ -53,7 +53,7 @@ def test_open_drafts_are_capped_per_account_and_submitting_frees_a_place(
     user, other = contributor(engine), contributor(engine)
     first = draft_with(engine, storage, user, {**COMPLETE, "output_text": "ok"}, submit=False)
     draft_with(engine, storage, user, COMPLETE, submit=False)
-    with Session(engine) as session, pytest.raises(SubmissionError) as refused:
+    with Session(engine) as session, pytest.raises(ServiceError) as refused:
         submissions.create_draft(session, user)
     assert (refused.value.code, refused.value.status) == ("too_many_drafts", 409)
     assert "2 open drafts" in refused.value.message
@@ -74,7 +74,7 @@ def test_held_bytes_are_capped_per_account_across_drafts(
     draft_with(engine, storage, user, COMPLETE, {"a.txt": b"a" * 3000}, submit=False)
     second = draft_with(engine, storage, user, COMPLETE, submit=False)
     for declared in (2000, None):  # told up front, or found out while streaming
-        with Session(engine) as session, pytest.raises(SubmissionError) as refused:
+        with Session(engine) as session, pytest.raises(ServiceError) as refused:
             submissions.add_file(
                 session, storage, user, second, "b.txt", [b"b" * 2000], declared_size=declared
             )

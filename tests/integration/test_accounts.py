@@ -13,14 +13,13 @@ from sqlmodel import Session, col, select
 from benchmax.adapters.auth import LocalIssuer, build_verifier, local_subject
 from benchmax.models import AccountStatus, AuditEvent, Role, User
 from benchmax.services.accounts import (
-    AccountError,
-    AccountPermissionError,
     current_user,
     get_or_create_local_user,
     grant_role,
     user_for_subject,
     validate_handle,
 )
+from benchmax.services.errors import Forbidden, ServiceError
 from benchmax.settings import Settings
 from tests.factories import make_user
 
@@ -94,7 +93,7 @@ def test_good_handles(raw: str, handle: str) -> None:
     ],
 )
 def test_bad_handles_say_why(raw: str, reason: str) -> None:
-    with pytest.raises(AccountError, match=reason) as caught:
+    with pytest.raises(ServiceError, match=reason) as caught:
         validate_handle(raw)
     assert caught.value.message == str(caught.value)
 
@@ -131,7 +130,7 @@ def test_blank_display_name_falls_back_to_the_handle(session: Session, settings:
 def test_bad_display_names_are_refused(
     session: Session, settings: Settings, display_name: str
 ) -> None:
-    with pytest.raises(AccountError, match="Display names"):
+    with pytest.raises(ServiceError, match="Display names"):
         get_or_create_local_user(session, "bob", display_name, settings)
     assert _count(session, User) == 0
 
@@ -141,7 +140,7 @@ def test_bad_display_names_are_refused(
     "handle", ['robert\'); DROP TABLE "user";--', "admin", "\u0430dmin", "a b", "x" * 200]
 )
 def test_bad_handles_create_nothing(session: Session, settings: Settings, handle: str) -> None:
-    with pytest.raises(AccountError):
+    with pytest.raises(ServiceError):
         get_or_create_local_user(session, handle, "", settings)
     assert _count(session, User) == 0
 
@@ -149,7 +148,7 @@ def test_bad_handles_create_nothing(session: Session, settings: Settings, handle
 @BOTH
 def test_a_handle_owned_by_a_clerk_account_is_taken(session: Session, settings: Settings) -> None:
     make_user(session, handle="alice", auth_subject="user_2clerkalice")
-    with pytest.raises(AccountError, match="taken"):
+    with pytest.raises(ServiceError, match="taken"):
         get_or_create_local_user(session, "alice", "", settings)
 
 
@@ -260,9 +259,9 @@ def test_operator_grants_a_role_and_it_is_audited(session: Session, settings: Se
 @BOTH
 def test_grant_errors_are_clear(session: Session) -> None:
     make_user(session, handle="erin")
-    with pytest.raises(AccountError, match="Unknown role 'emperor'"):
+    with pytest.raises(ServiceError, match="Unknown role 'emperor'"):
         grant_role(session, "erin", "emperor")
-    with pytest.raises(AccountError, match="No account has the handle"):
+    with pytest.raises(ServiceError, match="No account has the handle"):
         grant_role(session, "nobody", Role.REVIEWER)
 
 
@@ -275,9 +274,9 @@ def test_moderator_may_make_reviewers_only(session: Session) -> None:
     assert reviewer.role == Role.REVIEWER
     [event] = _role_events(session, reviewer)
     assert event.actor_id == moderator.id
-    with pytest.raises(AccountPermissionError):
+    with pytest.raises(Forbidden):
         grant_role(session, "frank", Role.MODERATOR, actor=moderator)
-    with pytest.raises(AccountPermissionError):
+    with pytest.raises(Forbidden):
         grant_role(session, "olga", Role.CONTRIBUTOR, actor=moderator)
 
 
@@ -300,7 +299,7 @@ def test_owner_may_grant_anything(session: Session) -> None:
 def test_others_may_not_grant(session: Session, role: Role, status: AccountStatus) -> None:
     actor = make_user(session, role=role, status=status)
     target = make_user(session, handle="hank")
-    with pytest.raises(AccountPermissionError, match="not allowed"):
+    with pytest.raises(Forbidden, match="not allowed"):
         grant_role(session, "hank", Role.REVIEWER, actor=actor)
     assert target.role == Role.CONTRIBUTOR
     assert _role_events(session, target) == []

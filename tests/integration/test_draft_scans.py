@@ -9,8 +9,9 @@ from sqlmodel import Session, col, select
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import EvidenceState, Job, JobState, TestState
 from benchmax.services import submissions
+from benchmax.services.errors import ServiceError
 from benchmax.services.jobs import JobContext
-from benchmax.services.submissions import SCAN_EVIDENCE, SubmissionError
+from benchmax.services.submissions import SCAN_EVIDENCE
 from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
 from tests.unit.safety.corpus import fake_secrets, png_bytes
 
@@ -45,7 +46,7 @@ def test_an_upload_enqueues_its_scan_and_the_verdict_is_known_before_submit(
     ]
     # Submit refuses while a file is blocked; remove it and submit: nothing is scanned again.
     with Session(engine) as session:
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             submissions.submit(session, user, test_id)
         assert refused.value.code == "blocked_files"
         submissions.remove_file(session, local_storage, user, test_id, log.id)
@@ -66,7 +67,7 @@ def test_submit_while_a_scan_is_still_running_waits_for_it_and_then_publishes(
     with Session(engine) as session:
         submissions.submit(session, user, test_id)
         session.commit()
-    with Session(engine) as session, pytest.raises(SubmissionError) as again:
+    with Session(engine) as session, pytest.raises(ServiceError) as again:
         submissions.submit(session, user, test_id)  # a double click changes nothing
     assert again.value.code == "not_editable"
     # One scan (the upload's), then publishing: submit added no second scan.

@@ -15,10 +15,9 @@ from benchmax.models import EvidenceKind, EvidenceState, ReviewState, Test, Test
 from benchmax.models._base import utcnow
 from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.errors import Invalid
 from benchmax.services.feed import (
     FeedFilters,
-    InvalidCursorError,
-    InvalidFilterError,
     decode_cursor,
     encode_cursor,
     list_feed,
@@ -221,7 +220,7 @@ def _b64(raw: str) -> str:
     ],
 )
 def test_malformed_cursors_are_refused(session: Session, cursor: str) -> None:
-    with pytest.raises(InvalidCursorError):
+    with pytest.raises(Invalid):
         list_feed(session, FeedFilters(), cursor)
 
 
@@ -254,7 +253,7 @@ def test_from_query_is_forgiving_about_shape_and_size() -> None:
 
 
 def test_unknown_status_is_a_clear_error() -> None:
-    with pytest.raises(InvalidFilterError, match="awaiting, reviewed, ranked"):
+    with pytest.raises(Invalid, match="awaiting, reviewed, ranked"):
         FeedFilters.from_query({"status": "best"})
 
 

@@ -27,8 +27,8 @@ from benchmax.models import (
 )
 from benchmax.services import detail_view, feed
 from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import (
-    ModerationError,
     disputes,
     holds,
     label_decisions,
@@ -123,7 +123,7 @@ def test_restore_is_refused_when_a_file_never_passed_safety(session: Session) ->
     never_published = make_test(session, state=TestState.REMOVED, published_at=None)
 
     for test_id in (test.id, never_published.id):
-        with pytest.raises(ModerationError) as refused:
+        with pytest.raises(ServiceError) as refused:
             takedowns.restore_test(session, moderator, test_id, REASON)
         assert refused.value.status == 409
         assert "cannot be restored" in refused.value.message
@@ -152,7 +152,7 @@ def test_blocking_a_file_keeps_the_test_public_while_the_evidence_rule_holds(
     assert only_file.state == TestState.REMOVED
     actions = [o.action for o in _outcomes(session, only_file.id)]
     assert actions == ["evidence.block", "test.remove"]
-    with pytest.raises(ModerationError, match="no output or approved file"):
+    with pytest.raises(ServiceError, match="no output or approved file"):
         takedowns.restore_test(session, moderator, only_file.id, REASON)
 
 
@@ -195,27 +195,27 @@ def test_overturn_appends_a_correction_and_keeps_history(session: Session) -> No
 def test_overturn_needs_a_score_and_a_reviewable_reason(session: Session) -> None:
     moderator = _moderator(session)
     dispute = make_dispute(session, make_review(session, make_test(session), make_user(session)))
-    with pytest.raises(ModerationError, match="at least 20"):
+    with pytest.raises(ServiceError, match="at least 20"):
         disputes.decide_dispute(session, moderator, dispute.id, "overturn", "Too short.", 50)
-    with pytest.raises(ModerationError, match="whole number"):
+    with pytest.raises(ServiceError, match="whole number"):
         disputes.decide_dispute(
             session, moderator, dispute.id, "overturn", "A long enough reasoning here.", 101
         )
     disputes.decide_dispute(session, moderator, dispute.id, "uphold", "The review is fair.")
     assert dispute.state == CaseState.DISMISSED
-    with pytest.raises(ModerationError, match="already decided"):
+    with pytest.raises(ServiceError, match="already decided"):
         disputes.decide_dispute(session, moderator, dispute.id, "uphold", "The review is fair.")
 
 
 def test_moderators_never_decide_about_their_own_test_or_review(session: Session) -> None:
     moderator = _moderator(session)
     own = make_test(session, moderator)
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         takedowns.remove_test(session, moderator, own.id, REASON)
     assert refused.value.code == "own_test"
     other = make_test(session)
     dispute = make_dispute(session, make_review(session, other, moderator))
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         disputes.decide_dispute(session, moderator, dispute.id, "uphold", REASON)
     assert refused.value.code == "own_review"
 
@@ -228,7 +228,7 @@ def test_reasons_too_short_or_too_long_are_refused(
     session: Session, reason: str, message: str
 ) -> None:
     test = make_test(session)
-    with pytest.raises(ModerationError, match=message) as refused:
+    with pytest.raises(ServiceError, match=message) as refused:
         takedowns.remove_test(session, _moderator(session), test.id, reason)
     assert refused.value.field == "reason"
     assert test.state == TestState.PUBLIC
@@ -262,7 +262,7 @@ def test_injection_findings_and_holds_are_queued_and_decided(session: Session) -
         (flagged.id, CaseState.OPEN),
         (held.id, CaseState.DISMISSED),
     }
-    with pytest.raises(ModerationError, match="no open hold"):
+    with pytest.raises(ServiceError, match="no open hold"):
         holds.decide_hold(session, moderator, make_test(session).id, "keep", REASON)
 
 
@@ -296,10 +296,10 @@ def test_mapping_a_label_relinks_matching_tests(session: Session) -> None:
     assert ("model", "zorblax ultra") not in remaining
     assert ("harness", "my rig v 2") not in remaining
     assert ("model", "other thing") in remaining
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         label_decisions.map_label(session, moderator, "model", "zorblax ultra", "acme-one", REASON)
     assert refused.value.status == 409
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         label_decisions.map_label(session, moderator, "harness", "Other Rig", "no-such", REASON)
     assert refused.value.status == 404
 
@@ -331,7 +331,7 @@ def test_queues_list_open_reports_and_disputes_oldest_first(session: Session) ->
     result = queues.moderation_queues(session, moderator)
     assert [item.id for item in result.reports] == [first.id]
     assert [item.id for item in result.disputes] == [dispute.id]
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         queues.moderation_queues(session, make_user(session, role=Role.REVIEWER))
     assert refused.value.status == 403
 

@@ -11,7 +11,8 @@ from sqlmodel import Session
 
 from benchmax.models import AccountStatus, EvidenceState, Role, Test, TestState, User
 from benchmax.models._base import utcnow
-from benchmax.services.moderation import ModerationError, queues, takedowns
+from benchmax.services.errors import ServiceError
+from benchmax.services.moderation import queues, takedowns
 from benchmax.state.moderation import _removed
 from tests.factories import make_evidence, make_test, make_user
 
@@ -93,7 +94,7 @@ def test_can_restore_agrees_with_what_restore_test_does(session: Session) -> Non
     assert "no output or approved file" in items[nothing_left.id].restore_problem
     assert "never published" in items[never_published.id].restore_problem
     for item in blocked:
-        with pytest.raises(ModerationError) as refused:
+        with pytest.raises(ServiceError) as refused:
             takedowns.restore_test(session, moderator, item.test_id, REASON)
         assert refused.value.status == 409
         assert item.restore_problem in refused.value.message
@@ -134,7 +135,7 @@ def test_only_moderators_and_owners_see_the_removed_queue(session: Session) -> N
         ),
     }
     for name, (actor, status) in refused_actors.items():
-        with pytest.raises(ModerationError) as refused:
+        with pytest.raises(ServiceError) as refused:
             queues.moderation_queues(session, actor)
         assert refused.value.status == status, name
     owner = make_user(session, role=Role.OWNER)

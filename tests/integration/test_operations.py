@@ -26,11 +26,10 @@ from benchmax.models import (
     Role,
 )
 from benchmax.models._base import utcnow
+from benchmax.services.errors import Forbidden, Invalid
 from benchmax.services.jobs import JobContext
 from benchmax.services.operations import (
     CLI_ACTOR,
-    NotAllowedError,
-    ReasonError,
     dashboard,
     discard_job,
     owner_dashboard,
@@ -222,13 +221,13 @@ def test_only_owners_get_the_dashboard_or_act(
     viewer = make_user(session, role=role)
     dead = _dead_job(session)
     session.commit()
-    with pytest.raises(NotAllowedError):
+    with pytest.raises(Forbidden):
         owner_dashboard(session, storage, viewer)
-    with pytest.raises(NotAllowedError):
+    with pytest.raises(Forbidden):
         owner_dashboard(session, storage, None)
-    with pytest.raises(NotAllowedError):
+    with pytest.raises(Forbidden):
         requeue_job(session, dead.id or 0, actor=viewer, reason="I would like to retry it")
-    with pytest.raises(NotAllowedError):
+    with pytest.raises(Forbidden):
         discard_job(session, dead.id or 0, actor=viewer, reason="I would like to drop it")
     session.rollback()
     assert session.get(Job, dead.id).state == JobState.DEAD  # type: ignore[union-attr]
@@ -237,7 +236,7 @@ def test_only_owners_get_the_dashboard_or_act(
 
 def test_a_suspended_owner_is_refused(session: Session, storage: LocalStorage) -> None:
     owner = make_user(session, role=Role.OWNER, status="suspended")
-    with pytest.raises(NotAllowedError):
+    with pytest.raises(Forbidden):
         owner_dashboard(session, storage, owner)
 
 
@@ -249,7 +248,7 @@ def test_owner_requeues_and_discards_with_a_reason(
     session.commit()
     assert owner_dashboard(session, storage, owner).dead_jobs[0].id == second.id
 
-    with pytest.raises(ReasonError):
+    with pytest.raises(Invalid):
         requeue_job(session, first.id or 0, actor=owner, reason="  short  ")
     requeue_job(session, first.id or 0, actor=owner, reason="Scanner fixed in 1.2")
     discard_job(session, second.id or 0, actor=None, reason="Evidence was deleted anyway")

@@ -7,7 +7,7 @@ from sqlmodel import Session, select
 
 from benchmax.models import ModerationDecision, PromptAlias, Role, TestState, prompt_key
 from benchmax.services import feed
-from benchmax.services.moderation import ModerationError
+from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
 from benchmax.services.prompts.similar import index_prompts
 from tests.factories import make_review, make_test, make_user
@@ -100,7 +100,7 @@ def test_a_moderator_joins_two_prompts_with_an_append_only_decision(session: Ses
     moderator = make_user(session, role=Role.MODERATOR)
     contributor = make_user(session)
     session.commit()
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         groups.record_alias(
             session, contributor, base.prompt_key, near.prompt_key, "same task really"
         )
@@ -112,14 +112,14 @@ def test_a_moderator_joins_two_prompts_with_an_append_only_decision(session: Ses
         (prompt_key("nobody tried this"), "no Test has this prompt", "group_not_found"),
         (near.prompt_key, f"same prompt, see {canary_key()}", "secret_detected"),
     ):
-        with pytest.raises(ModerationError) as bad:
+        with pytest.raises(ServiceError) as bad:
             groups.record_alias(session, moderator, base.prompt_key, other, reason)
         assert bad.value.code == code
     groups.record_alias(
         session, moderator, base.prompt_key, near.prompt_key, "Only a comma differs."
     )
     session.commit()
-    with pytest.raises(ModerationError) as again:
+    with pytest.raises(ServiceError) as again:
         groups.record_alias(
             session, moderator, near.prompt_key, base.prompt_key, "joined twice now"
         )

@@ -29,7 +29,8 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import utcnow
-from benchmax.services.moderation import ModerationError, disputes, reports, reviews, roles
+from benchmax.services.errors import ServiceError
+from benchmax.services.moderation import disputes, reports, reviews, roles
 from tests.factories import (
     make_dispute,
     make_evidence,
@@ -64,7 +65,7 @@ def test_reviews_mark_the_test_reviewed_and_corrections_supersede(session: Sessi
     ]
     assert history[2].reviewer_kind == "admin"
     assert history[2].corrects_review_id == fixed.id
-    with pytest.raises(ModerationError, match="already been corrected") as refused:
+    with pytest.raises(ServiceError, match="already been corrected") as refused:
         reviews.add_review(session, moderator, test.id, 10, REASONING, first.id)
     assert refused.value.status == 409
 
@@ -86,10 +87,10 @@ def test_review_rules(session: Session) -> None:
         (None, test.id, 50, REASONING, None, "Sign in"),
     ]
     for actor, test_id, score, reasoning, corrects, message in cases:
-        with pytest.raises(ModerationError, match=message):
+        with pytest.raises(ServiceError, match=message):
             reviews.add_review(session, actor, test_id, score, reasoning, corrects)
     theirs = make_review(session, test, other)
-    with pytest.raises(ModerationError, match="author or a moderator"):
+    with pytest.raises(ServiceError, match="author or a moderator"):
         reviews.add_review(session, reviewer, test.id, 50, REASONING, theirs.id)
     assert session.exec(select(Review)).all() == [theirs]
     assert test.review_state == ReviewState.AWAITING
@@ -105,7 +106,7 @@ def test_reports_are_rate_limited_per_hour(session: Session) -> None:
     session.flush()
     for test in tests[1:3]:
         reports.create_report(session, reporter, test.id, "spam", per_hour=2)
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         reports.create_report(session, reporter, tests[3].id, "spam", per_hour=2)
     assert refused.value.status == 429
     assert "at most 2 reports an hour" in refused.value.message
@@ -137,7 +138,7 @@ def test_report_targets_and_reasons(session: Session) -> None:
         ),
     ]
     for actor, test_id, reason, details, evidence_id, message in cases:
-        with pytest.raises(ModerationError, match=message):
+        with pytest.raises(ServiceError, match=message):
             reports.create_report(
                 session, actor, test_id, reason, details, evidence_id, per_hour=10
             )
@@ -153,16 +154,16 @@ def test_disputes_one_open_per_review_and_rate_limited(session: Session) -> None
         session, contributor, first.id, "It ignores my log.", per_hour=2
     )
     assert dispute.test_id == test.id
-    with pytest.raises(ModerationError, match="already has an open dispute"):
+    with pytest.raises(ServiceError, match="already has an open dispute"):
         disputes.open_dispute(
             session, contributor, first.id, "Again, it ignores my log.", per_hour=2
         )
-    with pytest.raises(ModerationError, match="Only the Test's contributor"):
+    with pytest.raises(ServiceError, match="Only the Test's contributor"):
         disputes.open_dispute(session, reviewer, second.id, "I dislike this review.", per_hour=2)
-    with pytest.raises(ModerationError, match="at least 10"):
+    with pytest.raises(ServiceError, match="at least 10"):
         disputes.open_dispute(session, contributor, second.id, "Wrong.", per_hour=2)
     disputes.open_dispute(session, contributor, second.id, "It misses the video.", per_hour=2)
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         disputes.open_dispute(session, contributor, third.id, "It misses the video.", per_hour=2)
     assert refused.value.status == 429
 
@@ -219,7 +220,7 @@ def test_a_dispute_the_index_refuses_gets_the_same_409_and_the_caller_keeps_its_
         sneaked.append(make_dispute(session, review))
 
     monkeypatch.setattr(disputes, "check_hourly_limit", sneak_in)
-    with pytest.raises(ModerationError, match="already has an open dispute") as refused:
+    with pytest.raises(ServiceError, match="already has an open dispute") as refused:
         disputes.open_dispute(session, contributor, review.id, "It ignores my log.", per_hour=5)
     assert (refused.value.code, refused.value.status) == ("dispute_open", 409)
     assert isinstance(refused.value.__context__, IntegrityError)
@@ -240,7 +241,7 @@ def _race(
             before_call()
             try:
                 disputes.open_dispute(own, actor, review.id, reason, per_hour=5)
-            except ModerationError as refused:
+            except ServiceError as refused:
                 return f"{refused.status} {refused.code}"
             own.commit()
             return "opened"
@@ -292,20 +293,20 @@ def test_roles_and_suspension_rules(session: Session) -> None:
 
     roles.change_role(session, moderator, user.handle, "reviewer", REASON)
     assert user.role == Role.REVIEWER
-    with pytest.raises(ModerationError, match="not allowed"):
+    with pytest.raises(ServiceError, match="not allowed"):
         roles.change_role(session, moderator, user.handle, "moderator", REASON)
-    with pytest.raises(ModerationError, match="configuration"):
+    with pytest.raises(ServiceError, match="configuration"):
         roles.change_role(session, owner, user.handle, "owner", REASON)
-    with pytest.raises(ModerationError, match="Only an owner"):
+    with pytest.raises(ServiceError, match="Only an owner"):
         roles.suspend(session, moderator, other_moderator.handle, REASON)
-    with pytest.raises(ModerationError, match="Owners"):
+    with pytest.raises(ServiceError, match="Owners"):
         roles.suspend(session, moderator, owner.handle, REASON)
-    with pytest.raises(ModerationError, match="your own"):
+    with pytest.raises(ServiceError, match="your own"):
         roles.suspend(session, owner, owner.handle, REASON)
 
     roles.suspend(session, moderator, user.handle, REASON)
     assert user.status == AccountStatus.SUSPENDED
-    with pytest.raises(ModerationError, match="suspended, so you cannot review"):
+    with pytest.raises(ServiceError, match="suspended, so you cannot review"):
         reviews.add_review(session, user, make_test(session).id, 50, REASONING)
     roles.suspend(session, owner, other_moderator.handle, REASON)
     roles.reinstate(session, owner, user.handle, "Appeal accepted after review.")

@@ -16,7 +16,8 @@ from starlette.testclient import TestClient
 
 from benchmax.models import ReviewState, Test, TestState
 from benchmax.models._base import utcnow
-from benchmax.services.feed import FeedFilters, InvalidCursorError, list_feed
+from benchmax.services.errors import Invalid
+from benchmax.services.feed import FeedFilters, list_feed
 from benchmax.services.search import Segment, excerpt, highlight, marked_html, parse
 from tests.factories import make_test, make_user
 
@@ -296,5 +297,5 @@ def test_bad_sort_and_mixed_cursors_are_clear_errors(
         response = api_client.get("/api/v1/tests", params=params)
         assert response.status_code == 400, params
         assert response.json()["error"]["code"] == "invalid_cursor"
-    with pytest.raises(InvalidCursorError):
+    with pytest.raises(Invalid):
         list_feed(session, FeedFilters(q="hexagon"), newest_cursor)

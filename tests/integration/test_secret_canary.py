@@ -33,9 +33,10 @@ from benchmax.api import build_api
 from benchmax.db import session_scope
 from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Report, Role, Test, User
 from benchmax.services import accounts, submissions, tokens
+from benchmax.services.errors import Invalid, ServiceError
 from benchmax.services.jobs import JobContext
 from benchmax.services.moderation import disputes, reports
-from benchmax.services.operations import ReasonError, discard_job, requeue_job
+from benchmax.services.operations import discard_job, requeue_job
 from benchmax.settings import Settings
 from tests.factories import make_review, make_stored_evidence, make_test, make_user
 from tests.s3server import make_s3_settings
@@ -318,28 +319,28 @@ def _through_the_services(world: World) -> None:
             (world.access_key, ""),
             (world.access_key.lower(), ""),
         ):
-            with pytest.raises(accounts.AccountError) as refused:
+            with pytest.raises(ServiceError) as refused:
                 accounts.get_or_create_local_user(session, handle, name, settings)
             assert "looks like" in refused.value.message
         user = accounts.user_for_subject(
             session, "user_canary", settings, handle_hint=world.access_key
         )
         assert user.handle.startswith("user-")
-        with pytest.raises(tokens.TokenError):
+        with pytest.raises(ServiceError):
             tokens.create_token(session, user, world.key[:80])
         test = submissions.create_draft(session, user)
         for name in submissions.DRAFT_FIELDS:
             if name in ("attempts", "source_visibility"):
                 continue
             value = world.key if name.endswith("label") or name == "title" else world.text
-            with pytest.raises(submissions.SubmissionError) as wizard:
+            with pytest.raises(ServiceError) as wizard:
                 submissions.save_draft(session, user, test.id, {name: value})
             assert wizard.value.code == "secret_detected"
     owner = world.user(Role.OWNER)
     job_id = _dead_job(world)
     with Session(world.engine) as session:
         for act in (requeue_job, discard_job):
-            with pytest.raises(ReasonError):
+            with pytest.raises(Invalid):
                 act(session, job_id, actor=owner, reason=world.text)
         session.rollback()
 

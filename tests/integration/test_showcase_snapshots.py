@@ -32,6 +32,7 @@ from benchmax.models import (
     prompt_key,
 )
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.errors import ServiceError
 from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.leaderboard import board, exports, jobs
 from benchmax.services.leaderboard.policy import PolicyError, current_policy, set_policy
@@ -44,7 +45,6 @@ from benchmax.services.leaderboard.snapshots import (
     placement,
     verify_snapshot,
 )
-from benchmax.services.moderation import ModerationError
 from tests.factories import make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -359,7 +359,7 @@ def test_the_snapshot_job_runs_once_per_slot_and_owners_may_ask(
     assert jobs.request_snapshot(session, "scheduled:86400:7") is None  # already published
     assert current_snapshot(session) is not None
 
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         jobs.request_owner_snapshot(session, make_user(session, role=Role.MODERATOR))
     assert refused.value.status == 403
     owner = make_user(session, role=Role.OWNER)

@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 
 from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
 from benchmax.adapters.storage.local import LocalStorage
+from benchmax.api.errors import EXCEPTION_HANDLERS
 from benchmax.api.submissions import SubmissionApiDeps, submission_routes
 from benchmax.db import session_scope
 from benchmax.models import EvidenceState, Job, JobState, Test, TestState
@@ -146,7 +147,9 @@ def test_canary_never_reaches_logs_jobs_or_messages(stack: Stack, tmp_path: Path
             storage=_storage(stack),
             session=lambda: session_scope(engine),
         )
-        client = TestClient(Starlette(routes=submission_routes(lambda: deps)))
+        client = TestClient(
+            Starlette(routes=submission_routes(lambda: deps), exception_handlers=EXCEPTION_HANDLERS)
+        )
         _worker(stack, "", "--log-level", "DEBUG")
         response = client.post(
             "/api/v1/tests",

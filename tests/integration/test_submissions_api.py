@@ -16,6 +16,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from benchmax.adapters.storage.local import LocalStorage
+from benchmax.api.errors import EXCEPTION_HANDLERS
 from benchmax.api.submissions import SubmissionApiDeps, submission_routes
 from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.db import session_scope
@@ -53,7 +54,11 @@ class Api:
             session=lambda: session_scope(engine),
             limits=SafetyLimits(**limits),
         )
-        self.client = TestClient(Starlette(routes=submission_routes(lambda: self.deps)))
+        self.client = TestClient(
+            Starlette(
+                routes=submission_routes(lambda: self.deps), exception_handlers=EXCEPTION_HANDLERS
+            )
+        )
 
     def user_token(self, **overrides: Any) -> tuple[User, str]:
         user = contributor(self.engine, **overrides)

@@ -22,9 +22,9 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.services import pipeline, submissions
+from benchmax.services.errors import ServiceError
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions import SubmissionError
 from tests.submission_helpers import (
     COMPLETE,
     contributor,
@@ -59,7 +59,7 @@ def test_draft_is_private_resumable_and_saved_field_by_field(engine: Engine) -> 
         assert submissions.latest_draft(session, user) == first
         assert (first.state, first.wizard_step, first.prompt) == (TestState.DRAFT, 2, "Hello")
         other = contributor(engine)
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             submissions.get_own_test(session, other, second.id)
         assert refused.value.status == 404
         rows = submissions.my_tests(session, user)
@@ -69,7 +69,7 @@ def test_draft_is_private_resumable_and_saved_field_by_field(engine: Engine) -> 
 
 def test_suspended_users_cannot_start_a_draft(engine: Engine) -> None:
     user = contributor(engine, status=AccountStatus.SUSPENDED)
-    with Session(engine) as session, pytest.raises(SubmissionError) as refused:
+    with Session(engine) as session, pytest.raises(ServiceError) as refused:
         submissions.create_draft(session, user)
     assert (refused.value.status, refused.value.code) == (403, "account_suspended")
 
@@ -87,7 +87,7 @@ def test_a_secret_in_any_text_field_is_refused_and_nothing_is_stored(
         test = submissions.create_draft(session, user)
         session.commit()
         for field, value in (("notes", hidden), ("prompt", f"line one\nkey: {secret}")):
-            with pytest.raises(SubmissionError) as refused:
+            with pytest.raises(ServiceError) as refused:
                 submissions.save_draft(session, user, test.id, {"title": "Kept?", field: value})
             assert (refused.value.code, refused.value.field) == ("secret_detected", field)
             assert secret not in refused.value.message
@@ -103,7 +103,7 @@ def test_secret_message_names_line_and_kind(engine: Engine) -> None:
     with Session(engine) as session:
         test = submissions.create_draft(session, user)
         prompt = "a\nb\n" + fake_secrets()["anthropic_api_key"]
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             submissions.save_draft(session, user, test.id, {"prompt": prompt})
     assert refused.value.message.startswith("Line 3 of the prompt looks like an Anthropic")
 
@@ -127,7 +127,7 @@ def test_field_rules_give_per_field_messages(
     user = contributor(engine)
     with Session(engine) as session:
         test = submissions.create_draft(session, user)
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             submissions.save_draft(session, user, test.id, fields)
     assert (refused.value.code, refused.value.field, refused.value.status) == (code, field, 400)
 
@@ -162,7 +162,7 @@ def test_submit_requires_every_required_field(
 ) -> None:
     user = contributor(engine)
     test_id = draft_with(engine, storage, user, fields, files, submit=False)
-    with Session(engine) as session, pytest.raises(SubmissionError) as refused:
+    with Session(engine) as session, pytest.raises(ServiceError) as refused:
         submissions.submit(session, user, test_id)
     assert refused.value.field == field
     assert load(engine, test_id)[0].state == TestState.DRAFT
@@ -242,21 +242,21 @@ def test_upload_caps_count_total_and_file_size_while_streaming(
                 session, storage, user, test_id, name, chunks, declared_size=declared, limits=limits
             )
 
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             add("big.bin", 1100)
         assert (refused.value.status, refused.value.code) == (413, "file_too_large")
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             add("big.bin", 100, declared=5000)
         assert refused.value.status == 413
         add("a.txt", 1000)
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             add("b.txt", 600)  # the Test's total would pass 1500
         assert refused.value.status == 413
         add("b.txt", 400)
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             add("c.txt", 100)
         assert refused.value.code == "test_too_many_files"
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             add("../\u202eevil.txt", 100)
         assert refused.value.code == "filename_control_chars"
         session.commit()
@@ -304,7 +304,7 @@ def test_blocked_file_needs_attention_then_replace_and_publish(
     with Session(engine) as session:
         rows_me = submissions.my_tests(session, user)
         assert (rows_me[0].plain_status, rows_me[0].action) == ("Needs attention", "fix")
-        with pytest.raises(SubmissionError) as refused:
+        with pytest.raises(ServiceError) as refused:
             submissions.submit(session, user, test_id)
         assert refused.value.code == "blocked_files"
         new = submissions.replace_file(

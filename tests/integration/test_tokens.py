@@ -12,10 +12,10 @@ from sqlmodel import Session, select
 
 from benchmax.models import AccountStatus, ApiToken, AuditEvent
 from benchmax.models._base import utcnow
+from benchmax.services.errors import ServiceError
 from benchmax.services.tokens import (
     MAX_ACTIVE_TOKENS,
     TOKEN_NAME_MAX,
-    TokenError,
     create_token,
     list_tokens,
     revoke_token,
@@ -128,7 +128,7 @@ def test_revoked_tokens_are_refused_and_suspended_accounts_still_identified(
     session.flush()
     # Still identifies its account, which every action then refuses as suspended.
     assert token_owner(session, other_plaintext) == (other_token, other)
-    with pytest.raises(TokenError, match="Suspended"):
+    with pytest.raises(ServiceError, match="Suspended"):
         create_token(session, other, "another")
 
 
@@ -150,9 +150,9 @@ def test_list_shows_own_live_tokens_newest_first(session: Session) -> None:
 def test_only_the_owner_can_revoke(session: Session) -> None:
     owner, stranger = make_user(session), make_user(session)
     token, plaintext = create_token(session, owner, "mine")
-    with pytest.raises(TokenError, match="No such token") as foreign:
+    with pytest.raises(ServiceError, match="No such token") as foreign:
         revoke_token(session, stranger, token.id)
-    with pytest.raises(TokenError, match="No such token") as missing:
+    with pytest.raises(ServiceError, match="No such token") as missing:
         revoke_token(session, owner, "doesnotexist0000")
     assert foreign.value.message == missing.value.message
     assert token_owner(session, plaintext) == (token, owner)
@@ -174,7 +174,7 @@ def test_revoking_twice_is_harmless(session: Session) -> None:
 def test_active_tokens_are_capped(session: Session) -> None:
     user = make_user(session)
     tokens = [create_token(session, user, f"t{n}")[0] for n in range(MAX_ACTIVE_TOKENS)]
-    with pytest.raises(TokenError, match="revoke one"):
+    with pytest.raises(ServiceError, match="revoke one"):
         create_token(session, user, "one too many")
     revoke_token(session, user, tokens[0].id)
     assert create_token(session, user, "fits again")[0].name == "fits again"
@@ -205,14 +205,14 @@ def test_good_token_names(raw: str, name: str) -> None:
     ],
 )
 def test_bad_token_names_say_why(raw: str, reason: str) -> None:
-    with pytest.raises(TokenError, match=reason):
+    with pytest.raises(ServiceError, match=reason):
         validate_token_name(raw)
 
 
 @BOTH
 def test_a_bad_name_creates_nothing(session: Session) -> None:
     user = make_user(session)
-    with pytest.raises(TokenError):
+    with pytest.raises(ServiceError):
         create_token(session, user, "bad\x07name")
     assert list_tokens(session, user) == []
     assert _events(session, "api_token.created") == []

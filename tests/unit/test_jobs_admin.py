@@ -10,9 +10,9 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import AuditEvent, JobState
 from benchmax.models._base import utcnow
+from benchmax.services.errors import Conflict
 from benchmax.services.jobs import (
     JobCount,
-    JobStateError,
     discard,
     enqueue,
     job_counts,
@@ -73,7 +73,7 @@ def test_discard_is_final_and_audited(engine: Engine) -> None:
         session.commit()
     assert reload_job(engine, job_id).state == JobState.DISCARDED
     assert [event.action for event in _audit(engine, job_id)] == ["job.discard"]
-    with Session(engine) as session, pytest.raises(JobStateError):
+    with Session(engine) as session, pytest.raises(Conflict):
         requeue(session, job_id, actor_id=None, reason="too late for this one")
 
 
@@ -83,9 +83,9 @@ def test_only_dead_jobs_can_be_requeued_or_discarded(engine: Engine) -> None:
         session.commit()
     assert pending.id is not None
     with Session(engine) as session:
-        with pytest.raises(JobStateError):
+        with pytest.raises(Conflict):
             requeue(session, pending.id, actor_id=None, reason="not dead yet")
-        with pytest.raises(JobStateError):
+        with pytest.raises(Conflict):
             discard(session, 424242, actor_id=None, reason="no such job")
     assert _audit(engine, pending.id) == []
 

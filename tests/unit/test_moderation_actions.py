@@ -6,7 +6,8 @@ import pytest
 
 from benchmax.api.moderation import _ROUTES
 from benchmax.models import AuditAction, ModerationAction
-from benchmax.services.moderation import ModerationError, actions
+from benchmax.services.errors import ServiceError
+from benchmax.services.moderation import actions
 
 
 def test_every_action_has_one_service_call_and_one_route() -> None:
@@ -15,7 +16,7 @@ def test_every_action_has_one_service_call_and_one_route() -> None:
 
 
 def test_an_unknown_action_is_refused_before_anything_runs() -> None:
-    with pytest.raises(ModerationError) as refused:
+    with pytest.raises(ServiceError) as refused:
         actions.perform(None, None, "test.delete", actions.Request("t", "reason"))  # type: ignore[arg-type]
 
     assert (refused.value.code, refused.value.status) == ("unknown_action", 404)

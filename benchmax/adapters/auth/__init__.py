@@ -6,6 +6,7 @@ against; everything downstream sees ``SessionClaims`` and never knows which back
 
 from __future__ import annotations
 
+from benchmax.adapters.auth.bearer import bearer_credential
 from benchmax.adapters.auth.local_issuer import (
     LOCAL_SUBJECT_PREFIX,
     LocalIssuer,
@@ -22,6 +23,7 @@ __all__ = [
     "LocalIssuerRefusedError",
     "SessionClaims",
     "SessionVerifier",
+    "bearer_credential",
     "build_verifier",
     "local_subject",
 ]

@@ -18,6 +18,8 @@ from clerk_backend_api.security.types import AuthenticateRequestOptions
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from benchmax.adapters.auth.bearer import bearer_credential
+
 # Bearer tokens with this prefix are BenchMax API tokens (services/tokens.py), never sessions.
 API_TOKEN_PREFIX = "bmx_"  # noqa: S105 - a public prefix, not a secret
 
@@ -46,11 +48,9 @@ def _clerk_headers(headers: Mapping[str, str]) -> dict[str, str]:
     for name, value in headers.items():
         lowered = name.lower()
         if lowered == "authorization":
-            scheme, _, credential = value.strip().partition(" ")
             # Clerk strips only the exact text "Bearer "; the scheme is case-insensitive.
-            picked["Authorization"] = (
-                f"Bearer {credential.strip()}" if scheme.lower() == "bearer" else value
-            )
+            credential = bearer_credential(value)
+            picked["Authorization"] = f"Bearer {credential}" if credential is not None else value
         elif lowered == "cookie":
             picked["cookie"] = value
     return picked

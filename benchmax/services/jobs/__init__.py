@@ -11,7 +11,6 @@ messages carry ids and error codes only, never submission content.
 
 from benchmax.services.jobs.admin import (
     JobCount,
-    JobStateError,
     discard,
     job_counts,
     list_jobs,
@@ -44,7 +43,6 @@ __all__ = [
     "JobCount",
     "JobError",
     "JobOutcome",
-    "JobStateError",
     "backoff_seconds",
     "claim_job",
     "discard",

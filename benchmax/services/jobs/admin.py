@@ -17,12 +17,9 @@ from sqlmodel import col, select
 
 from benchmax.models import AuditAction, Job, JobState, audit
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.errors import Conflict
 from benchmax.services.jobs.enqueue import send_after_commit
 from benchmax.services.jobs.runner import affected_rows
-
-
-class JobStateError(ValueError):
-    """The job does not exist or is not in a state that allows the action."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,8 @@ def _act_on_dead(
         .execution_options(synchronize_session=False)
     )
     if affected_rows(result) != 1:
-        raise JobStateError(f"job {job_id} is not dead")
+        # The job does not exist or is not in a state that allows the action.
+        raise Conflict("job_not_dead", f"job {job_id} is not dead")
     job = session.get(Job, job_id, populate_existing=True)
     assert job is not None
     audit(

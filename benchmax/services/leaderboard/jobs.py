@@ -12,9 +12,9 @@ import time
 from sqlmodel import Session, col, select
 
 from benchmax.models import Job, JobState, LeaderboardSnapshot, Role, User
+from benchmax.services.errors import Forbidden
 from benchmax.services.jobs import JobContext, enqueue, job_handler
 from benchmax.services.leaderboard.snapshots import build_snapshot
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import require_active
 
 SNAPSHOT_JOB = "leaderboard_snapshot"
@@ -61,7 +61,7 @@ def request_owner_snapshot(session: Session, actor: User | None) -> Job | None:
     """An owner asks for a snapshot now; None when one is already being built."""
     user = require_active(actor, "publish leaderboard snapshots")
     if user.role != Role.OWNER:
-        raise ModerationError("not_allowed", "Only owners can publish leaderboard snapshots.", 403)
+        raise Forbidden("not_allowed", "Only owners can publish leaderboard snapshots.")
     live = session.exec(
         select(Job.id).where(
             Job.kind == SNAPSHOT_JOB, col(Job.state).in_([JobState.PENDING, JobState.RUNNING])

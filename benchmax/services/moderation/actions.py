@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlmodel import Session
 
 from benchmax.models import ModerationAction, ModerationDecision, User
+from benchmax.services.errors import NotFound
 from benchmax.services.moderation import (
     disputes,
     holds,
@@ -22,7 +23,6 @@ from benchmax.services.moderation import (
     roles,
     takedowns,
 )
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.prompts import groups
 
 
@@ -81,7 +81,5 @@ def perform(
     try:
         run = ACTIONS[ModerationAction(action)]
     except ValueError:
-        raise ModerationError(
-            "unknown_action", "There is no such moderation action.", 404
-        ) from None
+        raise NotFound("unknown_action", "There is no such moderation action.") from None
     return run(session, actor, request)

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from benchmax.models import CaseState, Dispute, ModerationHold, Report, Test, User
 from benchmax.models._base import is_public_id, utcnow
-from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.errors import Conflict, Forbidden, NotFound
 
 _FAILURE_REASON_MAX = 500  # Test.failure_reason and EvidenceFile.block_reason columns
 Case = TypeVar("Case", Report, Dispute)
@@ -33,11 +33,9 @@ def decided_test(session: Session, admin: User, test_id: object) -> Test:
     found = isinstance(test_id, str) and is_public_id(test_id)
     test = session.get(Test, test_id, with_for_update=True) if found else None
     if test is None:
-        raise ModerationError("test_not_found", "No Test has this id.", 404)
+        raise NotFound("test_not_found", "No Test has this id.")
     if test.contributor_id == admin.id:
-        raise ModerationError(
-            "own_test", "This is your own Test; another moderator must decide.", 403
-        )
+        raise Forbidden("own_test", "This is your own Test; another moderator must decide.")
     return test
 
 
@@ -47,11 +45,9 @@ def open_report_for(session: Session, report_id: str | None, test: Test) -> Repo
         return None
     report = session.get(Report, report_id) if is_public_id(report_id) else None
     if report is None or report.test_id != test.id:
-        raise ModerationError(
-            "report_not_found", "That report is not about this Test.", 404, "report_id"
-        )
+        raise NotFound("report_not_found", "That report is not about this Test.", "report_id")
     if report.state != CaseState.OPEN:
-        raise ModerationError("report_closed", "That report was already decided.", 409)
+        raise Conflict("report_closed", "That report was already decided.")
     return report
 
 
@@ -67,8 +63,8 @@ def open_case(
     """The open report or dispute ``case_id`` and its Test, which is not the moderator's own."""
     case = session.get(model, case_id) if is_public_id(case_id) else None
     if case is None:
-        raise ModerationError(f"{noun}_not_found", f"No {noun} has this id.", 404)
+        raise NotFound(f"{noun}_not_found", f"No {noun} has this id.")
     test = decided_test(session, admin, case.test_id)
     if case.state != CaseState.OPEN:
-        raise ModerationError(f"{noun}_closed", f"That {noun} was already decided.", 409)
+        raise Conflict(f"{noun}_closed", f"That {noun} was already decided.")
     return case, test

@@ -20,8 +20,8 @@ from benchmax.models import (
     audit,
 )
 from benchmax.models._base import is_public_id
+from benchmax.services.errors import Conflict, Forbidden, NotFound
 from benchmax.services.moderation.cases import close_case, open_case
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import (
     REASON_MAX,
     clean_reason,
@@ -61,8 +61,8 @@ def reviews_with_open_disputes(session: Session, review_ids: list[str]) -> set[s
 
 def _refuse_if_open(session: Session, review_id: str) -> None:
     if open_dispute_for(session, review_id) is not None:
-        raise ModerationError(
-            "dispute_open", "This review already has an open dispute; moderators will decide.", 409
+        raise Conflict(
+            "dispute_open", "This review already has an open dispute; moderators will decide."
         )
 
 
@@ -73,20 +73,17 @@ def open_dispute(
     user = require_active(actor, "dispute reviews")
     review = session.get(Review, review_id) if is_public_id(review_id) else None
     if review is None:
-        raise ModerationError("review_not_found", "No review has this id.", 404)
+        raise NotFound("review_not_found", "No review has this id.")
     # Locked (PostgreSQL) so a second quick submission waits here and then gets the check's
     # friendly answer; the unique index below is what guarantees the rule.
     test = public_test(session, review.test_id, lock=True)
     if test.contributor_id != user.id:
-        raise ModerationError(
-            "not_allowed", "Only the Test's contributor can dispute its reviews.", 403
-        )
+        raise Forbidden("not_allowed", "Only the Test's contributor can dispute its reviews.")
     clean = clean_reason(reason, label="dispute reason")
     if latest_in_chain(session, review).id != review.id:
-        raise ModerationError(
+        raise Conflict(
             "already_corrected",
             "This review has been corrected; dispute the latest version instead.",
-            409,
         )
     _refuse_if_open(session, review.id)
     check_hourly_limit(session, Dispute, user.id, per_hour, "disputes")
@@ -127,9 +124,7 @@ def decide_dispute(
     review = session.get(Review, dispute.review_id)
     assert review is not None  # a foreign key guarantees it
     if review.reviewer_id == admin.id:
-        raise ModerationError(
-            "own_review", "You wrote this review; another moderator must decide.", 403
-        )
+        raise Forbidden("own_review", "You wrote this review; another moderator must decide.")
     if outcome == "uphold":
         clean = clean_reason(reason)
         close_case(dispute, CaseState.DISMISSED, session)
@@ -144,9 +139,7 @@ def decide_dispute(
         )
         clean_score = parse_score(score)
         if test.state != TestState.PUBLIC:
-            raise ModerationError(
-                "not_public", "Only a public Test's reviews can be corrected.", 409
-            )
+            raise Conflict("not_public", "Only a public Test's reviews can be corrected.")
         append_review(session, test, admin, clean_score, clean, latest_in_chain(session, review))
         close_case(dispute, CaseState.RESOLVED, session)
         states = ("open", "review_overturned")

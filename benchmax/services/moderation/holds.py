@@ -7,8 +7,8 @@ from typing import Literal
 from sqlmodel import Session, select
 
 from benchmax.models import CaseState, ModerationAction, ModerationDecision, ModerationHold, User
+from benchmax.services.errors import NotFound
 from benchmax.services.moderation.cases import close_case, decided_test
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin
 from benchmax.services.moderation.queues import injection_codes_for_test
 from benchmax.services.moderation.records import record_decision
@@ -36,9 +36,7 @@ def decide_hold(
         ).all()
     )
     if not holds and not injection_codes_for_test(session, test.id):
-        raise ModerationError(
-            "nothing_to_decide", "This Test has no open hold or injection findings.", 404
-        )
+        raise NotFound("nothing_to_decide", "This Test has no open hold or injection findings.")
     previous = "held" if holds else "flagged"
     if outcome == "keep":
         if not holds:

@@ -16,8 +16,8 @@ from benchmax.models import (
     User,
 )
 from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, refuse_secrets, require_admin
 from benchmax.services.moderation.queues import label_target_id
 from benchmax.services.moderation.records import record_decision
@@ -27,13 +27,13 @@ def _label(kind: object, label: object) -> tuple[LabelKind, str]:
     try:
         clean_kind = LabelKind(kind if isinstance(kind, str) else "")
     except ValueError:
-        raise ModerationError("invalid_kind", "Choose model or harness.", 400, "kind") from None
+        raise Invalid("invalid_kind", "Choose model or harness.", "kind") from None
     text = label if isinstance(label, str) else ""
     # Checked as typed: the stored key is case-folded, which can hide a key from the rules.
     refuse_secrets(text, field="label", label="label")
     key = label_key(text, MAPPING_KEY_LENGTH)
     if not key:
-        raise ModerationError("invalid_label", "Give the declared label to map.", 400, "label")
+        raise Invalid("invalid_label", "Give the declared label to map.", "label")
     return clean_kind, key
 
 
@@ -65,19 +65,17 @@ def map_label(
         )
     ).first()
     if existing is not None:
-        raise ModerationError("already_mapped", "That label already maps to a catalog entry.", 409)
+        raise Conflict("already_mapped", "That label already maps to a catalog entry.")
     mapping = LabelMapping(kind=clean_kind, normalized_label=key)
     if clean_kind == LabelKind.MODEL:
         model = session.exec(select(CatalogModel).where(CatalogModel.slug == target)).first()
         if model is None:
-            raise ModerationError(
-                "target_not_found", "No catalog model has that slug.", 404, "target"
-            )
+            raise NotFound("target_not_found", "No catalog model has that slug.", "target")
         mapping.model_id = model.id
     else:
         harness = session.exec(select(Harness).where(Harness.slug == target)).first()
         if harness is None:
-            raise ModerationError("target_not_found", "No harness has that slug.", 404, "target")
+            raise NotFound("target_not_found", "No harness has that slug.", "target")
         mapping.harness_id = harness.id
     session.add(mapping)
     session.flush()

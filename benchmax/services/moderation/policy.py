@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from benchmax.models import Role, User
-from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.errors import Forbidden, Invalid, Unauthenticated
 from benchmax.services.safety import check_text_field
 
 REASON_MIN, REASON_MAX = 10, 2000
@@ -45,18 +45,16 @@ def may_grant(actor: User, current: Role, new: Role) -> bool:
 def require_active(actor: User | None, doing: str) -> User:
     """The actor, signed in and not suspended; ``doing`` completes "you cannot …"."""
     if actor is None:
-        raise ModerationError("sign_in_required", f"Sign in to {doing}.", 401)
+        raise Unauthenticated("sign_in_required", f"Sign in to {doing}.")
     if not actor.can_write:
-        raise ModerationError(
-            "account_suspended", f"Your account is suspended, so you cannot {doing}.", 403
-        )
+        raise Forbidden("account_suspended", f"Your account is suspended, so you cannot {doing}.")
     return actor
 
 
 def require_admin(actor: User | None, doing: str) -> User:
     user = require_active(actor, doing)
     if not is_admin(user):
-        raise ModerationError("not_allowed", f"Only moderators and owners can {doing}.", 403)
+        raise Forbidden("not_allowed", f"Only moderators and owners can {doing}.")
     return user
 
 
@@ -76,13 +74,9 @@ def clean_text(
     ).strip()
     refuse_secrets(text, field=field, label=label or field.replace("_", " "))
     if len(text) < minimum:
-        raise ModerationError(
-            f"{field}_too_short", f"{noun} must be at least {minimum} characters.", 400, field
-        )
+        raise Invalid(f"{field}_too_short", f"{noun} must be at least {minimum} characters.", field)
     if len(text) > maximum:
-        raise ModerationError(
-            f"{field}_too_long", f"{noun} must be at most {maximum} characters.", 400, field
-        )
+        raise Invalid(f"{field}_too_long", f"{noun} must be at most {maximum} characters.", field)
     return text
 
 
@@ -94,7 +88,7 @@ def refuse_secrets(text: str, *, field: str, label: str) -> None:
     """
     problem = check_text_field(label, text)
     if problem is not None:
-        raise ModerationError("secret_detected", problem, 400, field)
+        raise Invalid("secret_detected", problem, field)
 
 
 def clean_reason(raw: object, *, label: str = "reason") -> str:

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import Dispute, Report
 from benchmax.models._base import utcnow
-from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.errors import RateLimited
 
 WINDOW = timedelta(hours=1)
 
@@ -29,8 +29,7 @@ def check_hourly_limit(
         .where(col(author) == user_id, col(model.created_at) >= utcnow() - WINDOW)
     ).one()
     if recent >= per_hour:
-        raise ModerationError(
+        raise RateLimited(
             "rate_limited",
             f"You can send at most {per_hour} {noun} an hour. Please try again later.",
-            429,
         )

@@ -22,8 +22,8 @@ from benchmax.models import (
     User,
     audit,
 )
+from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.moderation.cases import close_case, open_case
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import (
     clean_reason,
     clean_text,
@@ -61,9 +61,7 @@ def _visible_evidence(session: Session, test: Test, evidence_id: object) -> Evid
         )
     )
     if not visible or evidence is None:
-        raise ModerationError(
-            "evidence_not_found", "That file is not part of this Test.", 404, "evidence_id"
-        )
+        raise NotFound("evidence_not_found", "That file is not part of this Test.", "evidence_id")
     return evidence
 
 
@@ -84,9 +82,7 @@ def create_report(
         clean_reason = ReportReason(reason if isinstance(reason, str) else "")
     except ValueError:
         choices = ", ".join(item.value for item in ReportReason)
-        raise ModerationError(
-            "invalid_reason", f"Choose a reason: {choices}.", 400, "reason"
-        ) from None
+        raise Invalid("invalid_reason", f"Choose a reason: {choices}.", "reason") from None
     minimum = OTHER_DETAILS_MIN if clean_reason == ReportReason.OTHER else 0
     clean_details = clean_text(
         details,
@@ -106,9 +102,7 @@ def create_report(
         )
     ).first()
     if duplicate is not None:
-        raise ModerationError(
-            "already_reported", "You already reported this; moderators will look at it.", 409
-        )
+        raise Conflict("already_reported", "You already reported this; moderators will look at it.")
     check_hourly_limit(session, Report, user.id, per_hour, "reports")
     report = Report(
         reporter_id=user.id,

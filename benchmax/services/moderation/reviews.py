@@ -27,7 +27,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import json_ready
-from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.errors import Conflict, Forbidden, Invalid, NotFound
 from benchmax.services.moderation.policy import clean_text, is_admin, require_active
 
 REASONING_MIN, REASONING_MAX = 20, 5000
@@ -59,7 +59,7 @@ def public_test(session: Session, test_id: str, *, lock: bool = False) -> Test:
     """
     test = session.get(Test, test_id, with_for_update=lock) if is_public_id(test_id) else None
     if test is None or test.state != TestState.PUBLIC:
-        raise ModerationError("test_not_found", "No public Test has this id.", 404)
+        raise NotFound("test_not_found", "No public Test has this id.")
     return test
 
 
@@ -120,10 +120,11 @@ def parse_score(raw: object) -> int:
     if isinstance(raw, str) and raw.strip().isdigit():
         raw = int(raw.strip())
     if not isinstance(raw, int) or isinstance(raw, bool) or not SCORE_MIN <= raw <= SCORE_MAX:
-        raise ModerationError(
-            "invalid_score", f"The score is a whole number from {SCORE_MIN} to {SCORE_MAX}.",
-            400, "score",
-        )  # fmt: skip
+        raise Invalid(
+            "invalid_score",
+            f"The score is a whole number from {SCORE_MIN} to {SCORE_MAX}.",
+            "score",
+        )
     return raw
 
 
@@ -185,18 +186,13 @@ def append_review(
 def _correctable(session: Session, test: Test, user: User, review_id: object) -> Review:
     review = session.get(Review, review_id) if isinstance(review_id, str) else None
     if review is None or review.test_id != test.id:
-        raise ModerationError(
-            "review_not_found", "That review is not on this Test.", 404, "corrects_review_id"
-        )
+        raise NotFound("review_not_found", "That review is not on this Test.", "corrects_review_id")
     if review.reviewer_id != user.id and not is_admin(user):
-        raise ModerationError(
-            "not_allowed", "Only the review's author or a moderator can correct it.", 403
-        )
+        raise Forbidden("not_allowed", "Only the review's author or a moderator can correct it.")
     if latest_in_chain(session, review).id != review.id:
-        raise ModerationError(
+        raise Conflict(
             "already_corrected",
             "That review has already been corrected; correct the latest version instead.",
-            409,
             "corrects_review_id",
         )
     return review
@@ -213,12 +209,12 @@ def add_review(
     """A new review, or a correction of one, by an approved reviewer, moderator or owner."""
     user = require_active(actor, "review Tests")
     if reviewer_kind(user) is None:
-        raise ModerationError(
-            "not_allowed", "Only approved reviewers, moderators and owners can review Tests.", 403
+        raise Forbidden(
+            "not_allowed", "Only approved reviewers, moderators and owners can review Tests."
         )
     test = public_test(session, test_id)
     if test.contributor_id == user.id:
-        raise ModerationError("own_test", "You cannot review your own Test.", 403)
+        raise Forbidden("own_test", "You cannot review your own Test.")
     clean_score = parse_score(score)
     clean = clean_reasoning(reasoning)
     corrects = _correctable(session, test, user, corrects_review_id) if corrects_review_id else None

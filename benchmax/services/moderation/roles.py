@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from benchmax.models import AccountStatus, ModerationAction, Role, User
 from benchmax.services import accounts
-from benchmax.services.moderation.errors import ModerationError
+from benchmax.services.errors import Conflict, Forbidden, Invalid, NotFound
 from benchmax.services.moderation.policy import clean_reason, require_active, require_admin
 from benchmax.services.moderation.records import record_decision
 
@@ -19,14 +19,12 @@ from benchmax.services.moderation.records import record_decision
 def _target(session: Session, actor: User, handle: str) -> User:
     user = accounts.find_user_by_handle(session, handle)
     if user is None:
-        raise ModerationError(
-            "user_not_found", f"No account has {accounts.named_handle(handle)}.", 404
-        )
+        raise NotFound("user_not_found", f"No account has {accounts.named_handle(handle)}.")
     if user.id == actor.id:
-        raise ModerationError("own_account", "You cannot change your own account.", 403)
+        raise Forbidden("own_account", "You cannot change your own account.")
     if user.role == Role.OWNER:
-        raise ModerationError(
-            "owner_account", "Owners are set in configuration and cannot be changed here.", 403
+        raise Forbidden(
+            "owner_account", "Owners are set in configuration and cannot be changed here."
         )
     return user
 
@@ -37,22 +35,19 @@ def change_role(session: Session, actor: User | None, handle: str, role: str, re
     try:
         new_role = Role(role)
     except ValueError:
-        raise ModerationError(
-            "invalid_role", "Choose contributor, reviewer or moderator.", 400, "role"
+        raise Invalid(
+            "invalid_role", "Choose contributor, reviewer or moderator.", "role"
         ) from None
     if new_role == Role.OWNER:
-        raise ModerationError(
-            "owner_role", "Owners come from configuration (BENCHMAX_OWNER_SUBJECTS).", 403, "role"
+        raise Forbidden(
+            "owner_role", "Owners come from configuration (BENCHMAX_OWNER_SUBJECTS).", "role"
         )
     clean = clean_reason(reason)
     user = _target(session, admin, handle)
     previous = Role(user.role)
     if previous == new_role:
-        raise ModerationError("unchanged", f"@{user.handle} is already a {new_role.value}.", 409)
-    try:
-        accounts.grant_role(session, user.handle, new_role, admin)
-    except accounts.AccountPermissionError as error:
-        raise ModerationError("not_allowed", error.message, 403) from None
+        raise Conflict("unchanged", f"@{user.handle} is already a {new_role.value}.")
+    accounts.grant_role(session, user.handle, new_role, admin)  # Forbidden past the actor's reach
     record_decision(
         session,
         admin,
@@ -73,10 +68,10 @@ def _set_status(
     clean = clean_reason(reason)
     user = _target(session, admin, handle)
     if user.role == Role.MODERATOR and admin.role != Role.OWNER:
-        raise ModerationError("not_allowed", f"Only an owner can {verb} a moderator.", 403)
+        raise Forbidden("not_allowed", f"Only an owner can {verb} a moderator.")
     if (user.status == AccountStatus.SUSPENDED) == suspend:
         code, state = ("already_suspended", "already") if suspend else ("not_suspended", "not")
-        raise ModerationError(code, f"@{user.handle} is {state} suspended.", 409)
+        raise Conflict(code, f"@{user.handle} is {state} suspended.")
     before, after = AccountStatus.ACTIVE, AccountStatus.SUSPENDED
     if not suspend:
         before, after = after, before

@@ -21,13 +21,13 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import is_public_id, utcnow
+from benchmax.services.errors import Conflict, NotFound
 from benchmax.services.moderation.cases import (
     close_case,
     decided_test,
     open_report_for,
     outcome_line,
 )
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin
 from benchmax.services.moderation.records import record_decision
 
@@ -80,9 +80,7 @@ def remove_test(
     clean = clean_reason(reason)
     test = decided_test(session, admin, test_id)
     if test.state != TestState.PUBLIC:
-        raise ModerationError(
-            "not_public", f"Only public Tests can be removed; this one is {test.state}.", 409
-        )
+        raise Conflict("not_public", f"Only public Tests can be removed; this one is {test.state}.")
     report = open_report_for(session, report_id, test)
     return _take_down(session, admin, test, "Removed by a moderator", clean, report)
 
@@ -110,10 +108,10 @@ def restore_test(
     clean = clean_reason(reason)
     test = decided_test(session, admin, test_id)
     if test.state != TestState.REMOVED:
-        raise ModerationError("not_removed", "Only removed Tests can be restored.", 409)
+        raise Conflict("not_removed", "Only removed Tests can be restored.")
     problem = restore_problem(test, _evidence(session, test))
     if problem is not None:
-        raise ModerationError("unsafe_to_restore", f"This Test cannot be restored: {problem}.", 409)
+        raise Conflict("unsafe_to_restore", f"This Test cannot be restored: {problem}.")
     test.state = TestState.PUBLIC
     test.removed_at = None
     test.failure_code = test.failure_reason = ""
@@ -141,13 +139,11 @@ def block_evidence(
     clean = clean_reason(reason)
     evidence = session.get(EvidenceFile, evidence_id) if is_public_id(evidence_id) else None
     if evidence is None:
-        raise ModerationError("evidence_not_found", "No file has this id.", 404)
+        raise NotFound("evidence_not_found", "No file has this id.")
     test = decided_test(session, admin, evidence.test_id)
     if evidence.state != EvidenceState.APPROVED:
-        raise ModerationError(
-            "not_approved",
-            f"Only approved files can be blocked; this one is {evidence.state}.",
-            409,
+        raise Conflict(
+            "not_approved", f"Only approved files can be blocked; this one is {evidence.state}."
         )
     report = open_report_for(session, report_id, test)
     evidence.state = EvidenceState.BLOCKED

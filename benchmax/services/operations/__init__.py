@@ -7,8 +7,6 @@ by the page and ``benchmax jobs``. Nothing here imports Reflex.
 
 from benchmax.services.operations.access import (
     MIN_REASON_LENGTH,
-    NotAllowedError,
-    ReasonError,
     require_owner,
     require_reason,
 )
@@ -39,9 +37,7 @@ __all__ = [
     "Dashboard",
     "DeadJob",
     "Inventory",
-    "NotAllowedError",
     "PrefixUsage",
-    "ReasonError",
     "SeriesPoint",
     "TimeToPublic",
     "dashboard",

@@ -195,6 +195,6 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
 def owner_dashboard(
     session: Session, storage: ObjectStorage, viewer: User | None, now: datetime | None = None
 ) -> Dashboard:
-    """``dashboard`` for an active owner; anyone else gets ``NotAllowedError`` and no data."""
+    """``dashboard`` for an active owner; anyone else gets ``Forbidden`` and no data."""
     require_owner(viewer)
     return dashboard(session, storage, now)

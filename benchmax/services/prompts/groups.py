@@ -26,6 +26,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.leaderboard.policy import counted_reviews, current_policy
 from benchmax.services.leaderboard.scoring import (
     bayesian_score_bp,
@@ -33,7 +34,6 @@ from benchmax.services.leaderboard.scoring import (
     median_text,
     points_text,
 )
-from benchmax.services.moderation.errors import ModerationError
 from benchmax.services.moderation.policy import clean_reason, require_admin
 from benchmax.services.moderation.records import record_decision
 from benchmax.services.prompts.similar import similar_keys
@@ -255,12 +255,12 @@ def record_alias(
     admin = require_admin(actor, "join prompt groups")
     clean = clean_reason(reason)
     if not (is_prompt_key(key) and is_prompt_key(other_key)) or key == other_key:
-        raise ModerationError("invalid_prompt_key", "Name two different prompt keys.", 400)
+        raise Invalid("invalid_prompt_key", "Name two different prompt keys.")
     for candidate in (key, other_key):
         if group_size(session, candidate) == 0:
-            raise ModerationError("group_not_found", "No public Test has that prompt.", 404)
+            raise NotFound("group_not_found", "No public Test has that prompt.")
     if other_key in joined_keys(session, key):
-        raise ModerationError("already_joined", "These prompts are already one group.", 409)
+        raise Conflict("already_joined", "These prompts are already one group.")
     key_a, key_b = sorted((key, other_key))
     alias = PromptAlias(key_a=key_a, key_b=key_b, moderator_id=admin.id, reason=clean)
     session.add(alias)

@@ -2,11 +2,11 @@
 
 The wizard (Reflex states) and the submission API call exactly these functions, so both
 apply the same validation, limits and pipeline. Every function takes the caller's session
-and flushes without committing; a ``SubmissionError`` means "refused, change nothing".
+and flushes without committing; a ``ServiceError``
+(``benchmax.services.errors``) means "refused, change nothing".
 """
 
 from benchmax.services.submissions.drafts import create_draft, latest_draft, save_draft
-from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.fields import (
     DRAFT_FIELDS,
     REASONING_CHOICES,
@@ -37,7 +37,6 @@ __all__ = [
     "FileStatus",
     "MyTestRow",
     "StatusView",
-    "SubmissionError",
     "add_file",
     "create_draft",
     "get_own_test",

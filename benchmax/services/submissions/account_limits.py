@@ -19,8 +19,8 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from benchmax.models import EvidenceFile, EvidenceState, Test, TestState, User
+from benchmax.services.errors import Conflict, TooLarge
 from benchmax.services.safety.limits import MIB
-from benchmax.services.submissions.errors import SubmissionError
 from benchmax.settings import get_settings
 
 _HOLDING_FILE_STATES = (EvidenceState.UPLOADING, EvidenceState.QUARANTINED, EvidenceState.APPROVED)
@@ -47,11 +47,10 @@ def check_open_drafts(session: Session, user: User) -> None:
         .where(Test.contributor_id == user.id, Test.state == TestState.DRAFT)
     ).one()
     if count >= limit:
-        raise SubmissionError(
+        raise Conflict(
             "too_many_drafts",
             f"You already have {count} open drafts, the most one account can keep. Submit "
             "one of them first; My Tests lists them, and when an untouched one expires.",
-            status=409,
         )
 
 
@@ -74,15 +73,14 @@ def room_left(session: Session, user_id: str) -> int:
     return max(0, get_settings().max_quarantine_bytes_per_account - held_bytes(session, user_id))
 
 
-def account_full() -> SubmissionError:
+def account_full() -> TooLarge:
     limit = get_settings().max_quarantine_bytes_per_account
-    return SubmissionError(
+    return TooLarge(
         "account_storage_full",
         f"Your files waiting to be published would pass the {limit / MIB:,.0f} MiB one account "
         "may hold. Submit a draft (published files stop counting) or remove files, then "
         "upload again.",
-        field="files",
-        status=413,
+        "files",
     )
 
 

@@ -13,8 +13,8 @@ from sqlmodel import Session, col, select
 from benchmax.models import Test, TestState, User
 from benchmax.models._base import utcnow
 from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.errors import Invalid
 from benchmax.services.submissions.account_limits import check_open_drafts
-from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.fields import clean_fields
 from benchmax.services.submissions.records import editable_test, require_writer
 
@@ -68,9 +68,7 @@ def save_draft(
     """
     test = editable_test(session, user, test_id)
     if step is not None and not FIRST_STEP <= step <= LAST_STEP:
-        raise SubmissionError(
-            "invalid_step", f"The wizard step is {FIRST_STEP} to {LAST_STEP}.", field="step"
-        )
+        raise Invalid("invalid_step", f"The wizard step is {FIRST_STEP} to {LAST_STEP}.", "step")
     cleaned = clean_fields(fields)
     for name, value in cleaned.items():
         setattr(test, name, value)

@@ -1,7 +1,7 @@
 """Validating what a contributor types: lengths, formats and the secret check.
 
 Every draft field is a string on the way in (a form, a multipart body); ``clean_fields``
-turns a mapping of them into column values or raises the first ``SubmissionError`` in field
+turns a mapping of them into column values or raises the first ``Invalid`` in field
 order. It never touches the database, so a refusal stores nothing.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmax.models import SourceVisibility
+from benchmax.services.errors import Invalid
 from benchmax.services.safety import check_text_field
-from benchmax.services.submissions.errors import SubmissionError
 
 DRAFT_FIELDS = (
     "prompt",
@@ -70,14 +70,14 @@ def clean_fields(fields: Mapping[str, str]) -> dict[str, Any]:
     """Column values for ``fields``, secret-checked and validated; raises on the first fault."""
     unknown = sorted(set(fields) - set(DRAFT_FIELDS))
     if unknown:
-        raise SubmissionError("unknown_field", f"Unknown field: {unknown[0]}.", field=unknown[0])
+        raise Invalid("unknown_field", f"Unknown field: {unknown[0]}.", unknown[0])
     cleaned: dict[str, Any] = {}
     for name in DRAFT_FIELDS:
         if name not in fields:
             continue
         value = fields[name]
         if not isinstance(value, str):
-            raise SubmissionError("invalid_field", "Send this field as text.", field=name)
+            raise Invalid("invalid_field", "Send this field as text.", name)
         if name == "attempts":
             cleaned[name] = _attempts(value)
         elif name == "source_visibility":
@@ -95,24 +95,22 @@ def _text(name: str, value: str) -> str:
     # Before the shape rules, so a pasted key is called a key rather than "too long".
     problem = check_text_field(spec.label, value) if value else None
     if problem is not None:
-        raise SubmissionError("secret_detected", problem, field=name)
+        raise Invalid("secret_detected", problem, name)
     if len(value) > spec.max_chars:
-        raise SubmissionError(
+        raise Invalid(
             "field_too_long",
             f"The {spec.label} can be at most {spec.max_chars:,} characters; "
             f"this one has {len(value):,}.",
-            field=name,
+            name,
         )
     if spec.single_line and any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in value):
-        raise SubmissionError(
-            "field_single_line", f"The {spec.label} must be a single line of text.", field=name
-        )
+        raise Invalid("field_single_line", f"The {spec.label} must be a single line of text.", name)
     if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in value):
-        raise SubmissionError(
+        raise Invalid(
             "field_control_chars",
             f"The {spec.label} contains control characters (such as NUL). Remove them and "
             "try again.",
-            field=name,
+            name,
         )
     return value
 
@@ -122,11 +120,11 @@ def _attempts(value: str) -> int | None:
     if not value:
         return None
     if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_ATTEMPTS:
-        raise SubmissionError(
+        raise Invalid(
             "invalid_attempts",
             "Attempts is how many tries this result was picked from: a whole number of at "
             "least 1, or leave it blank.",
-            field="attempts",
+            "attempts",
         )
     return int(value)
 
@@ -135,9 +133,9 @@ def _visibility(value: str) -> SourceVisibility:
     try:
         return SourceVisibility(value.strip().lower())
     except ValueError:
-        raise SubmissionError(
+        raise Invalid(
             "invalid_source_visibility",
             "Source visibility is either public (downloadable) or private (used only for the "
             "automated preview).",
-            field="source_visibility",
+            "source_visibility",
         ) from None

@@ -11,7 +11,7 @@ as soon as the upload commits; submit then only waits for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import BinaryIO
 
 from sqlalchemy import func
@@ -25,6 +25,8 @@ from benchmax.adapters.storage import (
 )
 from benchmax.models import EvidenceFile, EvidenceState, TestState, User
 from benchmax.models._base import new_id, utcnow
+from benchmax.services.byte_cap import ByteCap
+from benchmax.services.errors import Conflict, Invalid, NotFound, TooLarge
 from benchmax.services.safety import FilenameError, SafetyLimits, normalise_filename
 from benchmax.services.safety.limits import MIB
 from benchmax.services.submissions.account_limits import (
@@ -32,7 +34,6 @@ from benchmax.services.submissions.account_limits import (
     recheck_held_bytes,
     room_left,
 )
-from benchmax.services.submissions.errors import SubmissionError
 from benchmax.services.submissions.records import (
     editable_test,
     enqueue_scan,
@@ -41,10 +42,6 @@ from benchmax.services.submissions.records import (
 )
 
 FILES_FIELD = "files"
-
-
-class _OverCapError(Exception):
-    """Raised inside the upload stream to abort the storage write."""
 
 
 def quarantine_key(test_id: str, evidence_id: str) -> str:
@@ -58,16 +55,7 @@ def largest_file_bytes(limits: SafetyLimits) -> int:
     )
 
 
-def _counted(chunks: Iterator[bytes], cap: int) -> Iterator[bytes]:
-    size = 0
-    for chunk in chunks:
-        size += len(chunk)
-        if size > cap:
-            raise _OverCapError
-        yield chunk
-
-
-def _too_large(cap: int, limits: SafetyLimits) -> SubmissionError:
+def _too_large(cap: int, limits: SafetyLimits) -> TooLarge:
     if cap < largest_file_bytes(limits):
         message = (
             f"This file would take the Test past its {limits.test_max_bytes / MIB:,.0f} MiB "
@@ -78,7 +66,7 @@ def _too_large(cap: int, limits: SafetyLimits) -> SubmissionError:
             f"Files can be at most {cap / MIB:,.0f} MiB (videos; images and text 20 MiB, ZIPs "
             "20 MiB). Make it smaller and upload it again."
         )
-    return SubmissionError("file_too_large", message, field=FILES_FIELD, status=413)
+    return TooLarge("file_too_large", message, FILES_FIELD)
 
 
 def add_file(
@@ -98,7 +86,7 @@ def add_file(
     try:
         safe_name = normalise_filename(filename, limits.filename_max_chars)
     except FilenameError as error:
-        raise SubmissionError(error.code, error.message, field=FILES_FIELD) from None
+        raise Invalid(error.code, error.message, FILES_FIELD) from None
     files = live_files(session, test.id)
     _check_count(len(files), limits)
     used = sum(file.size_bytes for file in files)
@@ -111,10 +99,8 @@ def add_file(
     evidence_id = new_id()
     key = quarantine_key(test.id, evidence_id)
     try:
-        info = storage.put(key, _counted(iter_chunks(data, DEFAULT_CHUNK_SIZE), cap))
-    except _OverCapError:
-        storage.delete(key)
-        raise refusal from None
+        # Past the cap the refusal is raised inside the stream, which aborts the write.
+        info = storage.put(key, ByteCap(cap, refusal).chunks(iter_chunks(data, DEFAULT_CHUNK_SIZE)))
     except BaseException:
         storage.delete(key)
         raise
@@ -133,11 +119,11 @@ def add_file(
 
 def _check_count(existing: int, limits: SafetyLimits) -> None:
     if existing + 1 > limits.test_max_files:
-        raise SubmissionError(
+        raise Invalid(
             "test_too_many_files",
             f"A Test can have at most {limits.test_max_files} files. Remove some, or combine "
             "source files into one ZIP.",
-            field=FILES_FIELD,
+            FILES_FIELD,
         )
 
 
@@ -151,9 +137,7 @@ def _record(
     size: int,
 ) -> EvidenceFile:
     if size == 0:
-        raise SubmissionError(
-            "file_empty", f"“{safe_name}” is empty. Upload the file again.", field=FILES_FIELD
-        )
+        raise Invalid("file_empty", f"“{safe_name}” is empty. Upload the file again.", FILES_FIELD)
     lock_test(session, test_id)
     position = session.exec(
         select(func.coalesce(func.max(EvidenceFile.position) + 1, 0)).where(
@@ -218,12 +202,11 @@ def replace_file(
     test = editable_test(session, user, test_id)
     old = _own_file(session, test.id, evidence_id)
     if test.state != TestState.NEEDS_ATTENTION or old.state != EvidenceState.BLOCKED:
-        raise SubmissionError(
+        raise Conflict(
             "not_replaceable",
             "Only a blocked file of a Test that needs attention can be replaced; remove this "
             "one and add the new file instead.",
-            field=FILES_FIELD,
-            status=409,
+            FILES_FIELD,
         )
     _mark_removed(session, old)
     return add_file(
@@ -241,7 +224,7 @@ def replace_file(
 def _own_file(session: Session, test_id: str, evidence_id: str) -> EvidenceFile:
     evidence = session.get(EvidenceFile, evidence_id)
     if evidence is None or evidence.test_id != test_id or evidence.state == EvidenceState.REMOVED:
-        raise SubmissionError("file_not_found", "This Test has no such file.", status=404)
+        raise NotFound("file_not_found", "This Test has no such file.")
     return evidence
 
 

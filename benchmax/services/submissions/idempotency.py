@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 
+from benchmax.services.errors import Invalid
 from benchmax.services.safety import check_text_field
-from benchmax.services.submissions.errors import SubmissionError
 
 MAX_KEY_CHARS = 200
 HEADER = "Idempotency-Key"
@@ -23,16 +23,16 @@ def idempotency_digest(key: str) -> str:
 
 
 def checked_idempotency_digest(raw: str) -> str:
-    """The digest of a usable header value, or ``SubmissionError`` saying what is wrong.
+    """The digest of a usable header value, or ``Invalid`` saying what is wrong.
 
     The errors name no field: a header is not one of the form's fields.
     """
     key = raw.strip()
     problem = check_text_field(f"{HEADER} header", key)
     if problem is not None:
-        raise SubmissionError("secret_detected", problem)
+        raise Invalid("secret_detected", problem)
     if not key or len(key) > MAX_KEY_CHARS or not key.isascii() or not key.isprintable():
-        raise SubmissionError(
+        raise Invalid(
             "invalid_idempotency_key",
             f"{HEADER} must be 1 to {MAX_KEY_CHARS} printable ASCII characters.",
         )

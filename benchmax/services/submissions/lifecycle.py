@@ -15,7 +15,7 @@ from sqlmodel import Session
 from benchmax.models import AuditAction, EvidenceState, JobState, Test, TestState, User, audit
 from benchmax.models._base import utcnow
 from benchmax.services import jobs
-from benchmax.services.submissions.errors import SubmissionError
+from benchmax.services.errors import Conflict, Invalid
 from benchmax.services.submissions.fields import DRAFT_FIELDS, REQUIRED_FIELDS, clean_fields
 from benchmax.services.submissions.files import FILES_FIELD
 from benchmax.services.submissions.records import (
@@ -44,19 +44,19 @@ def submit(session: Session, user: User, test_id: str) -> Test:
     lock_test(session, test.id)
     for name in REQUIRED_FIELDS:
         if not str(getattr(test, name)).strip():
-            raise SubmissionError("required", REQUIRED_MESSAGES[name], field=name)
+            raise Invalid("required", REQUIRED_MESSAGES[name], name)
     files = live_files(session, test.id)
     if any(file.state == EvidenceState.BLOCKED for file in files):
-        raise SubmissionError(
+        raise Invalid(
             "blocked_files",
             "Some files did not pass the safety checks. Replace or remove them, then submit.",
-            field=FILES_FIELD,
+            FILES_FIELD,
         )
     if not test.output_text.strip() and not files:
-        raise SubmissionError(
+        raise Invalid(
             "evidence_required",
             "Add the model's output: paste it, or upload at least one file.",
-            field="output_text",
+            "output_text",
         )
     # Checked again: the secret rules may have grown since the draft was saved.
     clean_fields({name: _as_text(getattr(test, name)) for name in DRAFT_FIELDS})
@@ -76,9 +76,7 @@ def retry_processing(session: Session, user: User, test_id: str) -> Test:
     require_writer(user, "retry Tests")
     test = get_own_test(session, user, test_id)
     if test.state != TestState.FAILED:
-        raise SubmissionError(
-            "not_failed", "Only a Test whose processing failed can be retried.", status=409
-        )
+        raise Conflict("not_failed", "Only a Test whose processing failed can be retried.")
     lock_test(session, test.id)
     failure_code = test.failure_code
     test.state = TestState.PROCESSING

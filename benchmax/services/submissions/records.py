@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Test, TestState, User
 from benchmax.models._base import is_public_id, utcnow
 from benchmax.services import jobs
-from benchmax.services.submissions.errors import SubmissionError, not_found
+from benchmax.services.errors import Conflict, Forbidden, NotFound
 
 SCAN_EVIDENCE = "scan_evidence"
 PUBLISH_TEST = "publish_test"
@@ -23,16 +23,14 @@ def get_own_test(session: Session, user: User, test_id: str) -> Test:
     """The user's Test ``test_id``; anyone else's, or none, is a 404."""
     test = session.get(Test, test_id) if is_public_id(test_id) else None
     if test is None or test.contributor_id != user.id:
-        raise not_found()
+        raise NotFound("not_found", "No Test of yours has this id.")
     return test
 
 
 def require_writer(user: User, doing: str) -> None:
     """Refuse a suspended account; ``doing`` completes "Suspended accounts cannot …"."""
     if not user.can_write:
-        raise SubmissionError(
-            "account_suspended", f"Suspended accounts cannot {doing}.", status=403
-        )
+        raise Forbidden("account_suspended", f"Suspended accounts cannot {doing}.")
 
 
 def editable_test(session: Session, user: User, test_id: str) -> Test:
@@ -40,11 +38,10 @@ def editable_test(session: Session, user: User, test_id: str) -> Test:
     require_writer(user, "submit or edit Tests")
     test = get_own_test(session, user, test_id)
     if test.state not in EDITABLE_STATES:
-        raise SubmissionError(
+        raise Conflict(
             "not_editable",
             "This Test can no longer be edited: it has been submitted. Wait for processing to "
             "finish, or retry it if processing failed.",
-            status=409,
         )
     return test
 

@@ -1,0 +1,90 @@
+"""The one family of refusals every service raises, and the API and the pages show as is.
+
+A ``ServiceError`` is a request the service will not honour: ``code`` is stable and
+machine-readable, ``message`` is plain words safe to show (it never quotes submitted content
+or a secret), and ``field`` names the input at fault (or ``None``), so a form can show the
+message beside that input. The subclass says what kind of refusal it is, and so the HTTP
+status the API answers with (``benchmax/api/errors.py`` is the one place that maps it).
+
+Adapters keep their own exceptions (a missing object, a blocked scan); a service that turns
+one into something a person should read raises one of these.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class ServiceError(Exception):
+    """A refusal a person can act on; ``status`` is the HTTP status of its kind."""
+
+    status: ClassVar[int] = 400
+
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, field={self.field!r})"
+
+
+class Invalid(ServiceError):
+    """The input itself is wrong: a missing, malformed or out-of-range value."""
+
+    status = 400
+
+
+class Unsupported(Invalid):
+    """The request's body is not in a form the route reads (``Content-Type``)."""
+
+    status = 415
+
+
+class Unauthenticated(ServiceError):
+    """No usable credentials: sign in, or send a valid token."""
+
+    status = 401
+
+
+class Forbidden(ServiceError):
+    """The caller is known and is not allowed to do this."""
+
+    status = 403
+
+
+class NotFound(ServiceError):
+    """Nothing the caller may see has this id (someone else's reads the same as none)."""
+
+    status = 404
+
+
+class TooSlow(ServiceError):
+    """A request body stalled or trickled in under the minimum rate, and was cut off."""
+
+    status = 408
+
+
+class Conflict(ServiceError):
+    """The thing exists but its state does not allow this, or a unique value is taken."""
+
+    status = 409
+
+
+class TooLarge(ServiceError):
+    """A body, a file or a Test is over its size cap."""
+
+    status = 413
+
+
+class RateLimited(ServiceError):
+    """Too many requests in a window; ``retry_after`` seconds, when known, is sent back."""
+
+    status = 429
+
+    def __init__(
+        self, code: str, message: str, field: str | None = None, *, retry_after: int | None = None
+    ) -> None:
+        super().__init__(code, message, field)
+        self.retry_after = retry_after
