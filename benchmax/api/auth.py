@@ -11,8 +11,8 @@ from __future__ import annotations
 from sqlmodel import Session
 from starlette.requests import Request
 
-from benchmax import runtime
 from benchmax.adapters.auth import API_TOKEN_PREFIX
+from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services import accounts, tokens
 
@@ -30,7 +30,7 @@ class ApiAuthError(Exception):
         self.message = message
 
 
-def request_user(request: Request, session: Session) -> User | None:
+def request_user(ctx: AppContext, request: Request, session: Session) -> User | None:
     """The caller's account, None for a visitor, or ApiAuthError for a bad token or CSRF."""
     authorization = request.headers.get("authorization", "").strip()
     scheme, _, credential = authorization.partition(" ")
@@ -42,11 +42,11 @@ def request_user(request: Request, session: Session) -> User | None:
                 401, "invalid_token", "This API token is not valid: it may be mistyped or revoked."
             )
         return owned[1]  # a suspended account is refused by each action's policy, with 403
-    settings = runtime.settings()
+    settings = ctx.settings
     cookie_only = not authorization and SESSION_COOKIE in request.cookies
     unsafe = request.method not in SAFE_METHODS
     if cookie_only and unsafe and request.headers.get("origin") != settings.app_origin:
         raise ApiAuthError(
             403, "cross_origin", "Requests signed in by cookie must come from this site."
         )
-    return accounts.current_user(session, runtime.verifier(), request.headers, settings)
+    return accounts.current_user(session, ctx.verifier, request.headers, settings)

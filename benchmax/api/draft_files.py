@@ -13,6 +13,7 @@ with 408, and one that goes away mid-body gets a quiet 400 nobody reads.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from typing import IO
 from urllib.parse import unquote
@@ -22,7 +23,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.auth import ApiAuthError, request_user
 from benchmax.api.errors import error_response
 from benchmax.api.upload_limits import (
@@ -33,6 +33,7 @@ from benchmax.api.upload_limits import (
     too_slow_response,
     upload_receive,
 )
+from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services import accounts, submissions
 from benchmax.services.safety import SafetyLimits
@@ -43,9 +44,9 @@ from benchmax.services.submissions.records import editable_test
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 
-async def _spool(request: Request, cap: int) -> IO[bytes]:
+async def _spool(ctx: AppContext, request: Request, cap: int) -> IO[bytes]:
     """The body in a temporary file; raises as ``LimitedReceive`` does (size, time)."""
-    limited = upload_receive(request.receive, cap, runtime.settings())
+    limited = upload_receive(request.receive, cap, ctx.settings)
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)  # noqa: SIM115
     try:
         async for chunk in Request(request.scope, limited).stream():
@@ -57,12 +58,12 @@ async def _spool(request: Request, cap: int) -> IO[bytes]:
     return spool
 
 
-def _upload_wait(user: User, test_id: str) -> int | None:
+def _upload_wait(ctx: AppContext, user: User, test_id: str) -> int | None:
     """Refuse, before the body is read, what the bytes could not change: a Test that is
     missing, someone else's or not editable (SubmissionError); the seconds to wait when the
     account is over its upload rate."""
-    settings = runtime.settings()
-    with runtime.db_session() as session:
+    settings = ctx.settings
+    with ctx.session() as session:
         editable_test(session, user, test_id)
         return upload_wait(
             session,
@@ -72,13 +73,15 @@ def _upload_wait(user: User, test_id: str) -> int | None:
         )
 
 
-def _add(user_id: str, test_id: str, name: str, body: IO[bytes], size: int) -> dict[str, str]:
-    with runtime.db_session() as session:
+def _add(
+    ctx: AppContext, user_id: str, test_id: str, name: str, body: IO[bytes], size: int
+) -> dict[str, str]:
+    with ctx.session() as session:
         user = accounts.get_user(session, user_id)
         if user is None:
             raise submissions.SubmissionError("not_found", "No such account.", status=404)
         evidence = submissions.add_file(
-            session, runtime.storage(), user, test_id, name, body, declared_size=size
+            session, ctx.storage, user, test_id, name, body, declared_size=size
         )
         return {"id": evidence.id, "name": evidence.safe_name, "state": str(evidence.state)}
 
@@ -89,11 +92,11 @@ def _too_large(name: str, cap: int) -> Response:
     )
 
 
-async def upload_draft_file(request: Request) -> Response:
+async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
     test_id = request.path_params["test_id"]
     try:
-        with runtime.db_session() as session:
-            user = request_user(request, session)
+        with ctx.session() as session:
+            user = request_user(ctx, request, session)
     except ApiAuthError as error:
         return error_response(error.status, error.code, error.message)
     if user is None:
@@ -106,10 +109,10 @@ async def upload_draft_file(request: Request) -> Response:
     if length is not None and not 0 <= length <= cap:
         return _too_large(name, cap)
     try:
-        wait = await run_in_threadpool(_upload_wait, user, test_id)
+        wait = await run_in_threadpool(_upload_wait, ctx, user, test_id)
         if wait is not None:
             return _rate_limited(wait)
-        body = await _spool(request, cap)
+        body = await _spool(ctx, request, cap)
     except submissions.SubmissionError as error:
         return _refused(error)
     except RequestTooLargeError:
@@ -121,7 +124,7 @@ async def upload_draft_file(request: Request) -> Response:
     try:
         size = body.seek(0, 2)
         body.seek(0)
-        result = await run_in_threadpool(_add, user.id, test_id, name, body, size)
+        result = await run_in_threadpool(_add, ctx, user.id, test_id, name, body, size)
     except submissions.SubmissionError as error:
         return _refused(error)
     finally:
@@ -143,5 +146,6 @@ def _rate_limited(wait: int) -> Response:
     )
 
 
-def draft_file_routes() -> list[Route]:
-    return [Route("/api/v1/tests/{test_id}/files", upload_draft_file, methods=["POST"])]
+def draft_file_routes(ctx: AppContext) -> list[Route]:
+    upload = functools.partial(upload_draft_file, ctx)
+    return [Route("/api/v1/tests/{test_id}/files", upload, methods=["POST"])]

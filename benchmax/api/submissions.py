@@ -32,7 +32,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.api.errors import error_response
 from benchmax.api.upload_limits import (
@@ -43,6 +42,7 @@ from benchmax.api.upload_limits import (
     too_slow_response,
     upload_receive,
 )
+from benchmax.context import AppContext
 from benchmax.models import Test, User
 from benchmax.services import submissions
 from benchmax.services.safety import SafetyLimits
@@ -74,16 +74,16 @@ _MAX_TEXT_PART_BYTES = 4 * 1024 * 1024
 
 @dataclass(frozen=True)
 class SubmissionApiDeps:
-    """What the routes work with; tests build their own, the app uses the runtime's."""
+    """What the routes work with, taken from the application context."""
 
     settings: Settings
     storage: ObjectStorage
     session: Callable[[], AbstractContextManager[Session]]
     limits: SafetyLimits = field(default_factory=SafetyLimits)
 
-
-def runtime_deps() -> SubmissionApiDeps:
-    return SubmissionApiDeps(runtime.settings(), runtime.storage(), runtime.db_session)
+    @classmethod
+    def from_context(cls, ctx: AppContext, limits: SafetyLimits | None = None) -> SubmissionApiDeps:
+        return cls(ctx.settings, ctx.storage, ctx.session, limits or SafetyLimits())
 
 
 class _RefusedError(Exception):
@@ -316,9 +316,10 @@ def _with_challenge(response: Response) -> Response:
     return response
 
 
-def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_deps) -> list[Route]:
+def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> list[Route]:
+    deps = SubmissionApiDeps.from_context(ctx, limits)
+
     async def create_test(request: Request) -> Response:
-        deps = deps_getter()
         try:
             caller = await run_in_threadpool(_authenticate, request, deps)
             content_type = request.headers.get("content-type", "")
@@ -360,7 +361,6 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
                 await upload.close()
 
     async def test_status(request: Request) -> Response:
-        deps = deps_getter()
         try:
             caller = await run_in_threadpool(
                 functools.partial(_authenticate, writing=False), request, deps
