@@ -20,8 +20,8 @@ from starlette.testclient import TestClient
 
 from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.api.submissions import SubmissionApiDeps, submission_routes
-from benchmax.db import session_scope
+from benchmax.api.submissions import submission_routes
+from benchmax.context import AppContext
 from benchmax.models import EvidenceState, Job, JobState, Test, TestState
 from benchmax.services import submissions, tokens
 from benchmax.services.jobs import sweep
@@ -141,12 +141,8 @@ def test_canary_never_reaches_logs_jobs_or_messages(stack: Stack, tmp_path: Path
     root.addHandler(handler)
     root.setLevel(logging.DEBUG)
     try:
-        deps = SubmissionApiDeps(
-            settings=stack.settings,
-            storage=_storage(stack),
-            session=lambda: session_scope(engine),
-        )
-        client = TestClient(Starlette(routes=submission_routes(lambda: deps)))
+        ctx = AppContext.from_settings(stack.settings, engine=engine, storage=_storage(stack))
+        client = TestClient(Starlette(routes=submission_routes(ctx)))
         _worker(stack, "", "--log-level", "DEBUG")
         response = client.post(
             "/api/v1/tests",
