@@ -204,7 +204,7 @@ def _cmd_dev(args: argparse.Namespace) -> int:
 
     get_settings.cache_clear()
     db_upgrade()
-    _cmd_demo_seed(argparse.Namespace(if_empty=True))
+    _cmd_demo_seed(argparse.Namespace(if_empty=True, context=args.context))
 
     processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in _dev_commands(args)]
     app_url = f"http://localhost:{args.port}"
