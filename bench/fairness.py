@@ -170,7 +170,7 @@ def _embedded(scratch: Path, cap: int) -> Iterator[JobContext]:
     ctx = JobContext(settings=settings, engine=make_engine(settings.resolved_database_url))
     ctx.__dict__["storage"] = LocalStorage(scratch / f"objects-{cap}")
     tasks.run.use_job_context(ctx)
-    dispatcher = build_dispatcher()
+    dispatcher = build_dispatcher(ctx.settings)
     previous = configure_dispatcher(dispatcher)
     try:
         yield ctx

@@ -195,10 +195,13 @@ def main() -> int:
             "feed service",
             *timings(service_call(engine, None), service_call(engine, far_cursor)),
         )
-        from benchmax.api import build_api  # after the environment names the database
+        # after the environment names the database
+        from benchmax.api import build_api
+        from benchmax.context import AppContext
+        from benchmax.settings import get_settings
 
         loop = asyncio.new_event_loop()
-        transport = httpx.ASGITransport(app=build_api())
+        transport = httpx.ASGITransport(app=build_api(AppContext.from_settings(get_settings())))
         client = httpx.AsyncClient(transport=transport, base_url="http://bench")
         ok &= report(
             "GET /api/v1/tests (in-process ASGI)",

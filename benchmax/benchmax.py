@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
 from benchmax.api import build_api
 from benchmax.api.security_headers import SecurityHeadersMiddleware
 from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.components.layout import page_shell
 from benchmax.components.not_found import not_found_panel
+from benchmax.context import AppContext, use_app_context
 from benchmax.lifespan import job_runtime
 from benchmax.pages.detail import detail_page
 from benchmax.pages.feed import feed_page
@@ -24,6 +24,7 @@ from benchmax.pages.prompts import prompt_group_page, prompts_page
 from benchmax.pages.sign_in import sign_in_page
 from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
 from benchmax.pages.submit.page import submit_page
+from benchmax.settings import get_settings
 from benchmax.state.actions_panel import TestActionsState
 from benchmax.state.detail import TestDetailState
 from benchmax.state.feed import FeedState
@@ -102,16 +103,21 @@ STYLE = {
     ".break-all": {"word_break": "break-all"},
 }
 
+# The one application context of this process: the API closes over it and the states read it
+# (Reflex builds states itself, so they cannot be handed it as an argument).
+CONTEXT = AppContext.from_settings(get_settings())
+use_app_context(CONTEXT)
+
 app = rx.App(
     style=STYLE,
     api_transformer=[
-        build_api(),
-        lambda asgi: UploadSizeLimit(asgi, runtime.settings().upload_max_request_bytes),
-        lambda asgi: SecurityHeadersMiddleware(asgi, runtime.settings()),
+        build_api(CONTEXT),
+        lambda asgi: UploadSizeLimit(asgi, CONTEXT.settings.upload_max_request_bytes),
+        lambda asgi: SecurityHeadersMiddleware(asgi, CONTEXT.settings),
     ],
 )
 
-app.register_lifespan_task(job_runtime)
+app.register_lifespan_task(job_runtime, ctx=CONTEXT)
 
 # route, page, title (before " · BenchMax"), on_load
 PAGES = [

@@ -7,6 +7,7 @@ tokens) print them once to stdout and nowhere else.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import subprocess
@@ -14,7 +15,11 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
+
+if TYPE_CHECKING:
+    from benchmax.context import AppContext
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,38 +42,38 @@ def _cmd_db_upgrade(_args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_catalog_seed(_args: argparse.Namespace) -> int:
-    from benchmax import runtime
+def _cmd_catalog_seed(args: argparse.Namespace) -> int:
     from benchmax.services.catalog_seed import seed_catalog
 
-    with runtime.db_session() as session:
+    ctx = args.context()
+    with ctx.session() as session:
         counts = seed_catalog(session)
     print(f"catalog seeded: {counts}")
     return 0
 
 
 def _cmd_demo_seed(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.catalog_seed import seed_catalog
     from benchmax.services.demo import database_is_empty, seed_demo
 
-    with runtime.db_session() as session:
+    ctx = args.context()
+    with ctx.session() as session:
         if args.if_empty and not database_is_empty(session):
             print("demo seed skipped: the database already has Tests")
             return 0
         seed_catalog(session)
-        created = seed_demo(session, runtime.storage())
+        created = seed_demo(session, ctx.storage)
     print(f"demo seed: {created} sample Tests created")
     return 0
 
 
 def _cmd_users_grant_role(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.accounts import grant_role
     from benchmax.services.errors import ServiceError
 
+    ctx = args.context()
     try:
-        with runtime.db_session() as session:
+        with ctx.session() as session:
             user = grant_role(session, args.handle, args.role)
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
@@ -78,7 +83,6 @@ def _cmd_users_grant_role(args: argparse.Namespace) -> int:
 
 
 def _cmd_tokens_create(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.accounts import (
         find_user_by_handle,
         get_or_create_local_user,
@@ -87,8 +91,9 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
     from benchmax.services.errors import ServiceError
     from benchmax.services.tokens import create_token
 
+    ctx = args.context()
     try:
-        with runtime.db_session() as session:
+        with ctx.session() as session:
             user = find_user_by_handle(session, args.handle)
             if user is None:
                 if not args.create_user:
@@ -97,7 +102,7 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
                     return 1
-                user = get_or_create_local_user(session, args.handle, "", runtime.settings())
+                user = get_or_create_local_user(session, args.handle, "", ctx.settings)
             _token, plaintext = create_token(session, user, args.name)
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
@@ -200,7 +205,7 @@ def _cmd_dev(args: argparse.Namespace) -> int:
 
     get_settings.cache_clear()
     db_upgrade()
-    _cmd_demo_seed(argparse.Namespace(if_empty=True))
+    _cmd_demo_seed(argparse.Namespace(if_empty=True, context=args.context))
 
     processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in _dev_commands(args)]
     app_url = f"http://localhost:{args.port}"
@@ -303,8 +308,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _context_from_settings() -> AppContext:
+    from benchmax.context import AppContext
+
+    return AppContext.from_settings(_settings())
+
+
+def main(argv: Sequence[str] | None = None, ctx: AppContext | None = None) -> int:
+    """Run one command. Commands that work on the database or storage call
+    ``args.context()``: ``ctx`` if given (tests), else one built from the settings on first
+    use, so commands that need none (``dev``, ``worker``) build nothing."""
     args = build_parser().parse_args(argv)
+    args.context = (lambda: ctx) if ctx is not None else functools.cache(_context_from_settings)
     return int(args.func(args))
 
 

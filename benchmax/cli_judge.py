@@ -15,13 +15,12 @@ from pathlib import Path
 
 
 def _cmd_create(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.judge.snapshots import JudgeSnapshotError, create_snapshot
 
     try:
         raw = Path(args.file).read_bytes()
-        with runtime.db_session() as session:
-            snapshot = create_snapshot(session, raw, runtime.settings(), actor_id=None)
+        with args.context().session() as session:
+            snapshot = create_snapshot(session, raw, args.context().settings, actor_id=None)
     except (OSError, JudgeSnapshotError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -30,14 +29,13 @@ def _cmd_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.judge.calibration import calibrate_with_configured_judge
     from benchmax.services.judge.snapshots import JudgeSnapshotError
 
     try:
-        with runtime.db_session() as session:
+        with args.context().session() as session:
             run = calibrate_with_configured_judge(
-                session, args.snapshot_id, runtime.storage(), runtime.settings()
+                session, args.snapshot_id, args.context().storage, args.context().settings
             )
     except JudgeSnapshotError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -51,13 +49,14 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_state(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.judge.snapshots import JudgeSnapshotError, activate, deactivate
 
     try:
-        with runtime.db_session() as session:
+        with args.context().session() as session:
             if args.judge == "activate":
-                snapshot = activate(session, args.snapshot_id, runtime.settings(), actor_id=None)
+                snapshot = activate(
+                    session, args.snapshot_id, args.context().settings, actor_id=None
+                )
             else:
                 snapshot = deactivate(session, args.snapshot_id, actor_id=None)
     except JudgeSnapshotError as exc:
@@ -67,11 +66,10 @@ def _cmd_state(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_list(_args: argparse.Namespace) -> int:
-    from benchmax import runtime
+def _cmd_list(args: argparse.Namespace) -> int:
     from benchmax.services.judge.status import snapshot_rows
 
-    with runtime.db_session() as session:
+    with args.context().session() as session:
         rows = snapshot_rows(session)
     print(f"{'id':<16}  {'state':<8}  {'calibration':<22}  {'models':<40} name")
     for row in rows:
@@ -80,10 +78,9 @@ def _cmd_list(_args: argparse.Namespace) -> int:
 
 
 def _cmd_upload_set(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.adapters.storage import PRIVATE_PREFIX
 
-    key = runtime.settings().judge_calibration_key
+    key = args.context().settings.judge_calibration_key
     if not key.startswith(PRIVATE_PREFIX):
         print("error: BENCHMAX_JUDGE_CALIBRATION_KEY must be under private/", file=sys.stderr)
         return 1
@@ -92,7 +89,7 @@ def _cmd_upload_set(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    runtime.storage().put(key, [raw], content_type="application/x-ndjson")
+    args.context().storage.put(key, [raw], content_type="application/x-ndjson")
     print(f"calibration set stored at {key}; SHA-256 {hashlib.sha256(raw).hexdigest()}")
     return 0
 

@@ -14,11 +14,10 @@ import sys
 import time
 
 
-def _cmd_snapshot(_args: argparse.Namespace) -> int:
-    from benchmax import runtime
+def _cmd_snapshot(args: argparse.Namespace) -> int:
     from benchmax.services.leaderboard.snapshots import build_snapshot
 
-    with runtime.db_session() as session:
+    with args.context().session() as session:
         snapshot = build_snapshot(session, f"cli:{time.time_ns()}:{secrets.token_hex(4)}")
         if snapshot is None:
             print("nothing published: no Test is eligible yet (public, reviewed, not held)")
@@ -29,11 +28,10 @@ def _cmd_snapshot(_args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.leaderboard.snapshots import SnapshotNotFoundError, verify_snapshot
 
     try:
-        with runtime.db_session() as session:
+        with args.context().session() as session:
             result = verify_snapshot(session, args.snapshot_id)
     except SnapshotNotFoundError:
         print(f"error: no published snapshot {args.snapshot_id}", file=sys.stderr)
@@ -51,11 +49,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
-def _cmd_policy_show(_args: argparse.Namespace) -> int:
-    from benchmax import runtime
+def _cmd_policy_show(args: argparse.Namespace) -> int:
     from benchmax.services.leaderboard.policy import current_policy
 
-    with runtime.db_session() as session:
+    with args.context().session() as session:
         policy = current_policy(session)
     print(
         f"policy v{policy.version}: {policy.formula}, m = {policy.prior_weight}, "
@@ -66,11 +63,10 @@ def _cmd_policy_show(_args: argparse.Namespace) -> int:
 
 
 def _cmd_policy_set(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.leaderboard.policy import PolicyError, set_policy
 
     try:
-        with runtime.db_session() as session:
+        with args.context().session() as session:
             policy = set_policy(
                 session,
                 args.review_kinds.split(","),
@@ -85,11 +81,10 @@ def _cmd_policy_set(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_prompts_index(_args: argparse.Namespace) -> int:
-    from benchmax import runtime
+def _cmd_prompts_index(args: argparse.Namespace) -> int:
     from benchmax.services.prompts.similar import index_prompts
 
-    with runtime.db_session() as session:
+    with args.context().session() as session:
         count = index_prompts(session, limit=10**9)
     print(f"{count} prompts added to the similar-prompts index")
     return 0

@@ -20,11 +20,11 @@ def _print_differences(differences: Any) -> None:
 
 
 def _cmd_jobs_list(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.jobs import list_jobs
 
+    ctx = args.context()
     state = JobState(args.state) if args.state else None
-    with runtime.db_session() as session:
+    with ctx.session() as session:
         jobs = list_jobs(session, state=state, kind=args.kind, limit=args.limit)
     print(
         f"{'id':>8}  {'kind':<20} {'subject':<18} {'state':<10} {'tries':>5}  {'error':<24} updated"
@@ -39,13 +39,13 @@ def _cmd_jobs_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_jobs_act(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.errors import ServiceError
     from benchmax.services.operations import discard_job, requeue_job
 
+    ctx = args.context()
     action = requeue_job if args.jobs == "requeue" else discard_job
     try:
-        with runtime.db_session() as session:
+        with ctx.session() as session:
             job = action(session, args.job_id, actor=None, reason=args.reason)
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
@@ -55,9 +55,9 @@ def _cmd_jobs_act(args: argparse.Namespace) -> int:
 
 
 def _target_storage(args: argparse.Namespace) -> Any:
-    from benchmax import runtime
     from benchmax.adapters.storage import build_storage
 
+    ctx = args.context()
     if args.storage_dir:
         from benchmax.adapters.storage.local import LocalStorage
 
@@ -69,17 +69,17 @@ def _target_storage(args: argparse.Namespace) -> Any:
         update["s3_region"] = args.s3_region
     # Credentials come from BENCHMAX_S3_ACCESS_KEY_ID and BENCHMAX_S3_SECRET_ACCESS_KEY in the
     # environment, never from the command line.
-    return build_storage(runtime.settings().model_copy(update=update))
+    return build_storage(ctx.settings.model_copy(update=update))
 
 
 def _cmd_backup_create(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.backup import BackupBusyError, create_backup
     from benchmax.services.operations import CLI_ACTOR
 
+    ctx = args.context()
     try:
         result = create_backup(
-            runtime.engine(), runtime.storage(), created_by=CLI_ACTOR, snapshot_format=args.format
+            ctx.engine, ctx.storage, created_by=CLI_ACTOR, snapshot_format=args.format
         )
     except BackupBusyError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -101,16 +101,16 @@ def _cmd_backup_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup_verify(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.backup import ManifestError, load_manifest, record_verification, verify
 
+    ctx = args.context()
     try:
-        loaded = load_manifest(runtime.storage(), args.manifest)
+        loaded = load_manifest(ctx.storage, args.manifest)
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    differences = verify(runtime.engine(), runtime.storage(), loaded.manifest)
-    record_verification(runtime.engine(), loaded.key, differences)
+    differences = verify(ctx.engine, ctx.storage, loaded.manifest)
+    record_verification(ctx.engine, loaded.key, differences)
     print(f"manifest: {loaded.key}")
     if differences:
         print(f"{len(differences)} differences:")
@@ -121,11 +121,11 @@ def _cmd_backup_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup_restore(args: argparse.Namespace) -> int:
-    from benchmax import runtime
     from benchmax.services.backup import ManifestError, RestoreRefusedError, restore
 
+    ctx = args.context()
     try:
-        result = restore(args.manifest, runtime.storage(), args.database_url, _target_storage(args))
+        result = restore(args.manifest, ctx.storage, args.database_url, _target_storage(args))
     except (ManifestError, RestoreRefusedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,8 +1,9 @@
 """What the web process runs beside its pages: the job dispatcher and, embedded, the sweeper.
 
-With the in-memory queue the web process is also the worker, so it sweeps for due and
-lease-expired jobs itself. With Redis it only dispatches; workers and the one scheduler do
-the rest.
+The dispatcher is started here, inside the serving process, and attached to the application
+context's queue slot. With the in-memory queue the web process is also the worker, so it runs
+the jobs with the context's ``JobContext`` and sweeps for due and lease-expired jobs itself.
+With Redis it only dispatches; workers and the one scheduler do the rest.
 """
 
 from __future__ import annotations
@@ -12,24 +13,22 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from benchmax.adapters.queue import configure_dispatcher
-from benchmax.services.jobs import JobContext
-from benchmax.settings import get_settings
+from benchmax.context import AppContext
 
 
 @asynccontextmanager
-async def job_runtime() -> AsyncIterator[None]:
+async def job_runtime(ctx: AppContext) -> AsyncIterator[None]:
     from tasks.run import build_dispatcher, use_job_context
     from tasks.scheduler import run_embedded_sweeper
 
-    settings = get_settings()
-    dispatcher = build_dispatcher()
-    configure_dispatcher(dispatcher)
+    dispatcher = build_dispatcher(ctx.settings)
+    ctx.queue.attach(dispatcher)
+    configure_dispatcher(ctx.queue)
     stop = asyncio.Event()
     sweeper: asyncio.Task[None] | None = None
-    if settings.queue_backend == "memory":
-        ctx = JobContext.from_settings(settings)
-        use_job_context(ctx)
-        sweeper = asyncio.create_task(run_embedded_sweeper(ctx, stop))
+    if ctx.settings.queue_backend == "memory":
+        use_job_context(ctx.jobs)
+        sweeper = asyncio.create_task(run_embedded_sweeper(ctx.jobs, stop))
     try:
         yield
     finally:
@@ -37,4 +36,5 @@ async def job_runtime() -> AsyncIterator[None]:
         if sweeper is not None:
             await sweeper
         configure_dispatcher(None)
+        ctx.queue.attach(None)
         dispatcher.close()

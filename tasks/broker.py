@@ -10,7 +10,7 @@ and exactly one scheduler::
 
 The task functions and the dispatcher that feeds this broker live in ``tasks.run``, which
 imports this module and never the other way round. With the embedded default (``memory``)
-there is no worker process: the web process calls ``configure_dispatcher(build_dispatcher())``
+there is no worker process: the web process (``benchmax.lifespan``) starts the dispatcher
 and jobs run inside it, and it runs ``tasks.scheduler.run_embedded_sweeper`` instead of a
 scheduler.
 """

@@ -24,9 +24,10 @@ from benchmax.adapters.queue import (
     configure_dispatcher,
     current_dispatcher,
 )
+from benchmax.context import AppContext
 from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.judge.review import is_judge_job
-from benchmax.settings import get_settings
+from benchmax.settings import Settings, get_settings
 from tasks.broker import broker
 from tasks.periodic import PERIODIC_JOBS, PeriodicJob
 
@@ -34,15 +35,15 @@ _context: JobContext | None = None
 
 
 def use_job_context(ctx: JobContext | None) -> None:
-    """Run this process's jobs with ``ctx`` (tests; a web app that already built one)."""
+    """Run this process's jobs with ``ctx``: the application context's ``jobs``, set by the
+    web app's lifespan (embedded), the worker's start-up hook below, or a test."""
     global _context
     _context = ctx
 
 
 def job_context() -> JobContext:
-    global _context
     if _context is None:
-        _context = JobContext.from_settings(get_settings())
+        raise RuntimeError("no job context: the process's start-up hook sets one")
     return _context
 
 
@@ -80,7 +81,7 @@ for _job in PERIODIC_JOBS:
     _schedule(_job)
 
 
-def build_dispatcher() -> TaskiqDispatcher:
+def build_dispatcher(settings: Settings) -> TaskiqDispatcher:
     """The dispatcher this process should use to send jobs.
 
     In memory, jobs go to this very broker and run in this process (the tasks above are
@@ -90,18 +91,38 @@ def build_dispatcher() -> TaskiqDispatcher:
     """
     if isinstance(broker, InMemoryBroker):
         return TaskiqDispatcher(broker)
-    return TaskiqDispatcher(build_broker(get_settings()))
+    return TaskiqDispatcher(build_broker(settings))
+
+
+_worker_context: AppContext | None = None
 
 
 @broker.on_event(TaskiqEvents.WORKER_STARTUP)
-async def _start_dispatching(_state: Any) -> None:
-    """Handlers may enqueue follow-up jobs, so a worker needs a dispatcher too."""
+async def _start_worker(_state: Any) -> None:
+    """A worker builds its application context once: its jobs run with the context's
+    ``JobContext``, and handlers may enqueue follow-up jobs, so it starts a dispatcher too."""
+    global _worker_context
+    if _context is not None and current_dispatcher() is not None:
+        return  # the embedded web app or a test has set this process up already
+    ctx = AppContext.from_settings(get_settings())
+    ctx.queue.attach(build_dispatcher(ctx.settings))
+    if _context is None:
+        use_job_context(ctx.jobs)
     if current_dispatcher() is None:
-        configure_dispatcher(build_dispatcher())
+        configure_dispatcher(ctx.queue)
+    _worker_context = ctx
 
 
 @broker.on_event(TaskiqEvents.WORKER_SHUTDOWN)
-async def _stop_dispatching(_state: Any) -> None:
-    dispatcher = configure_dispatcher(None)
+async def _stop_worker(_state: Any) -> None:
+    global _worker_context
+    if _worker_context is None:
+        return
+    if current_dispatcher() is _worker_context.queue:
+        configure_dispatcher(None)
+    dispatcher = _worker_context.queue.attach(None)
     if isinstance(dispatcher, TaskiqDispatcher):
         dispatcher.close()
+    if _context is _worker_context.jobs:
+        use_job_context(None)
+    _worker_context = None

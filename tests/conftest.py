@@ -24,9 +24,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.testclient import TestClient
 
-from benchmax import runtime
-from benchmax.adapters.auth import LocalIssuer, build_verifier
+from benchmax.adapters.auth import LocalIssuer
 from benchmax.api import build_api
+from benchmax.context import AppContext
 from benchmax.db import make_engine
 from benchmax.migrations import upgrade
 from benchmax.models import User
@@ -142,15 +142,16 @@ def settings(tmp_path: Path, database_url: str, local_issuer_key: Path) -> Setti
 
 
 @pytest.fixture
-def api_client(
-    monkeypatch: pytest.MonkeyPatch, settings: Settings, engine: Engine
-) -> Iterator[TestClient]:
-    """The JSON API (``build_api``) on this test's database, settings and sign-in key."""
-    verifier = build_verifier(settings)
-    monkeypatch.setattr(runtime, "settings", lambda: settings)
-    monkeypatch.setattr(runtime, "engine", lambda: engine)
-    monkeypatch.setattr(runtime, "verifier", lambda: verifier)
-    with TestClient(build_api()) as client:
+def app_ctx(settings: Settings, engine: Engine) -> AppContext:
+    """The application context on this test's database, settings and sign-in key; its
+    storage is the one the settings choose (a directory under the test's data directory)."""
+    return AppContext.from_settings(settings, engine=engine)
+
+
+@pytest.fixture
+def api_client(app_ctx: AppContext) -> Iterator[TestClient]:
+    """The JSON API (``build_api``) on this test's application context."""
+    with TestClient(build_api(app_ctx)) as client:
         yield client
 
 

@@ -16,9 +16,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from benchmax import runtime
 from benchmax.api.auth import request_user
 from benchmax.api.upload_limits import LimitedReceive
+from benchmax.context import AppContext
 from benchmax.models import ModerationDecision, User
 from benchmax.models._base import as_utc
 from benchmax.services.byte_cap import ByteCap
@@ -45,17 +45,19 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-def _run(action: Action, request: Request, body: dict[str, Any]) -> dict[str, Any]:
-    with runtime.db_session() as session:
-        return action(session, request_user(request, session), dict(request.path_params), body)
+def _run(ctx: AppContext, action: Action, request: Request, body: dict[str, Any]) -> dict[str, Any]:
+    with ctx.session() as session:
+        return action(session, request_user(ctx, request, session), dict(request.path_params), body)
 
 
-def endpoint(action: Action, status: int = 200) -> Callable[[Request], Awaitable[Response]]:
-    """A Starlette endpoint answering ``status`` with the action's result."""
+def endpoint(
+    ctx: AppContext, action: Action, status: int = 200
+) -> Callable[[Request], Awaitable[Response]]:
+    """A Starlette endpoint on ``ctx`` answering ``status`` with the action's result."""
 
     async def handle(request: Request) -> Response:
         body = await _json_body(request)
-        result = await run_in_threadpool(_run, action, request, body)
+        result = await run_in_threadpool(_run, ctx, action, request, body)
         return JSONResponse(result, status_code=status, headers={"Cache-Control": "no-store"})
 
     return handle

@@ -11,8 +11,8 @@ from __future__ import annotations
 from sqlmodel import Session
 from starlette.requests import Request
 
-from benchmax import runtime
 from benchmax.adapters.auth import API_TOKEN_PREFIX, bearer_credential
+from benchmax.context import AppContext
 from benchmax.models import ApiToken, User
 from benchmax.services import accounts, tokens
 from benchmax.services.errors import Forbidden, Unauthenticated
@@ -36,16 +36,16 @@ def token_owner(session: Session, credential: str) -> tuple[ApiToken, User]:
     return owned
 
 
-def request_user(request: Request, session: Session) -> User | None:
+def request_user(ctx: AppContext, request: Request, session: Session) -> User | None:
     """The caller's account, None for a visitor; ``Unauthenticated`` for a bad token and
     ``Forbidden`` for a cookie-signed request from another site."""
     credential = bearer_token(request)
     if credential and credential.startswith(API_TOKEN_PREFIX):
         return token_owner(session, credential)[1]  # a suspended account: 403 by each policy
-    settings = runtime.settings()
+    settings = ctx.settings
     sent_header = bool(request.headers.get("authorization", "").strip())
     cookie_only = not sent_header and SESSION_COOKIE in request.cookies
     unsafe = request.method not in SAFE_METHODS
     if cookie_only and unsafe and request.headers.get("origin") != settings.app_origin:
         raise Forbidden("cross_origin", "Requests signed in by cookie must come from this site.")
-    return accounts.current_user(session, runtime.verifier(), request.headers, settings)
+    return accounts.current_user(session, ctx.verifier, request.headers, settings)

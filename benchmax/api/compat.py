@@ -9,7 +9,6 @@ The user-content service decides, and refuses with its one 404.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -20,19 +19,15 @@ from benchmax.services.evidence_urls import (
     evidence_url,
     usercontent_origin_problem,
 )
-from benchmax.settings import CoreSettings, get_settings
+from benchmax.settings import CoreSettings
 
 logger = logging.getLogger(__name__)
 
 
-def compat_routes(settings_getter: Callable[[], CoreSettings] = get_settings) -> list[Route]:
-    """``/evidence/{id}`` and ``/evidence/{id}/{name}``, answering 307 (or 503 if misconfigured).
-
-    Settings are read per request through ``settings_getter`` so tests can supply their own.
-    """
+def compat_routes(settings: CoreSettings) -> list[Route]:
+    """``/evidence/{id}`` and ``/evidence/{id}/{name}``, answering 307 (or 503 if misconfigured)."""
 
     async def redirect(request: Request) -> Response:
-        settings = settings_getter()
         problem = usercontent_origin_problem(settings)
         if problem is not None:
             logger.error("evidence redirect refused: %s", problem)

@@ -13,6 +13,7 @@ with 408, and one that goes away mid-body gets a quiet 400 nobody reads.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from typing import IO
 from urllib.parse import unquote
@@ -22,7 +23,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.auth import request_user
 from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
@@ -30,6 +30,7 @@ from benchmax.api.upload_limits import (
     interrupted,
     upload_receive,
 )
+from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services import accounts, submissions
 from benchmax.services.byte_cap import ByteCap
@@ -42,9 +43,9 @@ from benchmax.services.submissions.records import editable_test
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 
-async def _spool(request: Request, cap: ByteCap) -> IO[bytes]:
+async def _spool(ctx: AppContext, request: Request, cap: ByteCap) -> IO[bytes]:
     """The body in a temporary file; raises as ``LimitedReceive`` does (size, time)."""
-    limited = upload_receive(request.receive, cap, runtime.settings(), FILES_FIELD)
+    limited = upload_receive(request.receive, cap, ctx.settings, FILES_FIELD)
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)  # noqa: SIM115
     try:
         async for chunk in Request(request.scope, limited).stream():
@@ -56,12 +57,12 @@ async def _spool(request: Request, cap: ByteCap) -> IO[bytes]:
     return spool
 
 
-def _upload_wait(user: User, test_id: str) -> int | None:
+def _upload_wait(ctx: AppContext, user: User, test_id: str) -> int | None:
     """Refuse, before the body is read, what the bytes could not change: a Test that is
     missing, someone else's or not editable (``ServiceError``); the seconds to wait when the
     account is over its upload rate."""
-    settings = runtime.settings()
-    with runtime.db_session() as session:
+    settings = ctx.settings
+    with ctx.session() as session:
         editable_test(session, user, test_id)
         return upload_wait(
             session,
@@ -71,13 +72,15 @@ def _upload_wait(user: User, test_id: str) -> int | None:
         )
 
 
-def _add(user_id: str, test_id: str, name: str, body: IO[bytes], size: int) -> dict[str, str]:
-    with runtime.db_session() as session:
+def _add(
+    ctx: AppContext, user_id: str, test_id: str, name: str, body: IO[bytes], size: int
+) -> dict[str, str]:
+    with ctx.session() as session:
         user = accounts.get_user(session, user_id)
         if user is None:
             raise NotFound("not_found", "No such account.")
         evidence = submissions.add_file(
-            session, runtime.storage(), user, test_id, name, body, declared_size=size
+            session, ctx.storage, user, test_id, name, body, declared_size=size
         )
         return {"id": evidence.id, "name": evidence.safe_name, "state": str(evidence.state)}
 
@@ -88,14 +91,14 @@ def _too_large(name: str, cap: int) -> TooLarge:
     )
 
 
-def _caller(request: Request) -> User | None:
-    with runtime.db_session() as session:
-        return request_user(request, session)
+def _caller(ctx: AppContext, request: Request) -> User | None:
+    with ctx.session() as session:
+        return request_user(ctx, request, session)
 
 
-async def upload_draft_file(request: Request) -> Response:
+async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
     test_id = request.path_params["test_id"]
-    user = await run_in_threadpool(_caller, request)
+    user = await run_in_threadpool(_caller, ctx, request)
     if user is None:
         raise Unauthenticated("sign_in_required", "Sign in to upload files.")
     name_fields(request, default="files")  # past sign-in, every refusal is about the file
@@ -105,7 +108,7 @@ async def upload_draft_file(request: Request) -> Response:
     max_bytes = largest_file_bytes(SafetyLimits())
     cap = ByteCap(max_bytes, _too_large(name, max_bytes))
     cap.check_declared(declared_length(request.scope))
-    wait = await run_in_threadpool(_upload_wait, user, test_id)
+    wait = await run_in_threadpool(_upload_wait, ctx, user, test_id)
     if wait is not None:
         raise RateLimited(
             "rate_limited",
@@ -114,17 +117,18 @@ async def upload_draft_file(request: Request) -> Response:
             retry_after=wait,
         )
     try:
-        body = await _spool(request, cap)
+        body = await _spool(ctx, request, cap)
     except ClientDisconnect:
         raise interrupted(FILES_FIELD) from None
     try:
         size = body.seek(0, 2)
         body.seek(0)
-        result = await run_in_threadpool(_add, user.id, test_id, name, body, size)
+        result = await run_in_threadpool(_add, ctx, user.id, test_id, name, body, size)
     finally:
         body.close()
     return JSONResponse(result, status_code=201, headers={"Cache-Control": "no-store"})
 
 
-def draft_file_routes() -> list[Route]:
-    return [Route("/api/v1/tests/{test_id}/files", upload_draft_file, methods=["POST"])]
+def draft_file_routes(ctx: AppContext) -> list[Route]:
+    upload = functools.partial(upload_draft_file, ctx)
+    return [Route("/api/v1/tests/{test_id}/files", upload, methods=["POST"])]

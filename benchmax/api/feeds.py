@@ -3,20 +3,22 @@ contributor's. Text about public Tests only, so the app may serve it (no evidenc
 
 from __future__ import annotations
 
+import functools
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.errors import error_response
 from benchmax.api.openapi.spec import Answer, Operation, Param, documented
+from benchmax.context import AppContext
 from benchmax.services.atom import FEED_PATH, UnknownFeedError, feed_subject, tests_feed
 
 
-def _feed(family: str, contributor: str) -> bytes:
-    origin = runtime.settings().app_origin
-    with runtime.db_session() as session:
+def _feed(ctx: AppContext, family: str, contributor: str) -> bytes:
+    origin = ctx.settings.app_origin
+    with ctx.session() as session:
         return tests_feed(session, origin, feed_subject(session, origin, family, contributor))
 
 
@@ -32,11 +34,11 @@ def _feed(family: str, contributor: str) -> bytes:
                       max_length=32)),
     )
 )  # fmt: skip
-async def tests_atom(request: Request) -> Response:
+async def tests_atom(ctx: AppContext, request: Request) -> Response:
     params = request.query_params
     try:
         body = await run_in_threadpool(
-            _feed, params.get("family", ""), params.get("contributor", "")
+            _feed, ctx, params.get("family", ""), params.get("contributor", "")
         )
     except UnknownFeedError as unknown:
         return error_response(404, "not_found", f"No such {unknown.args[0]}.", unknown.args[0])
@@ -47,5 +49,5 @@ async def tests_atom(request: Request) -> Response:
     )
 
 
-def feed_routes() -> list[Route]:
-    return [Route(FEED_PATH, tests_atom, methods=["GET"])]
+def feed_routes(ctx: AppContext) -> list[Route]:
+    return [Route(FEED_PATH, functools.partial(tests_atom, ctx), methods=["GET"])]

@@ -6,27 +6,30 @@ dependency must not stall every other request on the event loop.
 
 from __future__ import annotations
 
+import functools
+
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.routing import Route
 
-from benchmax import runtime
+from benchmax.context import AppContext
 
 
-def _check_database() -> str:
-    with runtime.engine().connect() as conn:
+def _check_database(ctx: AppContext) -> str:
+    with ctx.engine.connect() as conn:
         conn.execute(text("SELECT 1"))
     return "ok"
 
 
-def _check_storage() -> str:
-    runtime.storage().check()
+def _check_storage(ctx: AppContext) -> str:
+    ctx.storage.check()
     return "ok"
 
 
-def _check_queue() -> str:
-    settings = runtime.settings()
+def _check_queue(ctx: AppContext) -> str:
+    settings = ctx.settings
     if settings.queue_backend == "memory":
         return "ok (in-process)"
     import redis
@@ -39,7 +42,7 @@ def _check_queue() -> str:
     return "ok"
 
 
-async def healthz(_request: Request) -> JSONResponse:
+async def healthz(ctx: AppContext, _request: Request) -> JSONResponse:
     checks = {}
     for name, check in (
         ("database", _check_database),
@@ -47,7 +50,7 @@ async def healthz(_request: Request) -> JSONResponse:
         ("queue", _check_queue),
     ):
         try:
-            checks[name] = await run_in_threadpool(check)
+            checks[name] = await run_in_threadpool(check, ctx)
         except Exception as exc:  # health reports every failure rather than raising
             checks[name] = f"error: {type(exc).__name__}"
     healthy = all(value.startswith("ok") for value in checks.values())
@@ -56,3 +59,7 @@ async def healthz(_request: Request) -> JSONResponse:
         status_code=200 if healthy else 503,
         headers={"Cache-Control": "no-store"},
     )
+
+
+def health_routes(ctx: AppContext) -> list[Route]:
+    return [Route("/healthz", functools.partial(healthz, ctx), methods=["GET"])]

@@ -14,6 +14,7 @@ from sqlmodel import Session
 from starlette.routing import Route
 
 from benchmax.api.actions import Action, decision_json, endpoint, optional_id, text
+from benchmax.context import AppContext
 from benchmax.models import ModerationAction, ModerationDecision, User
 from benchmax.services.moderation import actions, queues
 
@@ -74,11 +75,11 @@ def _queues(session: Session, user: User | None, _path: Params, _body: Params) -
     return queues.moderation_queues(session, user, QUEUE_LIMIT).to_json()
 
 
-def moderation_routes() -> list[Route]:
+def moderation_routes(ctx: AppContext) -> list[Route]:
     return [
-        Route(f"{_BASE}/queues", endpoint(_queues), methods=["GET"]),
+        Route(f"{_BASE}/queues", endpoint(ctx, _queues), methods=["GET"]),
         *(
-            Route(path, endpoint(_decide(action)), methods=["POST"])
+            Route(path, endpoint(ctx, _decide(action)), methods=["POST"])
             for path, action in _ROUTES.items()
         ),
     ]

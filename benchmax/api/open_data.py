@@ -7,6 +7,7 @@ that pointer lists.
 
 from __future__ import annotations
 
+import functools
 from html import escape
 from typing import Any
 
@@ -16,9 +17,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.html_page import html_page
 from benchmax.api.openapi.spec import Answer, Operation, documented
+from benchmax.context import AppContext
 from benchmax.services.exports import Manifest, read_current
 
 
@@ -41,10 +42,9 @@ class ExportListing(BaseModel):
     manifest_url: str | None
 
 
-def _listing(manifest: Manifest | None) -> ExportListing:
+def _listing(manifest: Manifest | None, origin: str) -> ExportListing:
     if manifest is None:
         return ExportListing(current=None, files=[], manifest_url=None)
-    origin = runtime.settings().usercontent_origin
     body = manifest.to_json()
     body.pop("files")
     files = [
@@ -53,8 +53,8 @@ def _listing(manifest: Manifest | None) -> ExportListing:
     return ExportListing(current=body, files=files, manifest_url=f"{origin}/exports/manifest.json")
 
 
-def _current() -> ExportListing:
-    return _listing(read_current(runtime.storage()))
+def _current(ctx: AppContext) -> ExportListing:
+    return _listing(read_current(ctx.storage), ctx.settings.usercontent_origin)
 
 
 @documented(
@@ -64,8 +64,8 @@ def _current() -> ExportListing:
                ExportListing),
     )
 )  # fmt: skip
-async def list_exports(_request: Request) -> Response:
-    listing = await run_in_threadpool(_current)
+async def list_exports(ctx: AppContext, _request: Request) -> Response:
+    listing = await run_in_threadpool(_current, ctx)
     return JSONResponse(listing.model_dump(), headers={"Cache-Control": "public, max-age=60"})
 
 
@@ -73,8 +73,8 @@ def _size(count: int) -> str:
     return f"{count / 1024 / 1024:.1f} MiB" if count >= 1024 * 1024 else f"{count:,} bytes"
 
 
-async def data_page(_request: Request) -> Response:
-    listing = await run_in_threadpool(_current)
+async def data_page(ctx: AppContext, _request: Request) -> Response:
+    listing = await run_in_threadpool(_current, ctx)
     intro = (
         "<p>Every public Test on BenchMax — prompt, declared setup, output, evidence "
         "metadata with its public URL, and the full review history — as JSON Lines and CSV, "
@@ -102,8 +102,8 @@ async def data_page(_request: Request) -> Response:
     return html_page("Open data", body)
 
 
-def open_data_routes() -> list[Route]:
+def open_data_routes(ctx: AppContext) -> list[Route]:
     return [
-        Route("/api/v1/exports", list_exports, methods=["GET"]),
-        Route("/data", data_page, methods=["GET"]),
+        Route("/api/v1/exports", functools.partial(list_exports, ctx), methods=["GET"]),
+        Route("/data", functools.partial(data_page, ctx), methods=["GET"]),
     ]

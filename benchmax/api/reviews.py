@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sqlmodel import Session
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.actions import endpoint, optional_id, text
+from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services.moderation import disputes, reports, reviews
+from benchmax.settings import Settings
 
 
 def _list_reviews(
@@ -36,7 +38,12 @@ def _add_review(
 
 
 def _report(
-    session: Session, user: User | None, path: dict[str, Any], body: dict[str, Any]
+    session: Session,
+    user: User | None,
+    path: dict[str, Any],
+    body: dict[str, Any],
+    *,
+    settings: Settings,
 ) -> dict[str, Any]:
     report = reports.create_report(
         session,
@@ -45,28 +52,37 @@ def _report(
         body.get("reason"),
         body.get("details", ""),
         optional_id(body, "evidence_id"),
-        per_hour=runtime.settings().report_rate_limit_per_hour,
+        per_hour=settings.report_rate_limit_per_hour,
     )
     return {"report": {"id": report.id, "state": str(report.state)}}
 
 
 def _dispute(
-    session: Session, user: User | None, path: dict[str, Any], body: dict[str, Any]
+    session: Session,
+    user: User | None,
+    path: dict[str, Any],
+    body: dict[str, Any],
+    *,
+    settings: Settings,
 ) -> dict[str, Any]:
     dispute = disputes.open_dispute(
         session,
         user,
         path["review_id"],
         text(body, "reason"),
-        per_hour=runtime.settings().dispute_rate_limit_per_hour,
+        per_hour=settings.dispute_rate_limit_per_hour,
     )
     return {"dispute": {"id": dispute.id, "review_id": dispute.review_id, "state": "open"}}
 
 
-def review_routes() -> list[Route]:
+def review_routes(ctx: AppContext) -> list[Route]:
+    report = functools.partial(_report, settings=ctx.settings)
+    dispute = functools.partial(_dispute, settings=ctx.settings)
     return [
-        Route("/api/v1/tests/{test_id}/reviews", endpoint(_list_reviews), methods=["GET"]),
-        Route("/api/v1/tests/{test_id}/reviews", endpoint(_add_review, 201), methods=["POST"]),
-        Route("/api/v1/tests/{test_id}/reports", endpoint(_report, 201), methods=["POST"]),
-        Route("/api/v1/reviews/{review_id}/disputes", endpoint(_dispute, 201), methods=["POST"]),
+        Route("/api/v1/tests/{test_id}/reviews", endpoint(ctx, _list_reviews), methods=["GET"]),
+        Route("/api/v1/tests/{test_id}/reviews", endpoint(ctx, _add_review, 201), methods=["POST"]),
+        Route("/api/v1/tests/{test_id}/reports", endpoint(ctx, report, 201), methods=["POST"]),
+        Route(
+            "/api/v1/reviews/{review_id}/disputes", endpoint(ctx, dispute, 201), methods=["POST"]
+        ),
     ]

@@ -7,6 +7,7 @@ the services like every other action.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,9 +17,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.actions import endpoint
 from benchmax.api.errors import error_response
+from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services.leaderboard import board, exports, jobs, snapshots
 from benchmax.services.prompts import groups
@@ -27,13 +28,13 @@ Params = dict[str, Any]
 _NOT_FOUND = ("not_found", "No published snapshot has this id.")
 
 
-def _page(request: Request, snapshot_id: str | None) -> Response:
+def _page(ctx: AppContext, request: Request, snapshot_id: str | None) -> Response:
     params = request.query_params
     raw_limit = params.get("limit", "20")
     if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= board.MAX_PAGE_SIZE:
         return error_response(400, "invalid_limit", "limit must be between 1 and 100", "limit")
     try:
-        with runtime.db_session() as session:
+        with ctx.session() as session:
             page = board.board_page(
                 session,
                 snapshot_id,
@@ -48,26 +49,26 @@ def _page(request: Request, snapshot_id: str | None) -> Response:
     return JSONResponse(page.to_json())
 
 
-async def current_board(request: Request) -> Response:
-    return await run_in_threadpool(_page, request, None)
+async def current_board(ctx: AppContext, request: Request) -> Response:
+    return await run_in_threadpool(_page, ctx, request, None)
 
 
-async def snapshot_board(request: Request) -> Response:
-    return await run_in_threadpool(_page, request, request.path_params["snapshot_id"])
+async def snapshot_board(ctx: AppContext, request: Request) -> Response:
+    return await run_in_threadpool(_page, ctx, request, request.path_params["snapshot_id"])
 
 
-def _list() -> Params:
-    with runtime.db_session() as session:
+def _list(ctx: AppContext) -> Params:
+    with ctx.session() as session:
         return {"items": [item.to_json() for item in snapshots.list_snapshots(session)]}
 
 
-async def list_snapshots(_request: Request) -> Response:
-    return JSONResponse(await run_in_threadpool(_list))
+async def list_snapshots(ctx: AppContext, _request: Request) -> Response:
+    return JSONResponse(await run_in_threadpool(_list, ctx))
 
 
-def _verify(snapshot_id: str) -> Response:
+def _verify(ctx: AppContext, snapshot_id: str) -> Response:
     try:
-        with runtime.db_session() as session:
+        with ctx.session() as session:
             result = snapshots.verify_snapshot(session, snapshot_id)
     except snapshots.SnapshotNotFoundError:
         return error_response(404, *_NOT_FOUND)
@@ -81,17 +82,19 @@ def _verify(snapshot_id: str) -> Response:
     )
 
 
-async def verify(request: Request) -> Response:
-    return await run_in_threadpool(_verify, request.path_params["snapshot_id"])
+async def verify(ctx: AppContext, request: Request) -> Response:
+    return await run_in_threadpool(_verify, ctx, request.path_params["snapshot_id"])
 
 
-def _stream(chunks: Callable[[Session, str], Iterator[str]], snapshot_id: str) -> Iterator[bytes]:
-    with runtime.db_session() as session:
+def _stream(
+    ctx: AppContext, chunks: Callable[[Session, str], Iterator[str]], snapshot_id: str
+) -> Iterator[bytes]:
+    with ctx.session() as session:
         for chunk in chunks(session, snapshot_id):
             yield chunk.encode("utf-8")
 
 
-def _download(kind: str) -> Callable[[Request], Any]:
+def _download(ctx: AppContext, kind: str) -> Callable[[Request], Any]:
     chunks = exports.json_chunks if kind == "json" else exports.csv_chunks
     media = "application/json" if kind == "json" else "text/csv; charset=utf-8"
 
@@ -100,7 +103,7 @@ def _download(kind: str) -> Callable[[Request], Any]:
 
         def exists() -> bool:
             try:
-                with runtime.db_session() as session:
+                with ctx.session() as session:
                     snapshots.published_snapshot(session, snapshot_id)
             except snapshots.SnapshotNotFoundError:
                 return False
@@ -109,7 +112,7 @@ def _download(kind: str) -> Callable[[Request], Any]:
         if not await run_in_threadpool(exists):
             return error_response(404, *_NOT_FOUND)
         return StreamingResponse(
-            _stream(chunks, snapshot_id),
+            _stream(ctx, chunks, snapshot_id),
             media_type=media,
             headers={
                 "Content-Disposition": (
@@ -127,39 +130,46 @@ def _request_snapshot(session: Session, user: User | None, _path: Params, _body:
     return {"queued": job is not None, "job_id": job.id if job else None}
 
 
-def _prompt_group(request: Request) -> Response:
-    with runtime.db_session() as session:
+def _prompt_group(ctx: AppContext, request: Request) -> Response:
+    with ctx.session() as session:
         group = groups.prompt_group(session, request.path_params["key"])
     if group is None:
         return error_response(404, "not_found", "No public Test has this prompt.")
     return JSONResponse(group.to_json())
 
 
-async def prompt_group(request: Request) -> Response:
-    return await run_in_threadpool(_prompt_group, request)
+async def prompt_group(ctx: AppContext, request: Request) -> Response:
+    return await run_in_threadpool(_prompt_group, ctx, request)
 
 
-def _largest() -> Params:
-    with runtime.db_session() as session:
+def _largest(ctx: AppContext) -> Params:
+    with ctx.session() as session:
         return {"items": [vars(item) for item in groups.largest_groups(session)]}
 
 
-async def largest_groups(_request: Request) -> Response:
-    return JSONResponse(await run_in_threadpool(_largest))
+async def largest_groups(ctx: AppContext, _request: Request) -> Response:
+    return JSONResponse(await run_in_threadpool(_largest, ctx))
 
 
-def showcase_routes() -> list[Route]:
+def showcase_routes(ctx: AppContext) -> list[Route]:
+    def bound(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+        return functools.partial(handler, ctx)
+
     base = "/api/v1/leaderboard"
     return [
-        Route(base, current_board, methods=["GET"]),
-        Route(f"{base}/snapshots", list_snapshots, methods=["GET"]),
-        Route(f"{base}/snapshots", endpoint(_request_snapshot, 202), methods=["POST"]),
-        Route(f"{base}/snapshots/{{snapshot_id}}", snapshot_board, methods=["GET"]),
-        Route(f"{base}/snapshots/{{snapshot_id}}/verify", verify, methods=["GET"]),
+        Route(base, bound(current_board), methods=["GET"]),
+        Route(f"{base}/snapshots", bound(list_snapshots), methods=["GET"]),
+        Route(f"{base}/snapshots", endpoint(ctx, _request_snapshot, 202), methods=["POST"]),
+        Route(f"{base}/snapshots/{{snapshot_id}}", bound(snapshot_board), methods=["GET"]),
+        Route(f"{base}/snapshots/{{snapshot_id}}/verify", bound(verify), methods=["GET"]),
         Route(
-            f"{base}/snapshots/{{snapshot_id}}/download.json", _download("json"), methods=["GET"]
+            f"{base}/snapshots/{{snapshot_id}}/download.json",
+            _download(ctx, "json"),
+            methods=["GET"],
         ),
-        Route(f"{base}/snapshots/{{snapshot_id}}/download.csv", _download("csv"), methods=["GET"]),
-        Route("/api/v1/prompts", largest_groups, methods=["GET"]),
-        Route("/api/v1/prompts/{key}", prompt_group, methods=["GET"]),
+        Route(
+            f"{base}/snapshots/{{snapshot_id}}/download.csv", _download(ctx, "csv"), methods=["GET"]
+        ),
+        Route("/api/v1/prompts", bound(largest_groups), methods=["GET"]),
+        Route("/api/v1/prompts/{key}", bound(prompt_group), methods=["GET"]),
     ]

@@ -32,7 +32,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.api.auth import bearer_token, token_owner
 from benchmax.api.errors import name_fields
@@ -42,6 +41,7 @@ from benchmax.api.upload_limits import (
     request_too_large,
     upload_receive,
 )
+from benchmax.context import AppContext
 from benchmax.models import Test, User
 from benchmax.services import submissions
 from benchmax.services.byte_cap import ByteCap
@@ -80,16 +80,16 @@ _MAX_TEXT_PART_BYTES = 4 * 1024 * 1024
 
 @dataclass(frozen=True)
 class SubmissionApiDeps:
-    """What the routes work with; tests build their own, the app uses the runtime's."""
+    """What the routes work with, taken from the application context."""
 
     settings: Settings
     storage: ObjectStorage
     session: Callable[[], AbstractContextManager[Session]]
     limits: SafetyLimits = field(default_factory=SafetyLimits)
 
-
-def runtime_deps() -> SubmissionApiDeps:
-    return SubmissionApiDeps(runtime.settings(), runtime.storage(), runtime.db_session)
+    @classmethod
+    def from_context(cls, ctx: AppContext, limits: SafetyLimits | None = None) -> SubmissionApiDeps:
+        return cls(ctx.settings, ctx.storage, ctx.session, limits or SafetyLimits())
 
 
 @dataclass(frozen=True)
@@ -263,9 +263,10 @@ def _create(deps: SubmissionApiDeps, caller: _Caller, key: str | None, body: _Bo
         raise
 
 
-def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_deps) -> list[Route]:
+def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> list[Route]:
+    deps = SubmissionApiDeps.from_context(ctx, limits)
+
     async def create_test(request: Request) -> Response:
-        deps = deps_getter()
         caller = await run_in_threadpool(_authenticate, request, deps)
         content_type = request.headers.get("content-type", "")
         if not content_type.lower().startswith("multipart/form-data"):
@@ -299,7 +300,6 @@ def submission_routes(deps_getter: Callable[[], SubmissionApiDeps] = runtime_dep
                 await upload.close()
 
     async def test_status(request: Request) -> Response:
-        deps = deps_getter()
         caller = await run_in_threadpool(
             functools.partial(_authenticate, writing=False), request, deps
         )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
 from benchmax.adapters.auth.clerk_frontend import clerk_mount_sign_in_js, clerk_script_tags
 from benchmax.components.layout import page_shell
+from benchmax.context import app_context
 from benchmax.services.accounts import HANDLE_RULES
 from benchmax.state.sign_in import SignInState as S
 
@@ -64,7 +64,7 @@ def _local_form() -> rx.Component:
 
 def _clerk_sign_in() -> rx.Component:
     """Clerk's hosted component; it sets the ``__session`` cookie our verifier reads."""
-    settings = runtime.settings()
+    settings = app_context().settings
     scripts = [
         rx.script(src=tag.src, custom_attrs=tag.attrs) for tag in clerk_script_tags(settings)
     ]
@@ -92,7 +92,7 @@ def sign_in_page() -> rx.Component:
                             width="100%",
                         ),
                         _clerk_sign_in()
-                        if runtime.settings().auth_backend == "clerk"
+                        if app_context().settings.auth_backend == "clerk"
                         else rx.text("Sign-in is not configured.", id="clerk-sign-in"),
                     ),
                     spacing="4",

@@ -107,8 +107,8 @@ class Suggestion:
 
 def _public_counts(session: Session, column: object) -> dict[str, int]:
     rows = session.exec(
-        select(column, func.count())  # type: ignore[call-overload]
-        .where(col(Test.state) == TestState.PUBLIC, col(column).is_not(None))  # type: ignore[arg-type]
+        select(column, func.count())  # type: ignore[call-overload]  # column is any column
+        .where(col(Test.state) == TestState.PUBLIC, col(column).is_not(None))
         .group_by(column)
     ).all()
     return dict(rows)
@@ -223,10 +223,11 @@ def _unmatched(
 ) -> list[DeclaredLabel]:
     count = func.count().label("test_count")
     rows = session.exec(
+        # key and label are columns chosen by the caller; select's overloads want typed ones
         select(key, func.min(label), count)  # type: ignore[call-overload]
         .where(
             col(Test.state) == TestState.PUBLIC,
-            col(link).is_(None),  # type: ignore[arg-type]
+            col(link).is_(None),
             key != "",
         )
         .group_by(key)

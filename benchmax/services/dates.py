@@ -20,7 +20,7 @@ def iso(moment: datetime | None) -> str | None:
 
 def json_ready(dto: Any) -> dict[str, Any]:
     """A dataclass as a JSON-ready dict, with every ``datetime`` (at any depth) in ISO form."""
-    return _jsonable(dataclasses.asdict(dto))
+    return {key: _jsonable(value) for key, value in dataclasses.asdict(dto).items()}
 
 
 def _jsonable(value: Any) -> Any:

@@ -149,7 +149,7 @@ def seed_demo(session: Session, storage: ObjectStorage) -> int:
             model_label=str(sample["model_label"]),
             harness_label=str(sample["harness_label"]),
             reasoning_label=str(sample["reasoning_label"]),
-            attempts=sample["attempts"],  # type: ignore[arg-type]
+            attempts=sample["attempts"],
             notes="This is a sample Test created by `benchmax demo seed`.",
             output_text=str(sample["output_text"]),
             state=TestState.PUBLIC,

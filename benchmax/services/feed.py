@@ -277,7 +277,7 @@ def _card(row: Any, terms: list[search.Term]) -> FeedCard:
 
 def _card_statement(searching: bool) -> Select[Any]:
     columns = (*_CARD_COLUMNS, _OUTPUT_HEAD) if searching else _CARD_COLUMNS
-    return (
+    statement: Select[Any] = (
         select(*columns)
         .join(User, col(User.id) == Test.contributor_id)
         .outerjoin(
@@ -288,6 +288,7 @@ def _card_statement(searching: bool) -> Select[Any]:
             ),
         )
     )
+    return statement
 
 
 def _newest_page(statement: Select[Any], cursor: str | None, limit: int) -> tuple[Select[Any], Any]:

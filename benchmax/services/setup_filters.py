@@ -33,7 +33,7 @@ class SetupColumns:
 def key_matches(key_column: Any, text: str, max_length: int) -> ColumnElement[bool]:
     """Rows declaring a label with the same key; a label of punctuation alone matches none."""
     key = label_key(text, max_length)
-    return key_column == key if key else false()  # type: ignore[no-any-return]
+    return key_column == key if key else false()
 
 
 def catalog_or_key(

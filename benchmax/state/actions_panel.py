@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import disputes, reports, reviews
 from benchmax.services.moderation.reports import REASON_LABELS
@@ -67,7 +67,7 @@ class TestActionsState(TestDetailState):
     def submit_review(self) -> Any:
         user = self._require_user()
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 reviews.add_review(
                     session,
                     user,
@@ -104,7 +104,7 @@ class TestActionsState(TestDetailState):
         user = self._require_user()
         evidence_id = None if self.report_target == WHOLE_TEST else self.report_target
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 reports.create_report(
                     session,
                     user,
@@ -112,7 +112,7 @@ class TestActionsState(TestDetailState):
                     self.report_reason,
                     self.report_details,
                     evidence_id,
-                    per_hour=runtime.settings().report_rate_limit_per_hour,
+                    per_hour=app_context().settings.report_rate_limit_per_hour,
                 )
         except ServiceError as error:
             self.report_error, self.report_notice = error.message, ""
@@ -134,13 +134,13 @@ class TestActionsState(TestDetailState):
     def submit_dispute(self) -> Any:
         user = self._require_user()
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 disputes.open_dispute(
                     session,
                     user,
                     self.dispute_review_id,
                     self.dispute_reason,
-                    per_hour=runtime.settings().dispute_rate_limit_per_hour,
+                    per_hour=app_context().settings.dispute_rate_limit_per_hour,
                 )
         except ServiceError as error:
             self.dispute_error, self.dispute_notice = error.message, ""

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import reflex as rx
 
-from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
+from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import detail_view
 from benchmax.services.dates import human_date
@@ -162,7 +162,7 @@ class TestDetailState(SessionState):
     def on_load(self) -> None:
         user = self._require_user()
         test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             view = detail_view.get_test_view(session, test_id, user.id if user else None)
             public = view is not None and str(view.state) == "public"
             disputed = (
@@ -177,7 +177,7 @@ class TestDetailState(SessionState):
             self.test, self.evidence, self.reviews, self.output_html = TestPanel(), [], [], ""
             self.can_review = self.is_contributor = False
             return
-        origin = runtime.settings().usercontent_origin
+        origin = app_context().settings.usercontent_origin
         self.test = TestPanel.of(view)
         self.output_html = view.output_html
         self.evidence = [EvidenceRow.of(item, origin) for item in view.evidence]

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 import reflex as rx
 from reflex.event import EventSpec
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services import catalog, feed
 from benchmax.services.errors import ServiceError
 from benchmax.state.session import SessionState
@@ -40,8 +40,9 @@ class FeedState(SessionState):
     def _load(self, cursor: str | None) -> None:
         filters = feed.FeedFilters.from_query(self._filter_values())
         try:
-            with runtime.db_session() as session:
-                page = feed.list_feed(session, filters, cursor, runtime.settings().feed_page_size)
+            ctx = app_context()
+            with ctx.session() as session:
+                page = feed.list_feed(session, filters, cursor, ctx.settings.feed_page_size)
         except ServiceError as error:
             if error.field != "cursor":
                 raise
@@ -60,7 +61,7 @@ class FeedState(SessionState):
         for key in FILTER_KEYS:
             default = ANY if key in ("family", "status") else ""
             setattr(self, key, (params.get(key) or default)[:200])
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             self.families = [[slug, name] for slug, name in catalog.family_options(session)]
         self.has_filters = any(self._filter_values().values())
         self._load(None)

@@ -6,7 +6,7 @@ import json
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.judge.card import judge_card
 from benchmax.state.session import SessionState
@@ -26,7 +26,7 @@ class JudgeCardState(SessionState):
     def on_load(self) -> None:
         self.load_viewer()
         judge_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:64]
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             card = judge_card(session, judge_id)
         self.loaded = True
         self.found = card is not None

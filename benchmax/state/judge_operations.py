@@ -12,7 +12,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services.errors import Forbidden
 from benchmax.services.judge import calibration, snapshots
 from benchmax.services.judge.status import judge_status
@@ -21,8 +21,8 @@ from benchmax.state.session import SessionState
 
 
 def _status_view() -> dict[str, Any]:
-    with runtime.db_session() as session:
-        status = judge_status(session, runtime.settings())
+    with app_context().session() as session:
+        status = judge_status(session, app_context().settings)
     tokens = status.mean_tokens_per_sample
     return {
         "judge_state": status.state,
@@ -97,9 +97,9 @@ class JudgeOperationsState(SessionState):
         if user is None:
             return
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 snapshot = snapshots.create_snapshot(
-                    session, self.snapshot_source.encode(), runtime.settings(), user.id
+                    session, self.snapshot_source.encode(), app_context().settings, user.id
                 )
         except snapshots.JudgeSnapshotError as exc:
             self._say(str(exc), ok=False)
@@ -121,9 +121,9 @@ class JudgeOperationsState(SessionState):
         if user is None:
             return
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 if activate:
-                    snapshots.activate(session, snapshot_id, runtime.settings(), user.id)
+                    snapshots.activate(session, snapshot_id, app_context().settings, user.id)
                 else:
                     snapshots.deactivate(session, snapshot_id, user.id)
         except snapshots.JudgeSnapshotError as exc:
@@ -161,9 +161,9 @@ class JudgeOperationsState(SessionState):
 
 def _calibrate(snapshot_id: str, actor_id: str) -> tuple[str, bool]:
     try:
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             run = calibration.calibrate_with_configured_judge(
-                session, snapshot_id, runtime.storage(), runtime.settings(), actor_id
+                session, snapshot_id, app_context().storage, app_context().settings, actor_id
             )
     except snapshots.JudgeSnapshotError as exc:
         return str(exc), False

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import reflex as rx
 from reflex.event import EventSpec
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services import catalog
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
@@ -59,7 +59,7 @@ def summary_dict(test: TestSummary) -> dict[str, str]:
     """The parts of a listed Test every showcase list shows, as strings."""
     thumb = ""
     if test.thumbnail_evidence_id:
-        origin = runtime.settings().usercontent_origin
+        origin = app_context().settings.usercontent_origin
         thumb = evidence_url(origin, test.thumbnail_evidence_id, test.thumbnail_safe_name or "")
     return {
         "href": f"/tests/{test.id}",
@@ -135,7 +135,7 @@ class LeaderboardState(SessionState):
 
     def _load(self, cursor: str | None) -> None:
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 page = board.board_page(session, self.selected or None, self._filters(), cursor, 25)
         except (board.InvalidBoardCursorError, snapshots.SnapshotNotFoundError):
             self.error = "That snapshot or page does not exist. Showing the latest snapshot."
@@ -167,7 +167,7 @@ class LeaderboardState(SessionState):
         self.single = str(params.get("single", "")) == "1"
         self.has_filters = bool(self._filters().to_query())
         self.error = self.notice = ""
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             self.families = [[slug, name] for slug, name in catalog.family_options(session)]
             self.snapshots = [
                 [s.id, human_date(s.published_at) + ("" if s.superseded_by else " (latest)")]
@@ -218,7 +218,7 @@ class LeaderboardState(SessionState):
     def request_snapshot(self) -> None:
         user = self._require_user()
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 job = jobs.request_owner_snapshot(session, user)
         except ServiceError as error:
             self.error = error.message

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.models import ApiToken
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
@@ -88,7 +88,7 @@ class MeState(SessionState):
         if user is None:
             self.tests, self.token_list = [], []
             return
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             rows = submissions.my_tests(session, user)
             live_tokens = tokens.list_tokens(session, user)
             outcomes = decisions_for_tests(session, [row.id for row in rows])
@@ -108,7 +108,7 @@ class MeState(SessionState):
         if user is None:
             return
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 submissions.retry_processing(session, user, test_id)
         except ServiceError as exc:
             self.action_error = exc.message
@@ -124,7 +124,7 @@ class MeState(SessionState):
         if user is None:
             return
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 _token, plaintext = tokens.create_token(session, user, self.token_name)
         except ServiceError as exc:
             self.token_error = exc.message
@@ -138,7 +138,7 @@ class MeState(SessionState):
         if user is None:
             return
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 tokens.revoke_token(session, user, token_id)
         except ServiceError as exc:
             self.token_error = exc.message

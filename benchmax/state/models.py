@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
 from benchmax.state.views import CardView
@@ -17,7 +17,7 @@ class ModelsState(SessionState):
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             families = catalog.list_families(session)
             declared = catalog.declared_unmatched_labels(session, limit=50)
         self.families = [
@@ -52,8 +52,8 @@ class ModelDetailState(SessionState):
     next_cursor: rx.Field[str] = rx.field("")
 
     def _page(self, cursor: str | None) -> feed.FeedPage | None:
-        limit = runtime.settings().feed_page_size
-        with runtime.db_session() as session:
+        limit = app_context().settings.feed_page_size
+        with app_context().session() as session:
             family = catalog.family_detail(session, self.slug, cursor, limit)
             if family is not None:
                 if cursor is None:

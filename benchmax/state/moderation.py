@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
@@ -104,7 +104,7 @@ class ModerationState(SessionState):
             self.reports, self.disputes, self.flags, self.labels = [], [], [], []
             self.removed = []
             return
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             found = queues.moderation_queues(session, user)
         self.reports = [_report(item) for item in found.reports]
         self.disputes = [_dispute(item) for item in found.disputes]
@@ -149,7 +149,7 @@ class ModerationState(SessionState):
             score=extra,
         )
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 actions.perform(session, user, action, request)
         except ServiceError as error:
             self.errors = {**self.errors, key: error.message}

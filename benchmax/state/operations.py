@@ -16,7 +16,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services import backup as backups
 from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.errors import ServiceError
@@ -193,8 +193,8 @@ def view(data: Dashboard) -> OperationsView:
 
 
 def _load_view(user: Any) -> OperationsView:
-    with runtime.db_session() as session:
-        return view(owner_dashboard(session, runtime.storage(), user))
+    with app_context().session() as session:
+        return view(owner_dashboard(session, app_context().storage, user))
 
 
 class OperationsState(SessionState):
@@ -263,7 +263,7 @@ class OperationsState(SessionState):
             return
         action = requeue_job if requeue else discard_job
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
         except ServiceError as exc:
             if exc.field == "reason":
@@ -297,9 +297,10 @@ class OperationsState(SessionState):
                 return
             self.backup_running = True
             self._say("Backup running…")
+        ctx = app_context()
         try:
             result = await asyncio.to_thread(
-                backups.create_backup, runtime.engine(), runtime.storage(), created_by=user.id
+                backups.create_backup, ctx.engine, ctx.storage, created_by=user.id
             )
         except backups.BackupBusyError:
             message, ok = "A backup is already running.", False

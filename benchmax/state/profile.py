@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services import feed
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.state.session import SessionState
@@ -21,8 +21,8 @@ class ProfileState(SessionState):
 
     def _load(self, cursor: str | None) -> None:
         filters = feed.FeedFilters.from_query({"contributor": self.handle})
-        with runtime.db_session() as session:
-            page = feed.list_feed(session, filters, cursor, runtime.settings().feed_page_size)
+        with app_context().session() as session:
+            page = feed.list_feed(session, filters, cursor, app_context().settings.feed_page_size)
         cards = [CardView.of(card) for card in page.items]
         self.items = [*self.items, *cards] if cursor else cards
         self.next_cursor = page.next_cursor or ""
@@ -31,7 +31,7 @@ class ProfileState(SessionState):
     def on_load(self) -> None:
         self.load_viewer()
         handle = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:64]
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             user = find_user_by_handle(session, handle)
         self.loaded = True
         self.found = user is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
@@ -21,7 +21,7 @@ class PromptsState(SessionState):
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             found = groups.largest_groups(session)
         self.groups = [
             {"href": f"/prompts/{g.prompt_key}", "title": g.title, "size": f"{g.size} Tests"}
@@ -65,7 +65,7 @@ class PromptGroupState(SessionState):
         return len(self.members) < self.total
 
     def _fill(self) -> None:
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             group = groups.prompt_group(session, self.key)
         self.found = group is not None
         if group is None:
@@ -115,7 +115,7 @@ class PromptGroupState(SessionState):
     def join(self, other_key: str) -> None:
         user = self._require_user()
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 groups.record_alias(session, user, self.key, other_key, self.alias_reason)
         except ServiceError as error:
             self.alias_error = error.message

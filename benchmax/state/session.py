@@ -11,9 +11,10 @@ from __future__ import annotations
 import reflex as rx
 from reflex.event import EventSpec
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import accounts
+from benchmax.settings import get_settings
 
 SESSION_COOKIE = "__session"
 
@@ -24,7 +25,9 @@ class SessionState(rx.State):
         name=SESSION_COOKIE,
         path="/",
         same_site="lax",
-        max_age=runtime.settings().session_ttl_seconds,
+        # Reflex fixes a cookie's attributes when the class is defined, before the app has
+        # set its context, so this one value comes straight from the settings.
+        max_age=get_settings().session_ttl_seconds,
     )
     viewer_id: rx.Field[str] = rx.field("")
     viewer_handle: rx.Field[str] = rx.field("")
@@ -37,11 +40,12 @@ class SessionState(rx.State):
         return bool(self.viewer_id)
 
     def _current_user(self) -> User | None:
-        claims = runtime.verifier().verify_token(self.session_token) if self.session_token else None
+        ctx = app_context()
+        claims = ctx.verifier.verify_token(self.session_token) if self.session_token else None
         if claims is None:
             return None
-        with runtime.db_session() as session:
-            return accounts.user_for_subject(session, claims.subject, runtime.settings())
+        with ctx.session() as session:
+            return accounts.user_for_subject(session, claims.subject, ctx.settings)
 
     def _remember(self, user: User | None) -> None:
         self.viewer_id = user.id if user else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.leaderboard.snapshots import placement
 from benchmax.services.prompts.groups import group_link
@@ -24,7 +24,7 @@ class TestShowcaseState(TestDetailState):
     @rx.event
     def load_showcase(self) -> None:
         test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:32]
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             ranked = placement(session, test_id)
             group = group_link(session, test_id)
         self.ranked_text = self.ranked_href = self.group_text = self.group_href = ""

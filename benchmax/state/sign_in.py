@@ -5,8 +5,8 @@ from __future__ import annotations
 import reflex as rx
 from reflex.event import EventSpec
 
-from benchmax import runtime
 from benchmax.adapters.auth import LocalIssuer
+from benchmax.context import app_context
 from benchmax.services import accounts
 from benchmax.services.errors import ServiceError
 from benchmax.state.session import SessionState
@@ -28,19 +28,19 @@ class SignInState(SessionState):
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
-        self.local_mode = runtime.settings().auth_backend == "local"
+        self.local_mode = app_context().settings.auth_backend == "local"
         self.error = ""
 
     @rx.event
     def sign_in(self, form: dict[str, str]) -> EventSpec | None:
         self.handle = str(form.get("handle", ""))[:64]
         self.display_name = str(form.get("display_name", ""))[:80]
-        settings = runtime.settings()
+        settings = app_context().settings
         if settings.auth_backend != "local":
             self.error = "Local sign-in is disabled on this instance."
             return None
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 user = accounts.get_or_create_local_user(
                     session, self.handle, self.display_name, settings
                 )

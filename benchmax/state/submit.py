@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax import runtime
+from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
@@ -35,7 +35,7 @@ POLL_SECONDS = 1.0
 
 
 def _processing_status(user: User, test_id: str) -> submissions.StatusView:
-    with runtime.db_session() as session:
+    with app_context().session() as session:
         return submissions.processing_status(session, user, test_id)
 
 
@@ -111,7 +111,7 @@ class SubmitState(SessionState):
             self.loaded = True
             return
         wanted = self.router.url.query_parameters.get("draft", "")
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             test = None
             if wanted:
                 try:
@@ -148,7 +148,7 @@ class SubmitState(SessionState):
 
     @rx.event
     def suggest(self, field: str, prefix: str) -> None:
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             if field == "model_label":
                 self.model_suggestions = [s.label for s in suggest_models(session, prefix, 8)]
             elif field == "harness_label":
@@ -163,7 +163,7 @@ class SubmitState(SessionState):
             self.notice = "Your session ended. Sign in again — your draft is saved."
             return False
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 # The new draft's id is kept only once its first save committed: a refused
                 # save rolls the row back, and an id remembered from it would point at nothing.
                 draft_id = self.draft_id or submissions.create_draft(session, user).id
@@ -222,7 +222,7 @@ class SubmitState(SessionState):
         if user is None:
             self.notice = "Your session ended. Sign in again — your draft is saved."
             return
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             self._refresh_files(session, user)
         self.errors = {k: v for k, v in self.errors.items() if k != "files"}
 
@@ -232,13 +232,13 @@ class SubmitState(SessionState):
         if user is None or not self.draft_id:
             return
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 submissions.remove_file(
-                    session, runtime.storage(), user, self.draft_id, evidence_id
+                    session, app_context().storage, user, self.draft_id, evidence_id
                 )
         except ServiceError as exc:
             self.errors = {**self.errors, "files": exc.message}
-        with runtime.db_session() as session:
+        with app_context().session() as session:
             self._refresh_files(session, user)
 
     # --- submit and follow -------------------------------------------------------------
@@ -250,7 +250,7 @@ class SubmitState(SessionState):
             self.errors = {**self.errors, "form": "Fill in the prompt on step 1 first."}
             return None
         try:
-            with runtime.db_session() as session:
+            with app_context().session() as session:
                 submissions.submit(session, user, self.draft_id)
         except ServiceError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}

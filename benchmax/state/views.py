@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchmax import runtime
 from benchmax.components.badges import REVIEW_COLORS
+from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
@@ -53,7 +53,7 @@ class CardView:
 
     @classmethod
     def of(cls, card: FeedCard) -> CardView:
-        origin = runtime.settings().usercontent_origin
+        origin = app_context().settings.usercontent_origin
         thumb = ""
         if card.thumbnail_evidence_id:
             thumb = evidence_url(

@@ -10,8 +10,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, func, select
 from starlette.testclient import TestClient
 
-from benchmax import runtime
 from benchmax.adapters.storage.local import LocalStorage
+from benchmax.api import build_api
 from benchmax.models import EvidenceFile, Test, TestState, User
 from benchmax.services import submissions
 from benchmax.services.errors import ServiceError
@@ -96,12 +96,10 @@ def test_the_api_answers_a_full_account_with_a_json_413_and_submits_past_the_dra
     engine: Engine,
     settings: Settings,
     tmp_path: Path,
-    api_client: TestClient,
     session_headers: Callable[[User], dict[str, str]],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     api = Api(engine, settings, tmp_path)
-    monkeypatch.setattr(runtime, "storage", lambda: api.storage)
+    api_client = TestClient(build_api(api.ctx))
     user, token = api.user_token()
     draft_with(engine, api.storage, user, COMPLETE, {"a.txt": b"a" * 3900}, submit=False)
     second = draft_with(engine, api.storage, user, COMPLETE, submit=False)

@@ -16,10 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from benchmax import runtime
-from benchmax.adapters.auth import build_verifier
-from benchmax.adapters.storage import build_storage
 from benchmax.api import build_api
+from benchmax.context import AppContext
 from benchmax.models import Role
 from benchmax.services import tokens
 from benchmax.settings import Settings
@@ -35,22 +33,15 @@ CHECKS = (
 
 
 @pytest.fixture
-def live_api(
-    monkeypatch: pytest.MonkeyPatch, settings: Settings, engine: Engine
-) -> Iterator[tuple[schemathesis.BaseSchema, str]]:
-    storage = build_storage(settings)
-    verifier = build_verifier(settings)
-    monkeypatch.setattr(runtime, "settings", lambda: settings)
-    monkeypatch.setattr(runtime, "engine", lambda: engine)
-    monkeypatch.setattr(runtime, "storage", lambda: storage)
-    monkeypatch.setattr(runtime, "verifier", lambda: verifier)
+def live_api(settings: Settings, engine: Engine) -> Iterator[tuple[schemathesis.BaseSchema, str]]:
+    api = build_api(AppContext.from_settings(settings, engine=engine))
     with Session(engine, expire_on_commit=False) as session:
         owner = make_user(session, handle="owner", role=Role.OWNER)
         test = make_test(session, owner)
         make_review(session, test, owner)
         _row, token = tokens.create_token(session, owner, "schemathesis")
         session.commit()
-    config = uvicorn.Config(build_api(), host="127.0.0.1", port=0, log_config=None, lifespan="off")
+    config = uvicorn.Config(api, host="127.0.0.1", port=0, log_config=None, lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -9,7 +9,6 @@ import pytest
 from sqlmodel import Session, select
 from starlette.testclient import TestClient
 
-from benchmax import runtime
 from benchmax.adapters.storage import QUARANTINE_PREFIX, build_storage
 from benchmax.api.auth import SESSION_COOKIE
 from benchmax.models import EvidenceFile, EvidenceState, TestState, User
@@ -20,11 +19,8 @@ BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=
 
 
 @pytest.fixture
-def client(
-    api_client: TestClient, settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> TestClient:
-    storage = build_storage(settings)
-    monkeypatch.setattr(runtime, "storage", lambda: storage)
+def client(api_client: TestClient) -> TestClient:
+    """The API on a context whose storage is the settings' own (``build_storage(settings)``)."""
     return api_client
 
 

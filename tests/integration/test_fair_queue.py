@@ -76,7 +76,7 @@ def test_in_process_queue_runs_another_accounts_job_during_a_flood(
         engine=job_ctx.engine,
     )
     use_job_context(ctx)
-    dispatcher = build_dispatcher()
+    dispatcher = build_dispatcher(ctx.settings)
     previous = configure_dispatcher(dispatcher)
     try:
         _check_fair(ctx)

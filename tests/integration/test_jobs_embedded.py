@@ -33,7 +33,7 @@ def _record(ctx: JobContext, subject_id: str) -> None:
 def embedded(job_ctx: JobContext) -> Iterator[JobContext]:
     assert isinstance(broker, InMemoryBroker), "tests expect the embedded default queue"
     use_job_context(job_ctx)
-    dispatcher = build_dispatcher()
+    dispatcher = build_dispatcher(job_ctx.settings)
     previous = configure_dispatcher(dispatcher)
     yield job_ctx
     configure_dispatcher(previous)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from benchmax import runtime
 from benchmax.cli import main
 from benchmax.settings import get_settings
 from tests.fake_judge import FakeJudge
@@ -35,10 +34,8 @@ def configured(
     }.items():
         monkeypatch.setenv(f"BENCHMAX_{name}", value)
     get_settings.cache_clear()
-    runtime.storage.cache_clear()
     yield tmp_path
     get_settings.cache_clear()
-    runtime.storage.cache_clear()
 
 
 def test_create_calibrate_activate_list_deactivate(

@@ -19,10 +19,12 @@ from sqlmodel import Session
 from starlette.testclient import TestClient
 
 from benchmax.adapters.storage import ObjectStorage
+from benchmax.api import build_api
+from benchmax.context import AppContext
 from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestState
 from benchmax.services.exports import ExportContext, generate_export
 from benchmax.services.exports.csv_cells import safe_cell
-from benchmax.settings import CoreSettings
+from benchmax.settings import CoreSettings, Settings
 from tests.factories import make_evidence, make_review, make_stored_evidence, make_test, make_user
 from usercontent_service.service import create_app
 
@@ -167,12 +169,10 @@ def test_only_the_current_exports_listed_files_are_served(
 
 
 def test_the_api_lists_the_export_with_user_content_urls(
-    api_client: TestClient, session: Session, monkeypatch: pytest.MonkeyPatch,
-    object_storage: ObjectStorage,
+    settings: Settings, engine: Engine, session: Session, object_storage: ObjectStorage,
 ) -> None:  # fmt: skip
-    from benchmax import runtime
-
-    monkeypatch.setattr(runtime, "storage", lambda: object_storage)
+    ctx = AppContext.from_settings(settings, engine=engine, storage=object_storage)
+    api_client = TestClient(build_api(ctx))
     assert api_client.get("/api/v1/exports").json() == {
         "current": None, "files": [], "manifest_url": None,
     }  # fmt: skip
@@ -181,7 +181,7 @@ def test_the_api_lists_the_export_with_user_content_urls(
     manifest = generate_export(session, object_storage, CTX, "Terms <apply> & more.")
     body = api_client.get("/api/v1/exports").json()
     assert body["current"]["generation"] == manifest.generation
-    origin = runtime.settings().usercontent_origin
+    origin = settings.usercontent_origin
     assert {f["url"] for f in body["files"]} == {
         f"{origin}/exports/{f.name}" for f in manifest.files
     }

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
-from benchmax import runtime
+from benchmax.adapters.storage import build_storage
 from benchmax.cli import main
 from benchmax.db import make_engine
 from benchmax.models import AuditEvent, BackupRecord, Job, JobState, Test
@@ -29,12 +29,10 @@ def configured(
     monkeypatch.setenv("BENCHMAX_STORAGE_BACKEND", "local")
     monkeypatch.setenv("BENCHMAX_STORAGE_LOCAL_ROOT", str(tmp_path / "objects"))
     get_settings.cache_clear()
-    runtime.storage.cache_clear()
     engine = make_engine(sqlite_url)
     yield engine
     engine.dispose()
     get_settings.cache_clear()
-    runtime.storage.cache_clear()
 
 
 def _dead(engine: Engine) -> int:
@@ -80,7 +78,7 @@ def test_jobs_list_requeue_and_discard(
 def test_backup_create_then_verify_reports_differences_in_its_exit_status(
     configured: Engine, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    storage = runtime.storage()
+    storage = build_storage(get_settings())  # what the CLI's context builds
     with Session(configured, expire_on_commit=False) as session:
         test = make_test(session)
         evidence = make_stored_evidence(session, storage, test, b"evidence bytes")

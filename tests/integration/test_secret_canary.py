@@ -24,12 +24,13 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 from starlette.testclient import TestClient
 
-from benchmax import cli, runtime
-from benchmax.adapters.auth import LocalIssuer, build_verifier
+from benchmax import cli
+from benchmax.adapters.auth import LocalIssuer
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.adapters.storage.s3 import S3Storage
 from benchmax.api import build_api
+from benchmax.context import AppContext
 from benchmax.db import session_scope
 from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Report, Role, Test, User
 from benchmax.services import accounts, submissions, tokens
@@ -69,6 +70,7 @@ class World:
     engine: Engine
     storage: ObjectStorage
     settings: Settings
+    ctx: AppContext
     key: str = field(default_factory=canary_key)
     access_key: str = field(default_factory=canary_access_key_id)
     bodies: list[str] = field(default_factory=list)
@@ -103,7 +105,6 @@ class World:
 @pytest.fixture
 def world(
     request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
     settings: Settings,
     engine: Engine,
     tmp_path: Path,
@@ -115,13 +116,9 @@ def world(
     else:
         storage = LocalStorage(tmp_path / "objects")
     settings = settings.model_copy(update={"api_submission_rate_limit": 100})
-    verifier = build_verifier(settings)
-    monkeypatch.setattr(runtime, "settings", lambda: settings)
-    monkeypatch.setattr(runtime, "engine", lambda: engine)
-    monkeypatch.setattr(runtime, "verifier", lambda: verifier)
-    monkeypatch.setattr(runtime, "storage", lambda: storage)
-    with TestClient(build_api()) as client:
-        yield World(client, engine, storage, settings)
+    ctx = AppContext.from_settings(settings, engine=engine, storage=storage)
+    with TestClient(build_api(ctx)) as client:
+        yield World(client, engine, storage, settings, ctx)
 
 
 @pytest.fixture
@@ -357,7 +354,7 @@ def _through_the_cli(world: World, capfd: pytest.CaptureFixture[str]) -> str:
         ["jobs", "discard", job_id, "--reason", world.text],
     ]
     for argv in runs:
-        assert cli.main(argv) == 1, argv
+        assert cli.main(argv, world.ctx) == 1, argv
     out, err = capfd.readouterr()
     assert "looks like an Anthropic API key" in err
     assert "looks like an AWS access key ID" in err

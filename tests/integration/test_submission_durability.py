@@ -21,8 +21,8 @@ from starlette.testclient import TestClient
 from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.api.errors import EXCEPTION_HANDLERS
-from benchmax.api.submissions import SubmissionApiDeps, submission_routes
-from benchmax.db import session_scope
+from benchmax.api.submissions import submission_routes
+from benchmax.context import AppContext
 from benchmax.models import EvidenceState, Job, JobState, Test, TestState
 from benchmax.services import submissions, tokens
 from benchmax.services.jobs import sweep
@@ -142,13 +142,9 @@ def test_canary_never_reaches_logs_jobs_or_messages(stack: Stack, tmp_path: Path
     root.addHandler(handler)
     root.setLevel(logging.DEBUG)
     try:
-        deps = SubmissionApiDeps(
-            settings=stack.settings,
-            storage=_storage(stack),
-            session=lambda: session_scope(engine),
-        )
+        ctx = AppContext.from_settings(stack.settings, engine=engine, storage=_storage(stack))
         client = TestClient(
-            Starlette(routes=submission_routes(lambda: deps), exception_handlers=EXCEPTION_HANDLERS)
+            Starlette(routes=submission_routes(ctx), exception_handlers=EXCEPTION_HANDLERS)
         )
         _worker(stack, "", "--log-level", "DEBUG")
         response = client.post(

@@ -17,9 +17,9 @@ from starlette.testclient import TestClient
 
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.api.errors import EXCEPTION_HANDLERS
-from benchmax.api.submissions import SubmissionApiDeps, submission_routes
+from benchmax.api.submissions import submission_routes
 from benchmax.api.upload_limits import UploadSizeLimit
-from benchmax.db import session_scope
+from benchmax.context import AppContext
 from benchmax.models import AccountStatus, EvidenceFile, Test, TestState, User
 from benchmax.services import submissions, tokens
 from benchmax.services.jobs import JobContext
@@ -48,17 +48,9 @@ class Api:
     def __init__(self, engine: Engine, settings: Settings, root: Path, **limits: Any) -> None:
         self.engine = engine
         self.storage = LocalStorage(root / "objects")
-        self.deps = SubmissionApiDeps(
-            settings=settings,
-            storage=self.storage,
-            session=lambda: session_scope(engine),
-            limits=SafetyLimits(**limits),
-        )
-        self.client = TestClient(
-            Starlette(
-                routes=submission_routes(lambda: self.deps), exception_handlers=EXCEPTION_HANDLERS
-            )
-        )
+        self.ctx = AppContext.from_settings(settings, engine=engine, storage=self.storage)
+        routes = submission_routes(self.ctx, SafetyLimits(**limits))
+        self.client = TestClient(Starlette(routes=routes, exception_handlers=EXCEPTION_HANDLERS))
 
     def user_token(self, **overrides: Any) -> tuple[User, str]:
         user = contributor(self.engine, **overrides)

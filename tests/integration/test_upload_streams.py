@@ -19,10 +19,8 @@ import uvicorn
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from benchmax import runtime
-from benchmax.adapters.auth import build_verifier
-from benchmax.adapters.storage import build_storage
 from benchmax.api import build_api
+from benchmax.context import AppContext
 from benchmax.models import AccountStatus, EvidenceFile, Test, TestState, User
 from benchmax.services import tokens
 from benchmax.settings import Settings
@@ -42,7 +40,7 @@ class Server:
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch, settings: Settings, engine: Engine) -> Iterator[Server]:
+def server(settings: Settings, engine: Engine) -> Iterator[Server]:
     quick = settings.model_copy(
         update={
             "upload_body_timeout_seconds": TIMEOUT,
@@ -50,13 +48,8 @@ def server(monkeypatch: pytest.MonkeyPatch, settings: Settings, engine: Engine) 
             "upload_rate_limit": 3,
         }
     )
-    storage = build_storage(quick)
-    verifier = build_verifier(quick)
-    monkeypatch.setattr(runtime, "settings", lambda: quick)
-    monkeypatch.setattr(runtime, "engine", lambda: engine)
-    monkeypatch.setattr(runtime, "storage", lambda: storage)
-    monkeypatch.setattr(runtime, "verifier", lambda: verifier)
-    config = uvicorn.Config(build_api(), host="127.0.0.1", port=0, log_config=None, lifespan="off")
+    api = build_api(AppContext.from_settings(quick, engine=engine))
+    config = uvicorn.Config(api, host="127.0.0.1", port=0, log_config=None, lifespan="off")
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()

@@ -15,23 +15,14 @@ from reflex_base.config import get_config
 from sqlalchemy import Engine
 from starlette.testclient import TestClient
 
-from benchmax import runtime
-from benchmax.adapters.auth import build_verifier
-from benchmax.adapters.storage import build_storage
 from benchmax.api import build_api
+from benchmax.context import AppContext
 from benchmax.settings import Settings, get_settings
 
 
 @pytest.fixture
-def client(
-    monkeypatch: pytest.MonkeyPatch, settings: Settings, engine: Engine
-) -> Iterator[TestClient]:
-    monkeypatch.setattr(runtime, "settings", lambda: settings)
-    monkeypatch.setattr(runtime, "engine", lambda: engine)
-    verifier, storage = build_verifier(settings), build_storage(settings)
-    monkeypatch.setattr(runtime, "verifier", lambda: verifier)
-    monkeypatch.setattr(runtime, "storage", lambda: storage)
-    api = build_api()
+def client(settings: Settings, engine: Engine) -> Iterator[TestClient]:
+    api = build_api(AppContext.from_settings(settings, engine=engine))
     App._add_cors(api)  # what Reflex does to every Starlette api_transformer
     with TestClient(api) as client:
         yield client

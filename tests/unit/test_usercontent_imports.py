@@ -48,7 +48,7 @@ def test_importing_the_app_loads_no_auth_judge_or_ui_code(tmp_path: Path) -> Non
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)}
     probe = (
         "import sys, usercontent_service.app\n"
-        "bad = ('benchmax.adapters.auth', 'benchmax.runtime', 'benchmax.api', "
+        "bad = ('benchmax.adapters.auth', 'benchmax.context', 'benchmax.api', "
         "'benchmax.services', 'clerk_backend_api', 'reflex', 'jwt', 'taskiq', 'e2b')\n"
         "print(sorted(m for m in sys.modules if m.startswith(bad)))\n"
     )

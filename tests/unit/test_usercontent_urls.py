@@ -63,7 +63,7 @@ def test_production_needs_https() -> None:
 
 
 def _client(settings: CoreSettings) -> TestClient:
-    return TestClient(Starlette(routes=compat_routes(lambda: settings)), follow_redirects=False)
+    return TestClient(Starlette(routes=compat_routes(settings)), follow_redirects=False)
 
 
 @pytest.mark.parametrize(

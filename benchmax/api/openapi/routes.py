@@ -6,6 +6,7 @@ change while a process runs.
 
 from __future__ import annotations
 
+import functools
 import json
 from html import escape
 from typing import Any
@@ -14,18 +15,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmax import runtime
 from benchmax.api.html_page import html_page
 from benchmax.api.openapi.document import build_document
 from benchmax.api.openapi.spec import Answer, Operation, documented
+from benchmax.context import AppContext
 
 _cache: dict[int, dict[str, Any]] = {}
 
 
-def document_for(request: Request) -> dict[str, Any]:
+def document_for(request: Request, origin: str) -> dict[str, Any]:
     app = request.app
     if id(app) not in _cache:
-        _cache[id(app)] = build_document(app.routes, runtime.settings().app_origin)
+        _cache[id(app)] = build_document(app.routes, origin)
     return _cache[id(app)]
 
 
@@ -36,8 +37,11 @@ def document_for(request: Request) -> dict[str, Any]:
                schema={"type": "object"}),
     )
 )  # fmt: skip
-async def openapi_json(request: Request) -> Response:
-    return JSONResponse(document_for(request), headers={"Cache-Control": "public, max-age=300"})
+async def openapi_json(ctx: AppContext, request: Request) -> Response:
+    return JSONResponse(
+        document_for(request, ctx.settings.app_origin),
+        headers={"Cache-Control": "public, max-age=300"},
+    )
 
 
 def _schema_text(schema: dict[str, Any]) -> str:
@@ -80,8 +84,8 @@ def _operation_html(method: str, path: str, op: dict[str, Any]) -> str:
     )
 
 
-async def api_reference(request: Request) -> Response:
-    document = document_for(request)
+async def api_reference(ctx: AppContext, request: Request) -> Response:
+    document = document_for(request, ctx.settings.app_origin)
     by_tag: dict[str, list[str]] = {}
     for path, methods in document["paths"].items():
         for method, op in methods.items():
@@ -98,8 +102,8 @@ async def api_reference(request: Request) -> Response:
     return html_page("API reference", intro + sections)
 
 
-def openapi_routes() -> list[Route]:
+def openapi_routes(ctx: AppContext) -> list[Route]:
     return [
-        Route("/api/v1/openapi.json", openapi_json, methods=["GET"]),
-        Route("/api", api_reference, methods=["GET"]),
+        Route("/api/v1/openapi.json", functools.partial(openapi_json, ctx), methods=["GET"]),
+        Route("/api", functools.partial(api_reference, ctx), methods=["GET"]),
     ]

@@ -11,6 +11,7 @@ return — turned into JSON Schema by pydantic, so the document cannot drift fro
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -100,5 +101,9 @@ def documented(operation: Operation) -> Callable[[F], F]:
 
 
 def operation_of(endpoint: object) -> Operation | None:
+    # Route factories bind the application context with functools.partial; the operation
+    # is on the function underneath.
+    while isinstance(endpoint, functools.partial):
+        endpoint = endpoint.func
     found = getattr(endpoint, OPERATION_ATTRIBUTE, None)
     return found if isinstance(found, Operation) else None

@@ -57,7 +57,7 @@ def enqueue(
     session.add(job)
     session.flush()
     if delay_seconds <= 0:
-        send_after_commit(session, job.id)  # type: ignore[arg-type]
+        send_after_commit(session, job.id)  # type: ignore[arg-type]  # set by the flush
     return job
 
 

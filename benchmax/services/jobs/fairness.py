@@ -31,6 +31,8 @@ from benchmax.services.jobs.enqueue import send_after_commit
 def account_has_room(now: datetime, cap: int) -> ColumnElement[bool]:
     """A claim condition: the job is uncapped, or its account runs fewer than ``cap`` jobs."""
     other = aliased(Job)
+    # The ignores below: SQLModel types an aliased model's attributes as plain values, not
+    # columns, so comparing them reads as a bool to mypy.
     running = (
         select(func.count())
         .select_from(other)

@@ -88,7 +88,7 @@ def backoff_seconds(attempt: int, *, base: float, cap: float, jitter: float | No
     """
     if jitter is None:
         jitter = random.random()  # noqa: S311 - spreading retries, not security
-    ceiling = min(cap, base * 2 ** max(attempt - 1, 0))
+    ceiling = min(cap, base * 2.0 ** max(attempt - 1, 0))
     return ceiling * (0.5 + jitter / 2)
 
 

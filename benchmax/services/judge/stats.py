@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 
@@ -39,8 +40,8 @@ def spearman(first: Sequence[float], second: Sequence[float]) -> float:
     a, b = _ranks(first), _ranks(second)
     mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
     covariance = sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b, strict=True))
-    deviation_a = sum((x - mean_a) ** 2 for x in a) ** 0.5
-    deviation_b = sum((y - mean_b) ** 2 for y in b) ** 0.5
+    deviation_a = math.sqrt(sum((x - mean_a) ** 2 for x in a))
+    deviation_b = math.sqrt(sum((y - mean_b) ** 2 for y in b))
     if deviation_a == 0 or deviation_b == 0:
         return 0.0
     return covariance / (deviation_a * deviation_b)
