@@ -175,3 +175,21 @@ def page_shell(*children: rx.Component) -> rx.Component:
         direction="column",
         min_height="100vh",
     )
+
+
+def once_loaded(
+    loaded: rx.Var[bool],
+    allowed: rx.Var[bool],
+    body: rx.Component,
+    otherwise: rx.Component,
+) -> rx.Component:
+    """A spinner until the state has loaded, then ``body`` — or ``otherwise`` when not allowed.
+
+    Pages gate on what the server said (found, signed in, a role), never on a guess made
+    before the load event answered, so a refusal never flashes over a page that exists.
+    """
+    return rx.cond(
+        loaded,
+        rx.cond(allowed, body, otherwise),
+        rx.center(rx.spinner(size="3"), padding="4rem"),
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.cards import card_list
+from benchmax.components.cards import card_list, more_button
 from benchmax.components.filters import check_filter, text_filter
 from benchmax.components.layout import page_shell
 from benchmax.services.submissions import REASONING_HINT
@@ -165,16 +165,7 @@ def feed_page() -> rx.Component:
                 rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
                 rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
             ),
-            rx.cond(
-                FeedState.next_cursor != "",
-                rx.button(
-                    "Load more",
-                    on_click=FeedState.load_more,
-                    variant="soft",
-                    width="100%",
-                    id="feed-more",
-                ),
-            ),
+            more_button(FeedState.next_cursor, FeedState.load_more, id="feed-more"),
             spacing="4",
             width="100%",
         )
