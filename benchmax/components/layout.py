@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from benchmax.state.session import SessionState
@@ -193,3 +195,8 @@ def once_loaded(
         rx.cond(allowed, body, otherwise),
         rx.center(rx.spinner(size="3"), padding="4rem"),
     )
+
+
+def page_intro(title: str, intro: str, **text_props: Any) -> tuple[rx.Component, rx.Component]:
+    """A page's title and the grey sentence under it that says what the page is for."""
+    return rx.heading(title, size="7"), rx.text(intro, color_scheme="gray", **text_props)

@@ -6,7 +6,7 @@ import reflex as rx
 
 from benchmax.components.cards import card_list, more_button
 from benchmax.components.filters import check_filter, text_filter
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import page_intro, page_shell
 from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
 
@@ -149,11 +149,10 @@ def empty_state() -> rx.Component:
 def feed_page() -> rx.Component:
     return page_shell(
         rx.vstack(
-            rx.heading("What AI models really did", size="7"),
-            rx.text(
+            *page_intro(
+                "What AI models really did",
                 "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
                 "Newest first. Reviews come later and never gate publication.",
-                color_scheme="gray",
             ),
             filters(),
             rx.cond(

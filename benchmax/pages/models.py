@@ -6,7 +6,7 @@ import reflex as rx
 
 from benchmax.components.badges import declared_label
 from benchmax.components.cards import paged_card_list
-from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.state.models import ModelDetailState as D
 from benchmax.state.models import ModelsState as M
@@ -34,11 +34,10 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
 def models_page() -> rx.Component:
     return page_shell(
         rx.vstack(
-            rx.heading("Models", size="7"),
-            rx.text(
+            *page_intro(
+                "Models",
                 "The catalog standardises names so Tests can be grouped. It never limits "
                 "what you can submit: any label is accepted and shown as declared.",
-                color_scheme="gray",
             ),
             declared_label(),
             rx.grid(

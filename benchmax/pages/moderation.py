@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.models import ModerationAction
 from benchmax.state.moderation import ModerationState as S
 
@@ -310,11 +310,10 @@ _QUEUES: tuple[tuple[str, str, Any, Any, str], ...] = (
 
 def _console() -> rx.Component:
     return rx.vstack(
-        rx.heading("Moderation", size="7"),
-        rx.text(
+        *page_intro(
+            "Moderation",
             "Every decision needs a written reason, is appended to the record and is "
             "never edited. Contributors see the outcome and reason on their Tests.",
-            color_scheme="gray",
             size="2",
         ),
         rx.cond(
