@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 from reflex.event import EventType
-from reflex.vars import ObjectVar
+from reflex.vars import ArrayVar, ObjectVar
 
 from benchmax.components.badges import declared_label, status_badge
 from benchmax.state.views import CardView
@@ -80,7 +80,7 @@ def more_button(cursor: rx.Var[str], on_click: EventType[()], **props: Any) -> r
 
 
 def paged_card_list(
-    items: rx.Var[list[CardView]],
+    items: ArrayVar[list[CardView]],
     cursor: rx.Var[str],
     on_more: EventType[()],
     empty: str,
