@@ -133,30 +133,27 @@ def _report_form() -> rx.Component:
     )
 
 
+def _row_button(show: Any, label: str, id_: Any, on_click: Any) -> rx.Component:
+    """A small button on a review's row, shown only to whom it applies."""
+    return rx.cond(show, rx.button(label, size="1", variant="soft", id=id_, on_click=on_click))
+
+
 def _review_row(review: ObjectVar[ReviewRow]) -> rx.Component:
     return rx.hstack(
         rx.text(review.score, "/100 · ", review.kind, size="2"),
         rx.cond(review.superseded, rx.badge("Superseded", color_scheme="gray")),
         rx.cond(review.disputed, rx.badge("Dispute open", color_scheme="amber")),
-        rx.cond(
+        _row_button(
             S.is_contributor & ~review.superseded & ~review.disputed,
-            rx.button(
-                "Dispute",
-                size="1",
-                variant="soft",
-                id="dispute-open-" + review.id,
-                on_click=S.open_dispute(review.id),
-            ),
+            "Dispute",
+            "dispute-open-" + review.id,
+            S.open_dispute(review.id),
         ),
-        rx.cond(
+        _row_button(
             S.can_review & ~review.superseded & review.mine,
-            rx.button(
-                "Correct",
-                size="1",
-                variant="soft",
-                id="review-correct-" + review.id,
-                on_click=S.start_correction(review.id),
-            ),
+            "Correct",
+            "review-correct-" + review.id,
+            S.start_correction(review.id),
         ),
         spacing="2",
         align="center",
