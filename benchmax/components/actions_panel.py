@@ -33,49 +33,53 @@ def _callout(message: Any, color: str, id_: str) -> rx.Component:
     )
 
 
+def _form(on_submit: Any, *fields: rx.Component) -> rx.Component:
+    """A native form whose fields stack; submitting it (Enter or its button) calls ``on_submit``."""
+    return rx.form(
+        rx.vstack(*fields, spacing="2", width="100%"),
+        on_submit=lambda _form: on_submit(),
+    )
+
+
 def _review_form() -> rx.Component:
     return rx.card(
-        rx.form(
-            rx.vstack(
-                rx.heading(
-                    rx.cond(S.corrects_id != "", "Correct a review", "Add a review"),
-                    size="4",
-                    as_="h3",
-                ),
-                rx.cond(
-                    S.corrects_id != "",
-                    rx.hstack(
-                        rx.text("This review will supersede the earlier one.", size="2"),
-                        rx.button(
-                            "Cancel correction",
-                            type="button",
-                            variant="ghost",
-                            size="1",
-                            on_click=S.cancel_correction,
-                            id="review-cancel-correction",
-                        ),
-                        align="center",
-                    ),
-                ),
-                _label("Score (0 to 100)", "review-score"),
-                rx.input(
-                    id="review-score",
-                    type="number",
-                    min="0",
-                    max="100",
-                    value=S.review_score,
-                    on_change=S.set_review_score,
-                    width="10rem",
-                ),
-                _label("Reasoning (at least 20 characters)", "review-reasoning"),
-                _area("review-reasoning", S.review_reasoning, S.set_review_reasoning, 4),
-                _callout(S.review_error, "red", "review-error"),
-                _callout(S.review_notice, "green", "review-notice"),
-                rx.button("Submit review", type="submit", id="review-submit"),
-                spacing="2",
-                width="100%",
+        _form(
+            S.submit_review,
+            rx.heading(
+                rx.cond(S.corrects_id != "", "Correct a review", "Add a review"),
+                size="4",
+                as_="h3",
             ),
-            on_submit=lambda _form: S.submit_review(),
+            rx.cond(
+                S.corrects_id != "",
+                rx.hstack(
+                    rx.text("This review will supersede the earlier one.", size="2"),
+                    rx.button(
+                        "Cancel correction",
+                        type="button",
+                        variant="ghost",
+                        size="1",
+                        on_click=S.cancel_correction,
+                        id="review-cancel-correction",
+                    ),
+                    align="center",
+                ),
+            ),
+            _label("Score (0 to 100)", "review-score"),
+            rx.input(
+                id="review-score",
+                type="number",
+                min="0",
+                max="100",
+                value=S.review_score,
+                on_change=S.set_review_score,
+                width="10rem",
+            ),
+            _label("Reasoning (at least 20 characters)", "review-reasoning"),
+            _area("review-reasoning", S.review_reasoning, S.set_review_reasoning, 4),
+            _callout(S.review_error, "red", "review-error"),
+            _callout(S.review_notice, "green", "review-notice"),
+            rx.button("Submit review", type="submit", id="review-submit"),
         ),
         width="100%",
     )
@@ -95,36 +99,30 @@ def _report_form() -> rx.Component:
         rx.cond(
             S.report_open,
             rx.card(
-                rx.form(
-                    rx.vstack(
-                        _label("Reason", "report-reason"),
-                        rx.el.select(
-                            *[rx.el.option(label, value=value) for value, label in REPORT_REASONS],
-                            id="report-reason",
-                            value=S.report_reason,
-                            on_change=S.set_report_reason,
-                        ),
-                        _label("What are you reporting?", "report-target"),
-                        rx.el.select(
-                            rx.el.option("The whole Test", value=WHOLE_TEST),
-                            rx.foreach(
-                                S.evidence,
-                                lambda f: rx.el.option("File: " + f.name, value=f.id),
-                            ),
-                            id="report-target",
-                            value=S.report_target,
-                            on_change=S.set_report_target,
-                        ),
-                        _label(
-                            "Details (optional; required for “Something else”)", "report-details"
-                        ),
-                        _area("report-details", S.report_details, S.set_report_details, 3),
-                        _callout(S.report_error, "red", "report-error"),
-                        rx.button("Send report", type="submit", id="report-submit"),
-                        spacing="2",
-                        width="100%",
+                _form(
+                    S.submit_report,
+                    _label("Reason", "report-reason"),
+                    rx.el.select(
+                        *[rx.el.option(label, value=value) for value, label in REPORT_REASONS],
+                        id="report-reason",
+                        value=S.report_reason,
+                        on_change=S.set_report_reason,
                     ),
-                    on_submit=lambda _form: S.submit_report(),
+                    _label("What are you reporting?", "report-target"),
+                    rx.el.select(
+                        rx.el.option("The whole Test", value=WHOLE_TEST),
+                        rx.foreach(
+                            S.evidence,
+                            lambda f: rx.el.option("File: " + f.name, value=f.id),
+                        ),
+                        id="report-target",
+                        value=S.report_target,
+                        on_change=S.set_report_target,
+                    ),
+                    _label("Details (optional; required for “Something else”)", "report-details"),
+                    _area("report-details", S.report_details, S.set_report_details, 3),
+                    _callout(S.report_error, "red", "report-error"),
+                    rx.button("Send report", type="submit", id="report-submit"),
                 ),
                 width="100%",
             ),
@@ -135,30 +133,27 @@ def _report_form() -> rx.Component:
     )
 
 
+def _row_button(show: Any, label: str, id_: Any, on_click: Any) -> rx.Component:
+    """A small button on a review's row, shown only to whom it applies."""
+    return rx.cond(show, rx.button(label, size="1", variant="soft", id=id_, on_click=on_click))
+
+
 def _review_row(review: ObjectVar[ReviewRow]) -> rx.Component:
     return rx.hstack(
         rx.text(review.score, "/100 · ", review.kind, size="2"),
         rx.cond(review.superseded, rx.badge("Superseded", color_scheme="gray")),
         rx.cond(review.disputed, rx.badge("Dispute open", color_scheme="amber")),
-        rx.cond(
+        _row_button(
             S.is_contributor & ~review.superseded & ~review.disputed,
-            rx.button(
-                "Dispute",
-                size="1",
-                variant="soft",
-                id="dispute-open-" + review.id,
-                on_click=S.open_dispute(review.id),
-            ),
+            "Dispute",
+            "dispute-open-" + review.id,
+            S.open_dispute(review.id),
         ),
-        rx.cond(
+        _row_button(
             S.can_review & ~review.superseded & review.mine,
-            rx.button(
-                "Correct",
-                size="1",
-                variant="soft",
-                id="review-correct-" + review.id,
-                on_click=S.start_correction(review.id),
-            ),
+            "Correct",
+            "review-correct-" + review.id,
+            S.start_correction(review.id),
         ),
         spacing="2",
         align="center",
@@ -170,16 +165,12 @@ def _dispute_form() -> rx.Component:
     return rx.cond(
         S.dispute_review_id != "",
         rx.card(
-            rx.form(
-                rx.vstack(
-                    _label("Why is this review wrong? (at least 10 characters)", "dispute-reason"),
-                    _area("dispute-reason", S.dispute_reason, S.set_dispute_reason, 3),
-                    _callout(S.dispute_error, "red", "dispute-error"),
-                    rx.button("Send dispute", type="submit", id="dispute-submit"),
-                    spacing="2",
-                    width="100%",
-                ),
-                on_submit=lambda _form: S.submit_dispute(),
+            _form(
+                S.submit_dispute,
+                _label("Why is this review wrong? (at least 10 characters)", "dispute-reason"),
+                _area("dispute-reason", S.dispute_reason, S.set_dispute_reason, 3),
+                _callout(S.dispute_error, "red", "dispute-error"),
+                rx.button("Send dispute", type="submit", id="dispute-submit"),
             ),
             width="100%",
         ),

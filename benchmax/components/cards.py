@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
-from reflex.vars import ObjectVar
+from reflex.event import EventType
+from reflex.vars import ArrayVar, ObjectVar
 
 from benchmax.components.badges import declared_label, status_badge
 from benchmax.state.views import CardView
@@ -66,3 +69,31 @@ def feed_card(item: ObjectVar[CardView]) -> rx.Component:
 
 def card_list(items: rx.Var[list[CardView]]) -> rx.Component:
     return rx.vstack(rx.foreach(items, feed_card), spacing="3", width="100%")
+
+
+def more_button(cursor: rx.Var[str], on_click: EventType[()], **props: Any) -> rx.Component:
+    """The "Load more" button, shown only while the list has another page behind ``cursor``."""
+    return rx.cond(
+        cursor != "",
+        rx.button("Load more", on_click=on_click, variant="soft", width="100%", **props),
+    )
+
+
+def paged_card_list(
+    items: ArrayVar[list[CardView]],
+    cursor: rx.Var[str],
+    on_more: EventType[()],
+    empty: str,
+) -> tuple[rx.Component, rx.Component]:
+    """A page of cards (or ``empty`` in a callout when there are none) and its "Load more".
+
+    Two siblings rather than one wrapper, so the page's own stack spaces them as before.
+    """
+    return (
+        rx.cond(
+            items.length() > 0,
+            card_list(items),
+            rx.callout(empty, icon="inbox", width="100%"),
+        ),
+        more_button(cursor, on_more),
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from benchmax.state.session import SessionState
@@ -175,3 +177,26 @@ def page_shell(*children: rx.Component) -> rx.Component:
         direction="column",
         min_height="100vh",
     )
+
+
+def once_loaded(
+    loaded: rx.Var[bool],
+    allowed: rx.Var[bool],
+    body: rx.Component,
+    otherwise: rx.Component,
+) -> rx.Component:
+    """A spinner until the state has loaded, then ``body`` — or ``otherwise`` when not allowed.
+
+    Pages gate on what the server said (found, signed in, a role), never on a guess made
+    before the load event answered, so a refusal never flashes over a page that exists.
+    """
+    return rx.cond(
+        loaded,
+        rx.cond(allowed, body, otherwise),
+        rx.center(rx.spinner(size="3"), padding="4rem"),
+    )
+
+
+def page_intro(title: str, intro: str, **text_props: Any) -> tuple[rx.Component, rx.Component]:
+    """A page's title and the grey sentence under it that says what the page is for."""
+    return rx.heading(title, size="7"), rx.text(intro, color_scheme="gray", **text_props)

@@ -9,7 +9,7 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.actions_panel import actions_panel
 from benchmax.components.badges import declared_label, kind_icon, status_badge
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.showcase import showcase_lines
 from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
@@ -272,10 +272,4 @@ def _detail() -> rx.Component:
 
 
 def detail_page() -> rx.Component:
-    return page_shell(
-        rx.cond(
-            S.loaded,
-            rx.cond(S.found, _detail(), not_found_panel()),
-            rx.center(rx.spinner(size="3"), padding="4rem"),
-        )
-    )
+    return page_shell(once_loaded(S.loaded, S.found, _detail(), not_found_panel()))

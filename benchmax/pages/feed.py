@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.cards import card_list
+from benchmax.components.cards import card_list, more_button
 from benchmax.components.filters import check_filter, text_filter
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import page_intro, page_shell
 from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
 
@@ -149,11 +149,10 @@ def empty_state() -> rx.Component:
 def feed_page() -> rx.Component:
     return page_shell(
         rx.vstack(
-            rx.heading("What AI models really did", size="7"),
-            rx.text(
+            *page_intro(
+                "What AI models really did",
                 "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
                 "Newest first. Reviews come later and never gate publication.",
-                color_scheme="gray",
             ),
             filters(),
             rx.cond(
@@ -165,16 +164,7 @@ def feed_page() -> rx.Component:
                 rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
                 rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
             ),
-            rx.cond(
-                FeedState.next_cursor != "",
-                rx.button(
-                    "Load more",
-                    on_click=FeedState.load_more,
-                    variant="soft",
-                    width="100%",
-                    id="feed-more",
-                ),
-            ),
+            more_button(FeedState.next_cursor, FeedState.load_more, id="feed-more"),
             spacing="4",
             width="100%",
         )

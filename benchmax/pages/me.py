@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import ObjectVar
 
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_shell
 from benchmax.state.me import MeState as S
 from benchmax.state.me import MyTestView, TokenView
 
@@ -194,43 +194,40 @@ def _tokens() -> rx.Component:
 
 def me_page() -> rx.Component:
     return page_shell(
-        rx.cond(
+        once_loaded(
             S.loaded,
-            rx.cond(
-                S.signed_in,
-                rx.vstack(
-                    rx.heading("My Tests", size="7"),
-                    rx.cond(
-                        S.action_error != "",
-                        rx.callout(S.action_error, color_scheme="red", icon="circle_alert"),
-                    ),
-                    rx.cond(
-                        S.tests.length() > 0,
-                        rx.vstack(rx.foreach(S.tests, _test_row), width="100%", spacing="2"),
-                        rx.callout.root(
-                            rx.callout.icon(rx.icon("inbox")),
-                            rx.callout.text(
-                                "You have no Tests yet. ",
-                                rx.link("Submit your first one", href="/submit"),
-                                ".",
-                            ),
-                            width="100%",
+            S.signed_in,
+            rx.vstack(
+                rx.heading("My Tests", size="7"),
+                rx.cond(
+                    S.action_error != "",
+                    rx.callout(S.action_error, color_scheme="red", icon="circle_alert"),
+                ),
+                rx.cond(
+                    S.tests.length() > 0,
+                    rx.vstack(rx.foreach(S.tests, _test_row), width="100%", spacing="2"),
+                    rx.callout.root(
+                        rx.callout.icon(rx.icon("inbox")),
+                        rx.callout.text(
+                            "You have no Tests yet. ",
+                            rx.link("Submit your first one", href="/submit"),
+                            ".",
                         ),
+                        width="100%",
                     ),
-                    rx.divider(),
-                    _tokens(),
-                    spacing="4",
-                    width="100%",
-                    max_width="860px",
                 ),
-                rx.callout.root(
-                    rx.callout.icon(rx.icon("log-in")),
-                    rx.callout.text(
-                        "Sign in to see your Tests. ", rx.link("Sign in", href="/sign-in?next=/me")
-                    ),
-                    width="100%",
-                ),
+                rx.divider(),
+                _tokens(),
+                spacing="4",
+                width="100%",
+                max_width="860px",
             ),
-            rx.center(rx.spinner(size="3"), padding="4rem"),
+            rx.callout.root(
+                rx.callout.icon(rx.icon("log-in")),
+                rx.callout.text(
+                    "Sign in to see your Tests. ", rx.link("Sign in", href="/sign-in?next=/me")
+                ),
+                width="100%",
+            ),
         )
     )

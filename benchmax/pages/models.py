@@ -5,8 +5,8 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import declared_label
-from benchmax.components.cards import card_list
-from benchmax.components.layout import page_shell
+from benchmax.components.cards import paged_card_list
+from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.state.models import ModelDetailState as D
 from benchmax.state.models import ModelsState as M
@@ -34,11 +34,10 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
 def models_page() -> rx.Component:
     return page_shell(
         rx.vstack(
-            rx.heading("Models", size="7"),
-            rx.text(
+            *page_intro(
+                "Models",
                 "The catalog standardises names so Tests can be grouped. It never limits "
                 "what you can submit: any label is accepted and shown as declared.",
-                color_scheme="gray",
             ),
             declared_label(),
             rx.grid(
@@ -77,44 +76,33 @@ def models_page() -> rx.Component:
 
 def model_detail_page() -> rx.Component:
     return page_shell(
-        rx.cond(
+        once_loaded(
             D.loaded,
-            rx.cond(
-                D.found,
-                rx.vstack(
-                    rx.link("← All models", href="/models", size="2"),
-                    rx.heading(D.name, size="7", id="model-name"),
-                    rx.text(D.subtitle, color_scheme="gray"),
-                    rx.cond(
-                        D.models.length() > 0,
-                        rx.flex(
-                            rx.foreach(
-                                D.models,
-                                lambda m: rx.link(
-                                    rx.badge(
-                                        m["name"], " · ", m["tests"], size="2", variant="soft"
-                                    ),
-                                    href="/models/" + m["slug"],
-                                ),
+            D.found,
+            rx.vstack(
+                rx.link("← All models", href="/models", size="2"),
+                rx.heading(D.name, size="7", id="model-name"),
+                rx.text(D.subtitle, color_scheme="gray"),
+                rx.cond(
+                    D.models.length() > 0,
+                    rx.flex(
+                        rx.foreach(
+                            D.models,
+                            lambda m: rx.link(
+                                rx.badge(m["name"], " · ", m["tests"], size="2", variant="soft"),
+                                href="/models/" + m["slug"],
                             ),
-                            wrap="wrap",
-                            spacing="2",
                         ),
+                        wrap="wrap",
+                        spacing="2",
                     ),
-                    rx.cond(
-                        D.items.length() > 0,
-                        card_list(D.items),
-                        rx.callout("No public Tests declare this yet.", icon="inbox", width="100%"),
-                    ),
-                    rx.cond(
-                        D.next_cursor != "",
-                        rx.button("Load more", on_click=D.load_more, variant="soft", width="100%"),
-                    ),
-                    spacing="4",
-                    width="100%",
                 ),
-                not_found_panel(),
+                *paged_card_list(
+                    D.items, D.next_cursor, D.load_more, "No public Tests declare this yet."
+                ),
+                spacing="4",
+                width="100%",
             ),
-            rx.center(rx.spinner(size="3"), padding="4rem"),
+            not_found_panel(),
         )
     )

@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.models import ModerationAction
 from benchmax.state.moderation import ModerationState as S
 
@@ -41,6 +41,16 @@ def _reason_box(
     )  # fmt: skip
 
 
+def _extra_box(key: rx.Var[str], id_prefix: str, **props: Any) -> rx.Component:
+    """The second box a decision may need (a corrected score, a catalog slug), kept per item."""
+    return rx.input(
+        value=_EXTRAS.get(key, ""),
+        on_change=lambda value: S.set_extra(key, value),
+        id=id_prefix + key,
+        **props,
+    )
+
+
 def _button(label: str, key: rx.Var[str], action: ModerationAction, target: rx.Var[str] | str,
             related: rx.Var[str] | str = "", color: str = "iris",
             disabled: rx.Var[bool] | bool = False) -> rx.Component:  # fmt: skip
@@ -53,6 +63,11 @@ def _button(label: str, key: rx.Var[str], action: ModerationAction, target: rx.V
         disabled=disabled,
         id=action.verb + "-" + key,
     )
+
+
+def _decisions(*buttons: rx.Component, **props: Any) -> rx.Component:
+    """One item's decision buttons in a row that wraps on a phone."""
+    return rx.hstack(*buttons, wrap="wrap", spacing="2", **props)
 
 
 def _item(*children: rx.Component, key: rx.Var[str]) -> rx.Component:
@@ -84,7 +99,7 @@ def _report(item: rx.Var[dict[str, str]]) -> rx.Component:
         rx.cond(item["evidence"] != "", rx.text("File: ", item["evidence"], size="2")),
         rx.cond(item["details"] != "", rx.text(item["details"], size="2", white_space="pre-wrap")),
         _reason_box(key),
-        rx.hstack(
+        _decisions(
             _button("Remove Test", key, A.TEST_REMOVE, item["test_id"], item["id"], "red"),
             rx.cond(
                 item["evidence_id"] != "",
@@ -99,8 +114,6 @@ def _report(item: rx.Var[dict[str, str]]) -> rx.Component:
             ),
             _button("Resolve", key, A.REPORT_RESOLVE, item["id"]),
             _button("Dismiss", key, A.REPORT_DISMISS, item["id"], "", "gray"),
-            wrap="wrap",
-            spacing="2",
         ),
         key=key,
     )
@@ -123,22 +136,19 @@ def _dispute(item: rx.Var[dict[str, str]]) -> rx.Component:
         _reason_box(
             key, "Reason (10+ characters; an overturn's reason, 20+, becomes the correction)"
         ),
-        rx.hstack(
-            rx.input(
-                value=_EXTRAS.get(key, ""),
-                on_change=lambda value: S.set_extra(key, value),
+        _decisions(
+            _extra_box(
+                key,
+                "score-",
                 placeholder="Score from 0 to 100 (overturn)",
                 aria_label="Corrected score",
                 type="number",
                 min="0",
                 max="100",
-                id="score-" + key,
                 width="14rem",
             ),
             _button("Uphold review", key, A.DISPUTE_UPHOLD, item["id"], "", "gray"),
             _button("Overturn with correction", key, A.DISPUTE_OVERTURN, item["id"], "", "orange"),
-            wrap="wrap",
-            spacing="2",
             align="center",
         ),
         key=key,
@@ -155,12 +165,10 @@ def _flag(item: rx.Var[dict[str, str]]) -> rx.Component:
             item["kept"] != "", rx.badge("Kept — excluded from rankings", color_scheme="amber")
         ),
         _reason_box(key),
-        rx.hstack(
+        _decisions(
             _button("Keep hold", key, A.HOLD_KEEP, item["test_id"], "", "amber"),
             _button("Clear", key, A.HOLD_CLEAR, item["test_id"]),
             _button("Remove Test", key, A.TEST_REMOVE, item["test_id"], "", "red"),
-            wrap="wrap",
-            spacing="2",
         ),
         key=key,
     )
@@ -178,20 +186,17 @@ def _label(item: rx.Var[dict[str, str]]) -> rx.Component:
             " public Tests",
             size="2",
         ),
-        rx.input(
-            value=_EXTRAS.get(key, ""),
-            on_change=lambda value: S.set_extra(key, value),
+        _extra_box(
+            key,
+            "target-",
             placeholder="Catalog slug, e.g. claude-sonnet-4-5",
             aria_label="Catalog entry slug",
-            id="target-" + key,
             width="100%",
         ),
         _reason_box(key),
-        rx.hstack(
+        _decisions(
             _button("Map to catalog entry", key, A.LABEL_MAP, item["label"], item["kind"]),
             _button("Leave as declared", key, A.LABEL_LEAVE, item["label"], item["kind"], "gray"),
-            wrap="wrap",
-            spacing="2",
         ),
         key=key,
     )
@@ -225,7 +230,7 @@ def _removed(item: rx.Var[dict[str, str]]) -> rx.Component:
             ),
         ),
         _reason_box(key),
-        rx.hstack(
+        _decisions(
             _button(
                 "Restore Test",
                 key,
@@ -246,8 +251,6 @@ def _removed(item: rx.Var[dict[str, str]]) -> rx.Component:
                     id="restore-blocked-" + key,
                 ),
             ),
-            wrap="wrap",
-            spacing="2",
             align="center",
         ),
         key=key,
@@ -271,14 +274,12 @@ def _accounts() -> rx.Component:
             width="100%",
         ),
         _reason_box(rx.Var.create(key)),
-        rx.hstack(
+        _decisions(
             _button("Suspend", key, A.USER_SUSPEND, "", "", "red"),
             _button("Reinstate", key, A.USER_REINSTATE, ""),
             _button("Make reviewer", key, A.USER_ROLE, "", "reviewer"),
             _button("Make moderator", key, A.USER_ROLE, "", "moderator"),
             _button("Make contributor", key, A.USER_ROLE, "", "contributor", "gray"),
-            wrap="wrap",
-            spacing="2",
         ),
         key=rx.Var.create(key),
     )
@@ -297,13 +298,22 @@ def _tab(value: str, label: str, count: rx.Var[int]) -> rx.Component:
                            id="tab-" + value)  # fmt: skip
 
 
+# One row a queue: the tab's value and label, the state's list, its item view, the empty text.
+_QUEUES: tuple[tuple[str, str, Any, Any, str], ...] = (
+    ("reports", "Reports", S.reports, _report, "No open reports."),
+    ("disputes", "Disputes", S.disputes, _dispute, "No open disputes."),
+    ("flags", "Injection flags", S.flags, _flag, "No injection flags or holds."),
+    ("labels", "Label requests", S.labels, _label, "Every declared label is decided."),
+    ("removed", "Removed", S.removed, _removed, "No removed Tests."),
+)
+
+
 def _console() -> rx.Component:
     return rx.vstack(
-        rx.heading("Moderation", size="7"),
-        rx.text(
+        *page_intro(
+            "Moderation",
             "Every decision needs a written reason, is appended to the record and is "
             "never edited. Contributors see the outcome and reason on their Tests.",
-            color_scheme="gray",
             size="2",
         ),
         rx.cond(
@@ -314,37 +324,14 @@ def _console() -> rx.Component:
         ),
         rx.tabs.root(
             rx.tabs.list(
-                _tab("reports", "Reports", S.reports.length()),
-                _tab("disputes", "Disputes", S.disputes.length()),
-                _tab("flags", "Injection flags", S.flags.length()),
-                _tab("labels", "Label requests", S.labels.length()),
-                _tab("removed", "Removed", S.removed.length()),
+                *[_tab(value, label, items.length()) for value, label, items, _r, _e in _QUEUES],
                 rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
                 wrap="wrap",
             ),
-            rx.tabs.content(
-                _queue(S.reports, _report, "No open reports."), value="reports", padding_top="1rem"
-            ),
-            rx.tabs.content(
-                _queue(S.disputes, _dispute, "No open disputes."),
-                value="disputes",
-                padding_top="1rem",
-            ),
-            rx.tabs.content(
-                _queue(S.flags, _flag, "No injection flags or holds."),
-                value="flags",
-                padding_top="1rem",
-            ),
-            rx.tabs.content(
-                _queue(S.labels, _label, "Every declared label is decided."),
-                value="labels",
-                padding_top="1rem",
-            ),
-            rx.tabs.content(
-                _queue(S.removed, _removed, "No removed Tests."),
-                value="removed",
-                padding_top="1rem",
-            ),
+            *[
+                rx.tabs.content(_queue(items, render, empty), value=value, padding_top="1rem")
+                for value, _label, items, render, empty in _QUEUES
+            ],
             rx.tabs.content(_accounts(), value="accounts", padding_top="1rem"),
             default_value="reports",
             width="100%",
@@ -366,10 +353,4 @@ def _not_allowed() -> rx.Component:
 
 
 def moderation_page() -> rx.Component:
-    return page_shell(
-        rx.cond(
-            S.loaded,
-            rx.cond(S.allowed, _console(), _not_allowed()),
-            rx.center(rx.spinner(size="3"), padding="4rem"),
-        )
-    )
+    return page_shell(once_loaded(S.loaded, S.allowed, _console(), _not_allowed()))

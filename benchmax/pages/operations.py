@@ -14,7 +14,7 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.dashboard import scroll_table, section, stat_card
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_shell
 from benchmax.pages.judge_operations import judge_section
 from benchmax.state.operations import POLL_SECONDS, DeadJobRow, JobRow, OperationsView
 from benchmax.state.operations import OperationsState as S
@@ -280,19 +280,16 @@ def _dashboard() -> rx.Component:
 def operations_page() -> rx.Component:
     return page_shell(
         rx.box(
-            rx.cond(
+            once_loaded(
                 S.loaded,
-                rx.cond(
-                    S.allowed,
-                    _dashboard(),
-                    rx.callout(
-                        "Not allowed: only owners can see operations.",
-                        icon="lock",
-                        color_scheme="red",
-                        id="ops-not-allowed",
-                    ),
+                S.allowed,
+                _dashboard(),
+                rx.callout(
+                    "Not allowed: only owners can see operations.",
+                    icon="lock",
+                    color_scheme="red",
+                    id="ops-not-allowed",
                 ),
-                rx.center(rx.spinner(size="3"), padding="4rem"),
             ),
             width="100%",
         )

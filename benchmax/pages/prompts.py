@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import declared_label
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.showcase import GROUP_CAVEAT
 from benchmax.state.prompts import PromptGroupState as G
@@ -35,12 +35,11 @@ def _group_row(item: rx.Var[dict[str, str]]) -> rx.Component:
 def prompts_page() -> rx.Component:
     return page_shell(
         rx.vstack(
-            rx.heading("Same prompt, different setups", size="7"),
-            rx.text(
+            *page_intro(
+                "Same prompt, different setups",
                 "Prompts that two or more public Tests gave to different setups, largest "
                 "group first. Prompts count as the same when they differ only in letter case, "
                 "spacing, line endings or invisible characters.",
-                color_scheme="gray",
             ),
             rx.callout(GROUP_CAVEAT, icon="info", width="100%"),
             rx.cond(
@@ -252,10 +251,4 @@ def _group() -> rx.Component:
 
 
 def prompt_group_page() -> rx.Component:
-    return page_shell(
-        rx.cond(
-            G.loaded,
-            rx.cond(G.found, _group(), not_found_panel()),
-            rx.center(rx.spinner(size="3"), padding="4rem"),
-        )
-    )
+    return page_shell(once_loaded(G.loaded, G.found, _group(), not_found_panel()))

@@ -15,7 +15,7 @@ from benchmax.services.errors import ServiceError
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
-from benchmax.services.test_summary import TestSummary
+from benchmax.services.summaries import TestSummary
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, setup_text
 

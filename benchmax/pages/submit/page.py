@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_shell
 from benchmax.pages.submit.processing import processing_panel
 from benchmax.pages.submit.steps import editor
 from benchmax.state.submit import SubmitState as S
@@ -33,18 +33,15 @@ def submit_page() -> rx.Component:
     return page_shell(
         rx.vstack(
             rx.heading("Submit a Test", size="7"),
-            rx.cond(
+            once_loaded(
                 S.loaded,
+                S.signed_in,
                 rx.cond(
-                    S.signed_in,
-                    rx.cond(
-                        S.viewer_can_write,
-                        rx.cond(S.phase == "edit", editor(), processing_panel()),
-                        _suspended(),
-                    ),
-                    _signed_out(),
+                    S.viewer_can_write,
+                    rx.cond(S.phase == "edit", editor(), processing_panel()),
+                    _suspended(),
                 ),
-                rx.center(rx.spinner(size="3"), padding="4rem"),
+                _signed_out(),
             ),
             rx.cond(S.notice != "", rx.callout(S.notice, icon="info", color_scheme="amber")),
             spacing="4",

@@ -26,7 +26,7 @@ from benchmax.services.leaderboard.snapshots import (
     summary,
 )
 from benchmax.services.setup_filters import SetupColumns, setup_conditions
-from benchmax.services.test_summary import TestSummary, summaries_by_id, summarise
+from benchmax.services.summaries import TestSummary, summaries_by_id, summarise
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR = 10**9

@@ -37,7 +37,7 @@ from benchmax.services.leaderboard.scoring import (
 from benchmax.services.moderation.policy import clean_reason, require_admin
 from benchmax.services.moderation.records import record_decision
 from benchmax.services.prompts.similar import similar_keys
-from benchmax.services.test_summary import SummaryRow, TestSummary, summarise, summary_rows
+from benchmax.services.summaries import SummaryRow, TestSummary, summarise, summary_rows
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 MAX_GROUP_KEYS = 50
