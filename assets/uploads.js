@@ -2,9 +2,20 @@
 // progress bar. The browser checks type and size first (the server checks again, from the
 // bytes); when a file is stored, the hidden #files-refresh button asks the page state to
 // reload the file list from the server, which stays the source of truth.
+//
+// Files dropped before anything was typed first ask the page to start a draft (the hidden
+// #draft-create button) and go once it exists. Each upload can be cancelled while it runs.
+// An image that passed its scan is shown as a thumbnail from the contributor's own copy of
+// the file: draft evidence is never served, by this app or by the user-content origin.
 (function () {
   "use strict";
+  if (window.benchmaxUploads) {
+    return;
+  }
+  window.benchmaxUploads = true;
   var MIB = 1024 * 1024;
+  var DRAFT_WAIT_MS = 15000;
+  var thumbs = {}; // evidence id -> object URL of the file this tab uploaded
 
   // The accepted kinds (label, max MiB, content types, extensions) come from the server's
   // table of accepted types, written on the drop zone, so this script never has its own list.
@@ -34,17 +45,24 @@
     bar.setAttribute("aria-label", "Uploading " + name);
     var note = document.createElement("div");
     note.className = "upload-note";
+    var cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "upload-cancel";
+    cancel.textContent = "Cancel";
+    cancel.setAttribute("aria-label", "Cancel uploading " + name);
     item.appendChild(label);
     item.appendChild(bar);
+    item.appendChild(cancel);
     item.appendChild(note);
     queue.appendChild(item);
-    return { item: item, bar: bar, note: note };
+    return { item: item, bar: bar, note: note, cancel: cancel };
   }
 
   function fail(view, message) {
     view.item.classList.add("upload-failed");
     view.item.setAttribute("role", "alert");
     view.bar.remove();
+    view.cancel.remove();
     view.note.textContent = message;
     var dismiss = document.createElement("button");
     dismiss.type = "button";
@@ -73,12 +91,34 @@
       fail(view, "Too large: " + kind.label + " files can be up to " + kind.max + " MiB.");
       return;
     }
-    var draft = zone.getAttribute("data-draft");
-    if (!draft) {
-      fail(view, "Fill in the prompt on step 1 first, so there is a draft to attach files to.");
-      return;
-    }
+    withDraft(view, function (draft) { upload(view, file, draft); });
+  }
+
+  // Waits for the page to give the drop zone a draft id, asking it to start one if needed.
+  function withDraft(view, then) {
+    var zone = document.getElementById("dropzone");
+    var draft = zone && zone.getAttribute("data-draft");
+    if (draft) { then(draft); return; }
+    view.note.textContent = "Starting your draft…";
+    var button = document.getElementById("draft-create");
+    if (button && !withDraft.asked) { withDraft.asked = true; button.click(); }
+    var started = Date.now();
+    var timer = setInterval(function () {
+      var current = document.getElementById("dropzone");
+      var id = current && current.getAttribute("data-draft");
+      if (id || Date.now() - started > DRAFT_WAIT_MS) {
+        clearInterval(timer);
+        withDraft.asked = false;
+        if (id) { then(id); } else {
+          fail(view, "Could not start a draft to attach this file to. Reload and try again.");
+        }
+      }
+    }, 100);
+  }
+
+  function upload(view, file, draft) {
     var xhr = new XMLHttpRequest();
+    view.cancel.addEventListener("click", function () { xhr.abort(); });
     xhr.open("POST", "/api/v1/tests/" + encodeURIComponent(draft) + "/files");
     xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name));
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
@@ -90,6 +130,10 @@
     };
     xhr.onload = function () {
       if (xhr.status === 201) {
+        try {
+          var stored = JSON.parse(xhr.responseText);
+          if (/^image\//.test(file.type)) { thumbs[stored.id] = URL.createObjectURL(file); }
+        } catch (ignored) {}
         view.item.remove();
         refresh();
         return;
@@ -102,8 +146,44 @@
     xhr.onerror = function () {
       fail(view, "The connection dropped. Your draft is safe; try this file again.");
     };
+    xhr.onabort = function () {
+      fail(view, "Cancelled: " + file.name + " was not added.");
+      view.item.classList.add("upload-cancelled");
+    };
     xhr.send(file);
   }
+
+  // The list is drawn by the page and its rows are reused as files come and go, so each
+  // slot is checked against the file it now stands for: a thumbnail only for an image the
+  // scan approved, and only this tab's own copy of it.
+  function syncThumbs() {
+    var slots = document.querySelectorAll(".file-thumb[data-file-id]");
+    for (var i = 0; i < slots.length; i++) {
+      var slot = slots[i];
+      var id = slot.getAttribute("data-file-id");
+      var ok = slot.getAttribute("data-state") === "approved" &&
+        slot.getAttribute("data-kind") === "image" && thumbs[id];
+      var img = slot.querySelector("img");
+      if (!ok) {
+        if (img) { img.remove(); }
+        continue;
+      }
+      if (!img) {
+        img = document.createElement("img");
+        img.alt = "";
+        img.className = "file-thumb-image";
+        slot.appendChild(img);
+      }
+      if (img.getAttribute("src") !== thumbs[id]) { img.setAttribute("src", thumbs[id]); }
+    }
+  }
+
+  new MutationObserver(syncThumbs).observe(document.documentElement, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["data-file-id", "data-state", "data-kind"],
+  });
 
   function sendAll(zone, files) {
     for (var i = 0; i < files.length; i++) { send(zone, files[i]); }

@@ -83,7 +83,7 @@ STYLE = {
     },
     ".upload-item": {
         "display": "grid",
-        "grid_template_columns": "minmax(0, 1fr) 10rem auto",
+        "grid_template_columns": "minmax(0, 1fr) 8rem auto auto",
         "gap": "0.75rem",
         "align_items": "center",
         "padding": "0.5rem",
@@ -99,6 +99,25 @@ STYLE = {
         "color": "inherit",
         "font_size": "16px",
     },
+    ".upload-cancel": {
+        "background": "none",
+        "border": "1px solid var(--gray-a7)",
+        "border_radius": "var(--radius-2)",
+        "cursor": "pointer",
+        "color": "inherit",
+        "padding": "0.125rem 0.5rem",
+    },
+    ".file-thumb:empty": {"display": "none"},
+    ".file-thumb-image": {
+        "width": "48px",
+        "height": "48px",
+        "object_fit": "cover",
+        "border_radius": "var(--radius-2)",
+        "display": "block",
+    },
+    # While a keystroke is still on its way, the browser's "Saving…" replaces the last answer.
+    "body[data-wizard-pending] #wizard-save-server": {"display": "none"},
+    ".step-heading:focus-visible": {"outline": "2px solid var(--accent-8)"},
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
     ".break-all": {"word_break": "break-all"},
 }

@@ -1,9 +1,18 @@
 """``/submit``: the guided wizard. Every step is saved to a private server-side draft.
 
-The draft row is the only copy of what the contributor typed: each Next/Back and each field
-blur saves it, so a reload, a closed tab or a lost connection resumes where they were. A
-secret in a text field is refused by the service before anything from that save is stored,
-and the typed text stays in the browser so nothing is lost while they fix it.
+The draft row is the only copy of what the contributor typed: each field saves itself 800 ms
+after the last keystroke (and again when it loses focus), each Next saves the step, so a
+reload, a closed tab or a lost connection resumes where they were. A secret in a text field
+is refused by the service before anything from that save is stored, and the typed text stays
+in the browser so nothing is lost while they fix it.
+
+The step lives in the URL (``/submit?draft=…&step=3``), so the browser's Back and Forward
+move between steps and a link opens the step it names; ``on_load`` is the one place a step
+is entered, and it refuses a step whose earlier steps still need something.
+
+Each save carries a stamp from the browser (``assets/wizard.js``): the page compares it with
+the stamp of each field's last keystroke to say honestly whether anything is still unsaved,
+and warns before the tab is closed or reloaded while it is.
 """
 
 from __future__ import annotations
@@ -17,26 +26,45 @@ from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
+from benchmax.services.detail_view import render_markdown
 from benchmax.services.errors import ServiceError
 from benchmax.state.session import SessionState
 from benchmax.state.submit_files import WizardFile, file_rows
 from benchmax.state.submit_steps import (
     EVIDENCE_STEP,
-    FIELD_STEP,
     LAST_STEP,
     STEP_FIELDS,
     STEP_TITLES,
     TEXT_FIELDS,
+    clamp_step,
+    first_incomplete,
     step_of,
+    step_problems,
 )
 
 FINAL_STATES = ("public", "needs_attention", "failed", "removed")
 POLL_SECONDS = 1.0
+# Moves keyboard and screen-reader focus to the step's heading once the new step is drawn.
+FOCUS_HEADING = "requestAnimationFrame(() => document.getElementById('wizard-step-title')?.focus())"
+_REFUSAL_NOTES = {
+    "secret_detected": "remove the key",
+    "field_too_long": "the text is too long",
+    "field_control_chars": "remove the control characters",
+    "field_single_line": "keep it to one line",
+    "invalid_attempts": "attempts must be a whole number",
+}
 
 
 def _processing_status(user: User, test_id: str) -> submissions.StatusView:
     with app_context().session() as session:
         return submissions.processing_status(session, user, test_id)
+
+
+def wizard_url(draft_id: str, step: int) -> str:
+    """The address of one step of one draft; a new wizard has no draft yet."""
+    if not draft_id:
+        return f"/submit?step={step}"
+    return f"/submit?draft={draft_id}&step={step}"
 
 
 class SubmitState(SessionState):
@@ -62,13 +90,20 @@ class SubmitState(SessionState):
     model_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     harness_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
     loaded: rx.Field[bool] = rx.field(False)
-    saved_at: rx.Field[str] = rx.field("")
+    # The save status: per field, the browser stamp of the newest keystroke the server has
+    # answered (stored or refused); the refusals still standing; the newest stored stamp.
+    answered: rx.Field[dict[str, int]] = rx.field(default_factory=dict)
+    refused: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    saved_stamp: rx.Field[int] = rx.field(0)
     # After submit: the live processing view.
     phase: rx.Field[str] = rx.field("edit")
     status_label: rx.Field[str] = rx.field("")
     status_reason: rx.Field[str] = rx.field("")
     public_url: rx.Field[str] = rx.field("")
+    public_link: rx.Field[str] = rx.field("")
+    link_copied: rx.Field[bool] = rx.field(False)
     _checking: bool = False
+    _carried: dict[str, str] = {}
 
     @rx.var
     def step_title(self) -> str:
@@ -83,7 +118,34 @@ class SubmitState(SessionState):
     def has_zip(self) -> bool:
         return any(f.is_zip for f in self.files)
 
+    @rx.var
+    def output_html(self) -> str:
+        """The output as the Test page will render it, for the review step."""
+        return render_markdown(self.output_text) if self.output_text else ""
+
+    @rx.var
+    def notes_html(self) -> str:
+        return render_markdown(self.notes) if self.notes else ""
+
+    @rx.var
+    def save_note(self) -> str:
+        """What the status line says once the server has answered every keystroke."""
+        if self.refused:
+            codes = list(self.refused.values())
+            code = "secret_detected" if "secret_detected" in codes else codes[0]
+            return "Not saved — " + _REFUSAL_NOTES.get(code, "see the message by the field")
+        if self.saved_stamp:
+            return "Saved"
+        return "All changes saved" if self.draft_id else ""
+
     # --- loading ---------------------------------------------------------------------
+
+    def _values(self) -> dict[str, str]:
+        return {field: str(getattr(self, field)) for field in TEXT_FIELDS}
+
+    def _evidence_count(self) -> int:
+        """Files that can count as evidence: a blocked one is not."""
+        return sum(1 for f in self.files if f.state != "blocked")
 
     def _fill_from(self, test: Any) -> None:
         self.draft_id = test.id
@@ -91,9 +153,7 @@ class SubmitState(SessionState):
             value = getattr(test, field, "")
             setattr(self, field, "" if value is None else str(value))
         self.form_key += 1
-        self.step = max(1, min(LAST_STEP, int(test.wizard_step or 1)))
-        if str(test.state) == "needs_attention":
-            self.step = EVIDENCE_STEP  # the files that need fixing are there
+        self.refused = {}
 
     def _refresh_files(self, session: Any, user: User) -> None:
         if not self.draft_id:
@@ -102,30 +162,63 @@ class SubmitState(SessionState):
         view = submissions.processing_status(session, user, self.draft_id)
         self.files = file_rows(view.files)
 
+    def _resolve(self, session: Any, user: User, wanted: str, same_step: bool) -> int:
+        """Load the draft the URL names (or the latest one); returns its remembered step.
+
+        Moving within one draft's wizard does not refill the fields when the step is the
+        same, so a field with a keystroke still waiting to be saved keeps it.
+        """
+        test = None
+        if wanted:
+            try:
+                test = submissions.get_own_test(session, user, wanted)
+            except ServiceError:
+                test = None
+        if test is None:
+            test = submissions.latest_draft(session, user)
+        if test is None or str(test.state) not in ("draft", "needs_attention"):
+            if self.draft_id or not same_step:
+                self._reset_form()
+            return 1
+        if not (same_step and test.id == self.draft_id):
+            self._fill_from(test)
+        self._refresh_files(session, user)
+        if str(test.state) == "needs_attention":
+            return EVIDENCE_STEP  # the files that need fixing are there
+        return clamp_step(test.wizard_step)
+
     @rx.event
-    def on_load(self) -> None:
+    def on_load(self) -> Any:
+        """Enter the step the URL names, or the first earlier step that still needs something."""
         self.load_viewer()
-        self.errors, self.notice, self.phase, self.loaded = {}, "", "edit", False
+        before = self.step if self.loaded and self.phase == "edit" else 0
+        self.notice, self.phase, self.loaded = "", "edit", False
         user = self._require_user()
         if user is None:
             self.loaded = True
-            return
-        wanted = self.router.url.query_parameters.get("draft", "")
+            return None
+        query = self.router.url.query_parameters
+        raw_step = str(query.get("step", ""))
         with app_context().session() as session:
-            test = None
-            if wanted:
-                try:
-                    test = submissions.get_own_test(session, user, wanted)
-                except ServiceError:
-                    test = None
-            if test is None:
-                test = submissions.latest_draft(session, user)
-            if test is not None and str(test.state) in ("draft", "needs_attention"):
-                self._fill_from(test)
-                self._refresh_files(session, user)
-            else:
-                self._reset_form()
+            remembered = self._resolve(
+                session, user, str(query.get("draft", "")), before == clamp_step(raw_step, 0)
+            )
+        wanted = clamp_step(raw_step, remembered)
+        self.step, problems = first_incomplete(wanted, self._values(), self._evidence_count())
+        if self.draft_id and self.step != remembered:
+            self._save({}, self.step)  # so /me's "Resume draft" comes back to this step
+        self.errors, self._carried = {**self._carried, **problems}, {}
+        if problems:
+            self.notice = f"Step {self.step}, {STEP_TITLES[self.step - 1]}, needs this first."
         self.loaded = True
+        events: list[Any] = []
+        # A new wizard stays at plain /submit; a draft's step gets its full address.
+        canonical = (self.draft_id, str(self.step)) if self.draft_id or self.step > 1 else None
+        if canonical and (str(query.get("draft", "")), raw_step) != canonical:
+            events.append(rx.redirect(wizard_url(self.draft_id, self.step), replace=True))
+        if before and before != self.step:
+            events.append(rx.call_script(FOCUS_HEADING))
+        return events
 
     def _reset_form(self) -> None:
         self.form_key += 1
@@ -135,6 +228,7 @@ class SubmitState(SessionState):
             setattr(self, field, "")
         self.source_visibility = "private"
         self.files = []
+        self.refused, self.saved_stamp = {}, 0
 
     @rx.event
     def start_new(self) -> None:
@@ -156,7 +250,17 @@ class SubmitState(SessionState):
 
     # --- saving ------------------------------------------------------------------------
 
-    def _save(self, values: dict[str, str], step: int) -> bool:
+    def _answer(self, fields: list[str], stamp: int, refusal: str = "") -> None:
+        """Record that the server answered these fields' keystrokes up to ``stamp``."""
+        if stamp:
+            self.answered = {**self.answered, **dict.fromkeys(fields, stamp)}
+        if refusal:
+            self.refused = {**self.refused, **dict.fromkeys(fields, refusal)}
+        else:
+            self.refused = {k: v for k, v in self.refused.items() if k not in fields}
+            self.saved_stamp = max(self.saved_stamp, stamp) or self.saved_stamp or 1
+
+    def _save(self, values: dict[str, str], step: int, stamp: int = 0) -> bool:
         """Store ``values``; on refusal show the reason by the field and remember nothing."""
         user = self._require_user()
         if user is None:
@@ -169,51 +273,71 @@ class SubmitState(SessionState):
                 draft_id = self.draft_id or submissions.create_draft(session, user).id
                 submissions.save_draft(session, user, draft_id, values, step=step)
         except ServiceError as exc:
-            self.errors = {**self.errors, (exc.field or "form"): exc.message}
+            field = exc.field or "form"
+            self.errors = {**self.errors, field: exc.message}
+            self._answer(list(values) or [field], stamp, exc.code)
             return False
         self.draft_id = draft_id
         for field, value in values.items():
             setattr(self, field, value)
-        self.errors = {k: v for k, v in self.errors.items() if k not in values}
-        self.saved_at = "Draft saved"
+        self.errors = {k: v for k, v in self.errors.items() if k not in values and k != "form"}
+        self._answer(list(values), stamp)
         return True
 
     @rx.event
-    def autosave(self, field: str, value: str) -> None:
+    def autosave(self, field: str, value: str, stamp: int = 0) -> None:
+        """A field's text, sent 800 ms after its last keystroke and when it loses focus."""
+        if self.phase != "edit" or field not in TEXT_FIELDS:
+            return
         value = str(value)
-        if field in TEXT_FIELDS and value != getattr(self, field):
-            self._save({field: value}, self.step)
-
-    def _missing_required(self, values: dict[str, str]) -> bool:
-        """Flag this step's blank required fields; what was typed is already saved."""
-        missing = {
-            field: message
-            for field, message in submissions.REQUIRED_MESSAGES.items()
-            if FIELD_STEP.get(field) == self.step and not values.get(field, "").strip()
-        }
-        self.errors = {**self.errors, **missing}
-        return bool(missing)
+        if value == getattr(self, field) and field not in self.refused:
+            self._answer([field], int(stamp))  # typed and undone: nothing new to store
+            return
+        self._save({field: value}, self.step, int(stamp))
 
     @rx.event
-    def next_step(self, form: dict[str, Any]) -> None:
-        values = {f: str(form.get(f, "")) for f in STEP_FIELDS.get(self.step, ()) if f in form}
-        if self._save(values, self.step) and not self._missing_required(
-            {f: str(getattr(self, f)) for f in STEP_FIELDS.get(self.step, ())}
-        ):
-            self.go_to(min(self.step + 1, LAST_STEP))
+    def next_step(self, form: dict[str, Any]) -> Any:
+        """Save this step, check what it needs, and go on; a double click saves twice and
+        moves once, because the step only changes when the new URL is loaded."""
+        if self.phase != "edit" or self.step >= LAST_STEP:
+            return None
+        created = not self.draft_id
+        values = {f: str(form[f]) for f in STEP_FIELDS.get(self.step, ()) if f in form}
+        if not self._save(values, self.step):
+            return None
+        problems = step_problems(self.step, self._values(), self._evidence_count())
+        if problems:
+            self.errors = {**self.errors, **problems}
+            return None
+        # A first save made the draft: the step it was made on gets the draft's address too,
+        # so Back returns to this draft rather than to a blank wizard.
+        events = (
+            [rx.redirect(wizard_url(self.draft_id, self.step), replace=True)] if created else []
+        )
+        return [*events, rx.redirect(wizard_url(self.draft_id, self.step + 1))]
 
     @rx.event
-    def previous_step(self) -> None:
-        self.go_to(max(self.step - 1, 1))
+    def previous_step(self) -> Any:
+        return self.go_to(max(self.step - 1, 1))
 
     @rx.event
-    def go_to(self, step: int) -> None:
-        """Fields save themselves when they lose focus, so moving only records the step."""
-        self.step = step
-        if self.draft_id:
-            self._save({}, step)
+    def go_to(self, step: int) -> Any:
+        """Fields save themselves as they lose focus, so moving is only a new address; a
+        field whose text was refused keeps the contributor here rather than dropping it."""
+        if self.refused:
+            self.notice = "This step has text that is not saved. Fix the field marked in red first."
+            return None
+        if step == self.step:
+            return None
+        return rx.redirect(wizard_url(self.draft_id, step))
 
     # --- files -------------------------------------------------------------------------
+
+    @rx.event
+    def ensure_draft(self) -> None:
+        """Called by the upload script when files arrive before anything else was saved."""
+        if not self.draft_id:
+            self._save({}, self.step)
 
     @rx.event
     def refresh_files(self) -> None:
@@ -245,6 +369,9 @@ class SubmitState(SessionState):
 
     @rx.event
     def submit(self) -> Any:
+        """Submit once: a second click while the first is processing does nothing."""
+        if self.phase != "edit":
+            return None
         user = self._require_user()
         if user is None or not self.draft_id:
             self.errors = {**self.errors, "form": "Fill in the prompt on step 1 first."}
@@ -254,11 +381,19 @@ class SubmitState(SessionState):
                 submissions.submit(session, user, self.draft_id)
         except ServiceError as exc:
             self.errors = {**self.errors, (exc.field or "form"): exc.message}
-            self.step = step_of(exc.field) or self.step
-            return None
-        self.phase = "processing"
+            back = step_of(exc.field) or self.step
+            if back == self.step:
+                return None
+            self._carried = dict(self.errors)  # shown on the step the refusal sends them to
+            return rx.redirect(wizard_url(self.draft_id, back))
+        self.phase, self.link_copied = "processing", False
         self.status_label, self.status_reason, self.public_url = "Processing", "", ""
         return SubmitState.check_processing
+
+    @rx.event
+    def copy_link(self) -> Any:
+        self.link_copied = True
+        return rx.set_clipboard(self.public_link)
 
     @rx.event(background=True)
     async def check_processing(self) -> None:
@@ -281,6 +416,8 @@ class SubmitState(SessionState):
                 if view.state in FINAL_STATES:
                     self.phase = "done"
                     self.public_url = view.public_url or ""
+                    origin = app_context().settings.app_origin.rstrip("/")
+                    self.public_link = origin + self.public_url if self.public_url else ""
         finally:
             async with self:
                 self._checking = False

@@ -228,7 +228,13 @@ def test_submitting_with_a_blocked_file_sends_the_contributor_back_to_step_three
     expect(page.locator(".file-reason")).to_contain_text(
         "named like an image", timeout=PROCESSING_TIMEOUT
     )
+    # A blocked file is not evidence: with no output text either, step 3 does not let go.
     page.click("#wizard-next")
+    expect(page.locator("#error-output_text")).to_contain_text("Add the model's output")
+    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+    page.fill("#field-output_text", "The page rendered, see the screenshot.")
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Details")
     page.click("#wizard-next")
     page.click("#wizard-submit")
     expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")

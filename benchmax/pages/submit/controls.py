@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from benchmax.state.submit import SubmitState as S
+
+AUTOSAVE_DELAY_MS = 800
+# The browser's stamp for a save, read when the save is sent (see ``assets/wizard.js``): the
+# page compares it with each field's newest keystroke to know what is still unsaved.
+STAMP: rx.Var[int] = rx.Var(
+    "(window.benchmaxWizardStamp ? window.benchmaxWizardStamp() : Date.now())"
+)
 
 
 def field_error(field: str) -> rx.Component:
@@ -19,18 +27,24 @@ def field_label(text: str, field: str, required: bool = False) -> rx.Component:
     return rx.text(text, *marker, as_="label", html_for=f"field-{field}", weight="medium", size="2")
 
 
-def _bound(field: str) -> dict[str, object]:
+def _bound(field: str, suggest: bool = False) -> dict[str, object]:
     """Props that make a control an uncontrolled, self-saving wizard field.
 
-    The text stays in the browser; ``autosave`` receives it on blur, and the key remounts
-    the control whenever the form is refilled from the server.
+    The text stays in the browser; ``autosave`` receives it once typing pauses and again on
+    blur, and the key remounts the control whenever the form is refilled from the server.
     """
+
+    def changed(value: rx.Var[str]) -> list[EventSpec]:
+        save = S.autosave(field, value, STAMP).debounce(AUTOSAVE_DELAY_MS)
+        return [S.suggest(field, value), save] if suggest else [save]
+
     return {
         "id": f"field-{field}",
         "name": field,
         "key": f"{field}-" + S.form_key.to_string(),
         "default_value": getattr(S, field),
-        "on_blur": lambda value: S.autosave(field, value),
+        "on_change": changed,
+        "on_blur": lambda value: S.autosave(field, value, STAMP),
         "aria_invalid": S.errors.contains(field),
         "width": "100%",
     }
@@ -62,6 +76,7 @@ def text_area(
         **_bound(field),
         rows=rows,
         placeholder=placeholder,
+        aria_required="true" if required else None,
         font_family="var(--code-font-family)" if field == "prompt" else None,
     )
     return _field(field, label, control, required=required, hint=hint)
@@ -78,14 +93,13 @@ def text_input(
     input_type: str = "text",
     hint: str = "",
 ) -> rx.Component:
-    suggestions = {"on_change": (lambda value: S.suggest(field, value))} if suggest else {}
     control = rx.input(
-        **_bound(field),
-        **suggestions,
+        **_bound(field, suggest),
         placeholder=placeholder,
         list=list_id or None,
         type=input_type,
         max_length=200,
+        aria_required="true" if required else None,
     )
     return _field(field, label, control, required=required, hint=hint)
 

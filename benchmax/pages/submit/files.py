@@ -80,9 +80,25 @@ def _remove_button(item: ObjectVar[WizardFile]) -> rx.Component:
     )
 
 
+def _thumb_slot(item: ObjectVar[WizardFile]) -> rx.Component:
+    """Where ``assets/uploads.js`` shows an image from the contributor's own copy of it.
+
+    Draft evidence is never served (not by this app, and not by the user-content origin
+    until the Test is public), so the picture comes from the file the browser still holds;
+    after a reload the slot stays empty rather than fetch the bytes from anywhere.
+    """
+    return rx.box(
+        class_name="file-thumb",
+        custom_attrs={"data-file-id": item.id, "data-state": item.state, "data-kind": item.kind},
+        aria_hidden="true",
+    )
+
+
 def file_row(item: ObjectVar[WizardFile], removable: bool = True) -> rx.Component:
-    """One file with its size and safety verdict; ``removable`` while still editing."""
+    """One file with its size, safety verdict and any duplicate warning; ``removable`` while
+    still editing."""
     return rx.hstack(
+        _thumb_slot(item),
         kind_icon(item.kind, 18),
         rx.vstack(
             rx.text(item.name, weight="medium", size="2", class_name="file-name"),
@@ -90,6 +106,16 @@ def file_row(item: ObjectVar[WizardFile], removable: bool = True) -> rx.Componen
             rx.cond(
                 item.reason != "",
                 rx.text(item.reason, size="2", color_scheme="red", class_name="file-reason"),
+            ),
+            rx.cond(
+                item.duplicate != "",
+                rx.text(
+                    "⚠ ",
+                    item.duplicate,
+                    size="2",
+                    color_scheme="amber",
+                    class_name="file-duplicate",
+                ),
             ),
             spacing="0",
             min_width="0",
@@ -102,6 +128,7 @@ def file_row(item: ObjectVar[WizardFile], removable: bool = True) -> rx.Componen
         border="1px solid var(--gray-a5)",
         border_radius="var(--radius-3)",
         class_name="file-row",
+        custom_attrs={"data-file-id": item.id},
     )
 
 
@@ -174,6 +201,11 @@ def _source_visibility() -> rx.Component:
     )
 
 
+def _hidden_button(label: str, button_id: str, handler: rx.EventHandler) -> rx.Component:
+    """A button the upload script presses to reach the page state."""
+    return rx.button(label, type="button", id=button_id, on_click=handler, display="none")
+
+
 def evidence_step() -> rx.Component:
     """Step 3: the output text, then the files and each one's verdict as it arrives."""
     return rx.vstack(
@@ -187,14 +219,8 @@ def evidence_step() -> rx.Component:
         field_label("Evidence files", "files"),
         _dropzone(),
         rx.box(id="upload-queue", width="100%"),
-        rx.button(
-            "Refresh files",
-            type="button",
-            id="files-refresh",
-            on_click=S.refresh_files,
-            display="none",
-        ),
-        rx.script(src="/uploads.js"),
+        _hidden_button("Refresh files", "files-refresh", S.refresh_files),
+        _hidden_button("Start the draft", "draft-create", S.ensure_draft),
         field_error("files"),
         rx.vstack(
             rx.foreach(S.files, lambda item: file_row(item)),

@@ -33,6 +33,10 @@ def submit_page() -> rx.Component:
     return page_shell(
         rx.vstack(
             rx.heading("Submit a Test", size="7"),
+            rx.cond(
+                S.notice != "",
+                rx.callout(S.notice, icon="info", color_scheme="amber", id="wizard-notice"),
+            ),
             once_loaded(
                 S.loaded,
                 S.signed_in,
@@ -43,7 +47,10 @@ def submit_page() -> rx.Component:
                 ),
                 _signed_out(),
             ),
-            rx.cond(S.notice != "", rx.callout(S.notice, icon="info", color_scheme="amber")),
+            # Loaded with the page, not with a step, so they are listening before any step
+            # is drawn; each keeps itself to one copy however often it is mounted.
+            rx.script(src="/uploads.js"),
+            rx.script(src="/wizard.js"),
             spacing="4",
             width="100%",
             max_width="820px",

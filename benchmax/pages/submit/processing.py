@@ -15,9 +15,43 @@ def _heading() -> rx.Component:
             rx.spinner(size="3"),
             rx.icon(rx.cond(S.public_url != "", "circle-check", "circle-alert"), size=24),
         ),
-        rx.heading(S.status_label, size="5", id="processing-status"),
+        rx.heading(
+            rx.cond(S.public_url != "", "Your Test is public", S.status_label),
+            size="5",
+            as_="h2",
+            id="processing-status",
+        ),
         align="center",
         spacing="3",
+    )
+
+
+def _public_link() -> rx.Component:
+    """The Test's address to share, with a copy button; the review is secondary news."""
+    return rx.vstack(
+        rx.text(
+            S.status_label,
+            " — reviewers and the AI judge may score it later; it is public already.",
+            size="2",
+            color_scheme="gray",
+            id="processing-review-state",
+        ),
+        rx.hstack(
+            rx.code(S.public_link, id="processing-public-url", class_name="break-all"),
+            rx.button(
+                rx.icon("copy", size=14),
+                rx.cond(S.link_copied, "Copied", "Copy link"),
+                size="1",
+                variant="soft",
+                type="button",
+                on_click=S.copy_link,
+                id="processing-copy-link",
+            ),
+            align="center",
+            wrap="wrap",
+        ),
+        spacing="2",
+        width="100%",
     )
 
 
@@ -50,6 +84,7 @@ def processing_panel() -> rx.Component:
     return rx.card(
         rx.vstack(
             _heading(),
+            rx.cond(S.public_url != "", _public_link()),
             rx.cond(S.status_reason != "", rx.text(S.status_reason, id="processing-reason")),
             rx.vstack(
                 rx.foreach(S.files, lambda item: file_row(item, removable=False)),

@@ -12,7 +12,7 @@ from benchmax.pages.submit.controls import (
     text_area,
     text_input,
 )
-from benchmax.pages.submit.files import evidence_step
+from benchmax.pages.submit.files import evidence_step, file_row
 from benchmax.services.submissions import REASONING_CHOICES, REASONING_HINT
 from benchmax.state.submit import SubmitState as S
 from benchmax.state.submit_steps import LAST_STEP, STEP_TITLES
@@ -107,36 +107,146 @@ def _step_four() -> rx.Component:
     )
 
 
-def _summary_row(label: str, value: rx.Var[str]) -> rx.Component:
+def _summary_row(label: str, value: rx.Var[str] | str, row_id: str) -> rx.Component:
     return rx.data_list.item(
-        rx.data_list.label(label), rx.data_list.value(rx.text(value, white_space="pre-wrap"))
+        rx.data_list.label(label),
+        rx.data_list.value(rx.text(value, white_space="pre-wrap", id=row_id)),
+    )
+
+
+def _or_dash(value: rx.Var[str], empty: str = "—") -> rx.Var[str]:
+    return rx.cond(value != "", value, empty)  # type: ignore[return-value]
+
+
+def _review_section(title: str, step: int, *body: rx.Component) -> rx.Component:
+    """One part of the submission as it will read, with a link back to the step that edits it."""
+    return rx.box(
+        rx.hstack(
+            rx.heading(title, size="4", as_="h3"),
+            rx.spacer(),
+            rx.link(
+                "Edit",
+                href=wizard_href(step),
+                on_click=S.go_to(step).prevent_default,
+                aria_label=f"Edit {title.lower()}",
+                id=f"review-edit-{step}",
+            ),
+            align="center",
+            width="100%",
+        ),
+        *body,
+        width="100%",
+        padding="0.75rem",
+        border="1px solid var(--gray-a5)",
+        border_radius="var(--radius-3)",
+        class_name="review-section",
+        id=f"review-section-{step}",
+    )
+
+
+def _markdown(html: rx.Var[str], empty: str, box_id: str) -> rx.Component:
+    return rx.cond(
+        html != "",
+        rx.box(rx.html(html), class_name="markdown-body", width="100%", id=box_id),
+        rx.text(empty, color_scheme="gray", size="2", id=box_id),
+    )
+
+
+def _review_setup() -> rx.Component:
+    return rx.data_list.root(
+        _summary_row("Model", S.model_label + " " + S.model_version_label, "review-model"),
+        _summary_row("Harness", S.harness_label, "review-harness"),
+        _summary_row("Reasoning", S.reasoning_label, "review-reasoning"),
+        _summary_row("Attempts", _or_dash(S.attempts, "attempts not declared"), "review-attempts"),
+        _summary_row("Settings", _or_dash(S.settings_text, "none declared"), "review-settings"),
+        orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
+    )
+
+
+def _review_files() -> rx.Component:
+    return rx.vstack(
+        rx.text("Files", weight="medium", size="2"),
+        rx.cond(
+            S.files.length() > 0,
+            rx.vstack(
+                rx.foreach(S.files, lambda item: file_row(item, removable=False)),
+                width="100%",
+                spacing="2",
+            ),
+            rx.text("No files.", color_scheme="gray", size="2"),
+        ),
+        rx.cond(
+            S.has_zip,
+            rx.text(
+                rx.cond(
+                    S.source_visibility == "public",
+                    "Source ZIP: public — anyone can download it.",
+                    "Source ZIP: private — used only for the automated preview, never served.",
+                ),
+                size="2",
+                id="review-zip",
+            ),
+        ),
+        width="100%",
+        spacing="2",
     )
 
 
 def _step_five() -> rx.Component:
+    """The whole submission as the Test page will show it, each part with its Edit link."""
     return rx.vstack(
         rx.text(
-            "Check everything, then submit. Files are scanned for safety; when they pass, "
-            "your Test is public at once as Awaiting review.",
+            "This is how your Test will read. Files are scanned for safety; when they pass, "
+            "your Test is public at once, awaiting review.",
             color_scheme="gray",
         ),
-        rx.data_list.root(
-            _summary_row("Prompt", S.prompt),
-            _summary_row("Model", S.model_label + " " + S.model_version_label),
-            _summary_row("Harness", S.harness_label),
-            _summary_row("Reasoning", S.reasoning_label),
-            _summary_row(
-                "Attempts", rx.cond(S.attempts != "", S.attempts, "attempts not declared")
+        _review_section(
+            "Prompt",
+            1,
+            rx.text(
+                S.prompt,
+                white_space="pre-wrap",
+                font_family="var(--code-font-family)",
+                id="review-prompt",
             ),
-            _summary_row("Title", rx.cond(S.title != "", S.title, "—")),
-            _summary_row("Files", S.files.length().to_string()),
-            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
-        declared_label(),
+        _review_section("Declared setup", 2, declared_label(), _review_setup()),
+        _review_section(
+            "Output & evidence",
+            3,
+            _markdown(
+                S.output_html, "No output text; the files are the evidence.", "review-output"
+            ),
+            _review_files(),
+        ),
+        _review_section(
+            "Details",
+            4,
+            rx.data_list.root(
+                _summary_row("Title", _or_dash(S.title, "the prompt's first line"), "review-title")
+            ),
+            _markdown(S.notes_html, "No notes.", "review-notes"),
+        ),
         field_error("files"),
-        rx.button("Submit Test", type="button", size="3", on_click=S.submit, id="wizard-submit"),
+        rx.button(
+            "Submit Test",
+            type="button",
+            size="3",
+            on_click=S.submit,
+            id="wizard-submit",
+            loading=S.phase != "edit",
+        ),
         spacing="4",
         width="100%",
+    )
+
+
+def wizard_href(step: int) -> rx.Var[str]:
+    """The step's address, for links that also work opened in a new tab."""
+    return rx.cond(  # type: ignore[return-value]
+        S.draft_id != "",
+        f"/submit?step={step}&draft=" + S.draft_id,
+        f"/submit?step={step}",
     )
 
 
@@ -147,6 +257,7 @@ def _stepper() -> rx.Component:
                 f"{index}. {title}",
                 variant=rx.cond(S.step == index, "solid", "soft"),
                 size="1",
+                type="button",
                 on_click=S.go_to(index),
                 aria_current=rx.cond(S.step == index, "step", "false"),
                 id=f"step-{index}",
@@ -160,10 +271,59 @@ def _stepper() -> rx.Component:
     )
 
 
+def save_status() -> rx.Component:
+    """Whether what was typed is stored: the server's answer, and the browser's "Saving…"
+    while a keystroke is still on its way (``assets/wizard.js`` fills that part and the age)."""
+    return rx.box(
+        rx.text.span(
+            S.save_note,
+            rx.text.span(class_name="saved-ago"),
+            id="wizard-save-server",
+        ),
+        rx.text.span(id="wizard-save-local"),
+        id="wizard-saved",
+        role="status",
+        aria_live="polite",
+        class_name="save-status",
+        color=rx.cond(S.refused.length() > 0, "var(--red-11)", "var(--gray-11)"),
+        font_size="var(--font-size-1)",
+        custom_attrs={
+            "data-answered": S.answered.to_string(),
+            "data-refused": rx.cond(S.refused.length() > 0, "1", ""),
+            "data-saved-stamp": S.saved_stamp.to_string(),
+            "data-state": rx.cond(S.save_note == "Saved", "saved", "other"),
+        },
+    )
+
+
+def _buttons() -> rx.Component:
+    return rx.hstack(
+        rx.cond(
+            S.step > 1,
+            rx.button(
+                "Back", type="button", variant="soft", on_click=S.previous_step, id="wizard-back"
+            ),
+        ),
+        rx.spacer(),
+        save_status(),
+        rx.cond(S.step < LAST_STEP, rx.button("Next", type="submit", id="wizard-next")),
+        width="100%",
+        align="center",
+        wrap="wrap",
+    )
+
+
 def editor() -> rx.Component:
     return rx.vstack(
         _stepper(),
-        rx.heading(S.step_title, size="6", id="wizard-step-title"),
+        rx.heading(
+            S.step_title,
+            size="6",
+            as_="h2",
+            id="wizard-step-title",
+            tab_index=-1,
+            class_name="step-heading",
+        ),
         # Refusals that belong to no one field (e.g. the account's cap on open drafts), on
         # whichever step they happen.
         field_error("form"),
@@ -177,28 +337,13 @@ def editor() -> rx.Component:
                     (4, _step_four()),
                     _step_five(),
                 ),
-                rx.hstack(
-                    rx.cond(
-                        S.step > 1,
-                        rx.button(
-                            "Back",
-                            type="button",
-                            variant="soft",
-                            on_click=S.previous_step,
-                            id="wizard-back",
-                        ),
-                    ),
-                    rx.spacer(),
-                    rx.text(S.saved_at, size="1", color_scheme="gray", id="wizard-saved"),
-                    rx.cond(S.step < LAST_STEP, rx.button("Next", type="submit", id="wizard-next")),
-                    width="100%",
-                    align="center",
-                ),
+                _buttons(),
                 spacing="4",
                 width="100%",
             ),
             on_submit=S.next_step,
             width="100%",
+            id="wizard-form",
         ),
         spacing="4",
         width="100%",

@@ -12,9 +12,15 @@ from benchmax.services.submissions.fields import (
     REASONING_CHOICES,
     REASONING_HINT,
     REQUIRED_FIELDS,
+    SETUP_FIELDS,
 )
 from benchmax.services.submissions.files import add_file, remove_file, replace_file
-from benchmax.services.submissions.lifecycle import REQUIRED_MESSAGES, retry_processing, submit
+from benchmax.services.submissions.lifecycle import (
+    EVIDENCE_REQUIRED_MESSAGE,
+    REQUIRED_MESSAGES,
+    retry_processing,
+    submit,
+)
 from benchmax.services.submissions.records import PUBLISH_TEST, SCAN_EVIDENCE, get_own_test
 from benchmax.services.submissions.status import (
     FileStatus,
@@ -28,12 +34,14 @@ from benchmax.services.submissions.status import (
 
 __all__ = [
     "DRAFT_FIELDS",
+    "EVIDENCE_REQUIRED_MESSAGE",
     "PUBLISH_TEST",
     "REASONING_CHOICES",
     "REASONING_HINT",
     "REQUIRED_FIELDS",
     "REQUIRED_MESSAGES",
     "SCAN_EVIDENCE",
+    "SETUP_FIELDS",
     "FileStatus",
     "MyTestRow",
     "StatusView",

@@ -16,14 +16,18 @@ from benchmax.models import SourceVisibility
 from benchmax.services.errors import Invalid
 from benchmax.services.safety import check_text_field
 
-DRAFT_FIELDS = (
-    "prompt",
+# The declared setup: what the wizard's second step asks, in the order it asks it.
+SETUP_FIELDS = (
     "model_label",
     "model_version_label",
     "harness_label",
     "reasoning_label",
     "settings_text",
     "attempts",
+)
+DRAFT_FIELDS = (
+    "prompt",
+    *SETUP_FIELDS,
     "notes",
     "output_text",
     "title",

@@ -36,6 +36,7 @@ REQUIRED_MESSAGES = {
     "harness_label": "Say which harness or app ran the model (free text is fine).",
     "reasoning_label": "Say which reasoning setting was used, or “unknown”.",
 }
+EVIDENCE_REQUIRED_MESSAGE = "Add the model's output: paste it, or upload at least one file."
 
 
 def submit(session: Session, user: User, test_id: str) -> Test:
@@ -55,7 +56,7 @@ def submit(session: Session, user: User, test_id: str) -> Test:
     if not test.output_text.strip() and not files:
         raise Invalid(
             "evidence_required",
-            "Add the model's output: paste it, or upload at least one file.",
+            EVIDENCE_REQUIRED_MESSAGE,
             "output_text",
         )
     # Checked again: the secret rules may have grown since the draft was saved.

@@ -65,6 +65,8 @@ class FileStatus:
     state: str
     reason: str
     size_bytes: int
+    sha256: str = ""
+    """Set once the scan approved the file; the wizard uses it to spot a file added twice."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def processing_status(session: Session, user: User, test_id: str) -> StatusView:
                 state=str(file.state),
                 reason=file.block_reason,
                 size_bytes=file.size_bytes,
+                sha256=file.sha256,
             )
             for file in files
         ],

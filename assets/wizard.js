@@ -1,0 +1,93 @@
+// The /submit wizard's honest save status and its warning before leaving.
+//
+// Every keystroke in a wizard field gets a stamp (a clock reading that only goes up); every
+// save the page sends carries the stamp of the moment it was sent, and the server writes
+// back, per field, the newest stamp it has answered. A field is unsaved while its newest
+// keystroke is newer than that answer, or while the server refused its text (a pasted key).
+// While anything is unsaved the status says "Saving…" and closing or reloading the tab asks
+// first. Nothing typed is copied into browser storage: a refused field may hold a secret.
+(function () {
+  "use strict";
+  if (window.benchmaxWizardStamp) {
+    return;
+  }
+  var last = 0;
+  var typed = {}; // field name -> stamp of its newest keystroke in this page
+
+  window.benchmaxWizardStamp = function () {
+    last = Math.max(Date.now(), last + 1);
+    return last;
+  };
+
+  function status() {
+    return document.getElementById("wizard-saved");
+  }
+
+  function pending(box) {
+    var answered = {};
+    try { answered = JSON.parse(box.getAttribute("data-answered") || "{}"); } catch (ignored) {}
+    for (var field in typed) {
+      if (typed[field] > (answered[field] || 0)) { return true; }
+    }
+    return false;
+  }
+
+  function ago(stamp) {
+    var seconds = Math.max(0, Math.round((Date.now() - stamp) / 1000));
+    if (seconds < 2) { return " just now"; }
+    if (seconds < 60) { return " " + seconds + " s ago"; }
+    return " " + Math.round(seconds / 60) + " min ago";
+  }
+
+  function update() {
+    var box = status();
+    if (!box) {
+      delete document.body.dataset.wizardPending;
+      return;
+    }
+    var waiting = pending(box);
+    if (waiting) {
+      document.body.dataset.wizardPending = "1";
+    } else {
+      delete document.body.dataset.wizardPending;
+    }
+    var local = document.getElementById("wizard-save-local");
+    if (local) { local.textContent = waiting ? "Saving…" : ""; }
+    var age = box.querySelector(".saved-ago");
+    var stamp = Number(box.getAttribute("data-saved-stamp")) || 0;
+    if (age) {
+      // A stamp of 1 marks a save sent without one (Next): said without an age.
+      var text = box.getAttribute("data-state") === "saved" && stamp > 1 ? ago(stamp) : "";
+      if (age.textContent !== text) { age.textContent = text; }
+    }
+  }
+
+  function unsaved() {
+    var box = status();
+    return !!box && (pending(box) || box.getAttribute("data-refused") === "1");
+  }
+
+  // Capture on the window runs before the page's own handlers, so a save triggered by this
+  // very keystroke already reads a stamp at least as new as it.
+  window.addEventListener("input", function (event) {
+    var target = event.target;
+    if (target && target.name && target.closest && target.closest("#wizard-form")) {
+      typed[target.name] = window.benchmaxWizardStamp();
+      update();
+    }
+  }, true);
+
+  window.addEventListener("beforeunload", function (event) {
+    if (unsaved()) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+
+  new MutationObserver(update).observe(document.documentElement, {
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["data-answered", "data-saved-stamp", "data-state", "data-refused"],
+  });
+  setInterval(update, 500);
+})();
