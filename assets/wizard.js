@@ -51,8 +51,11 @@
     } else {
       delete document.body.dataset.wizardPending;
     }
+    // While a keystroke is on its way, "Saving…" replaces the server's last answer.
     var local = document.getElementById("wizard-save-local");
     if (local) { local.textContent = waiting ? "Saving…" : ""; }
+    var server = document.getElementById("wizard-save-server");
+    if (server) { server.style.display = waiting ? "none" : ""; }
     var age = box.querySelector(".saved-ago");
     var stamp = Number(box.getAttribute("data-saved-stamp")) || 0;
     if (age) {
@@ -81,6 +84,11 @@
     if (unsaved()) {
       event.preventDefault();
       event.returnValue = "";
+      // The page's own handler drops its connection to the server as the tab starts to
+      // leave. If the contributor chooses to stay, this timer runs once the question is
+      // answered and asks the page to reconnect (it does so when it becomes visible), so
+      // the waiting save goes through.
+      setTimeout(function () { document.dispatchEvent(new Event("visibilitychange")); }, 50);
     }
   });
 

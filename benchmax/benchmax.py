@@ -115,8 +115,6 @@ STYLE = {
         "border_radius": "var(--radius-2)",
         "display": "block",
     },
-    # While a keystroke is still on its way, the browser's "Saving…" replaces the last answer.
-    "body[data-wizard-pending] #wizard-save-server": {"display": "none"},
     ".step-heading:focus-visible": {"outline": "2px solid var(--accent-8)"},
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
     ".break-all": {"word_break": "break-all"},

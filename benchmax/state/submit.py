@@ -18,6 +18,7 @@ and warns before the tab is closed or reloaded while it is.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import reflex as rx
@@ -103,7 +104,9 @@ class SubmitState(SessionState):
     public_link: rx.Field[str] = rx.field("")
     link_copied: rx.Field[bool] = rx.field(False)
     _checking: bool = False
+    # What a load or a refused submit says, kept for the load of the address it moves to.
     _carried: dict[str, str] = {}
+    _carried_notice: str = ""
 
     @rx.var
     def step_title(self) -> str:
@@ -207,14 +210,18 @@ class SubmitState(SessionState):
         self.step, problems = first_incomplete(wanted, self._values(), self._evidence_count())
         if self.draft_id and self.step != remembered:
             self._save({}, self.step)  # so /me's "Resume draft" comes back to this step
-        self.errors, self._carried = {**self._carried, **problems}, {}
+        self.errors = {**self._carried, **problems}
+        self.notice = self._carried_notice
         if problems:
             self.notice = f"Step {self.step}, {STEP_TITLES[self.step - 1]}, needs this first."
+        self._carried, self._carried_notice = {}, ""
         self.loaded = True
         events: list[Any] = []
-        # A new wizard stays at plain /submit; a draft's step gets its full address.
-        canonical = (self.draft_id, str(self.step)) if self.draft_id or self.step > 1 else None
-        if canonical and (str(query.get("draft", "")), raw_step) != canonical:
+        # A new wizard stays at plain /submit; any other step gets its full address, and
+        # what this load had to say is said again after the address is corrected.
+        here = (str(query.get("draft", "")), raw_step)
+        if (self.draft_id or self.step > 1 or raw_step) and here != (self.draft_id, str(self.step)):
+            self._carried, self._carried_notice = dict(self.errors), self.notice
             events.append(rx.redirect(wizard_url(self.draft_id, self.step), replace=True))
         if before and before != self.step:
             events.append(rx.call_script(FOCUS_HEADING))
@@ -301,7 +308,9 @@ class SubmitState(SessionState):
         moves once, because the step only changes when the new URL is loaded."""
         if self.phase != "edit" or self.step >= LAST_STEP:
             return None
-        created = not self.draft_id
+        # Until the address names the draft (its first save made it), this step's entry is
+        # rewritten to name it, so Back returns to this draft rather than to a blank wizard.
+        anonymous = not self.router.url.query_parameters.get("draft")
         values = {f: str(form[f]) for f in STEP_FIELDS.get(self.step, ()) if f in form}
         if not self._save(values, self.step):
             return None
@@ -309,11 +318,11 @@ class SubmitState(SessionState):
         if problems:
             self.errors = {**self.errors, **problems}
             return None
-        # A first save made the draft: the step it was made on gets the draft's address too,
-        # so Back returns to this draft rather than to a blank wizard.
-        events = (
-            [rx.redirect(wizard_url(self.draft_id, self.step), replace=True)] if created else []
-        )
+        # Rewritten in place by the browser: two navigations sent at once would race, and
+        # the router would keep only the second.
+        here = json.dumps(wizard_url(self.draft_id, self.step))
+        events = [rx.call_script(f"history.replaceState(history.state, '', {here})")]
+        events = events if anonymous else []
         return [*events, rx.redirect(wizard_url(self.draft_id, self.step + 1))]
 
     @rx.event
