@@ -108,6 +108,7 @@ STYLE = {
         "padding": "0.125rem 0.5rem",
     },
     ".file-thumb:empty": {"display": "none"},
+    ".choice": {"display": "flex", "align_items": "center", "gap": "0.5rem", "cursor": "pointer"},
     ".file-thumb-image": {
         "width": "48px",
         "height": "48px",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 import reflex as rx
 from reflex.event import EventSpec
 
@@ -27,7 +29,15 @@ def field_label(text: str, field: str, required: bool = False) -> rx.Component:
     return rx.text(text, *marker, as_="label", html_for=f"field-{field}", weight="medium", size="2")
 
 
-def _bound(field: str, suggest: bool = False) -> dict[str, object]:
+class FieldText(TypedDict, total=False):
+    """What every wizard field may say about itself, whatever its control."""
+
+    required: bool
+    hint: str
+    placeholder: str
+
+
+def _bound(field: str, text: FieldText, suggest: bool = False) -> dict[str, object]:
     """Props that make a control an uncontrolled, self-saving wizard field.
 
     The text stays in the browser; ``autosave`` receives it once typing pauses and again on
@@ -46,15 +56,16 @@ def _bound(field: str, suggest: bool = False) -> dict[str, object]:
         "on_change": changed,
         "on_blur": lambda value: S.autosave(field, value, STAMP),
         "aria_invalid": S.errors.contains(field),
+        "aria_required": "true" if text.get("required") else None,
+        "placeholder": text.get("placeholder", ""),
         "width": "100%",
     }
 
 
-def _field(
-    field: str, label: str, control: rx.Component, *, required: bool, hint: str
-) -> rx.Component:
+def _field(field: str, label: str, control: rx.Component, text: FieldText) -> rx.Component:
+    hint = text.get("hint", "")
     return rx.vstack(
-        field_label(label, field, required),
+        field_label(label, field, text.get("required", False)),
         control,
         *([rx.text(hint, size="1", color_scheme="gray")] if hint else []),
         field_error(field),
@@ -64,44 +75,26 @@ def _field(
 
 
 def text_area(
-    field: str,
-    label: str,
-    *,
-    required: bool = False,
-    rows: str = "6",
-    hint: str = "",
-    placeholder: str = "",
+    field: str, label: str, *, rows: str = "6", **text: Unpack[FieldText]
 ) -> rx.Component:
-    control = rx.text_area(
-        **_bound(field),
-        rows=rows,
-        placeholder=placeholder,
-        aria_required="true" if required else None,
-        font_family="var(--code-font-family)" if field == "prompt" else None,
-    )
-    return _field(field, label, control, required=required, hint=hint)
+    code = "var(--code-font-family)" if field == "prompt" else None
+    control = rx.text_area(**_bound(field, text), rows=rows, font_family=code)
+    return _field(field, label, control, text)
 
 
 def text_input(
     field: str,
     label: str,
     *,
-    required: bool = False,
-    placeholder: str = "",
     list_id: str = "",
     suggest: bool = False,
     input_type: str = "text",
-    hint: str = "",
+    **text: Unpack[FieldText],
 ) -> rx.Component:
     control = rx.input(
-        **_bound(field, suggest),
-        placeholder=placeholder,
-        list=list_id or None,
-        type=input_type,
-        max_length=200,
-        aria_required="true" if required else None,
+        **_bound(field, text, suggest), list=list_id or None, type=input_type, max_length=200
     )
-    return _field(field, label, control, required=required, hint=hint)
+    return _field(field, label, control, text)
 
 
 def datalist(list_id: str, options: rx.Var[list[str]]) -> rx.Component:

@@ -94,6 +94,14 @@ def _thumb_slot(item: ObjectVar[WizardFile]) -> rx.Component:
     )
 
 
+def _row_note(text: rx.Var[str], color: str, class_name: str, mark: str = "") -> rx.Component:
+    """A line under the file's name, shown only when there is something to say."""
+    return rx.cond(
+        text != "",
+        rx.text(mark, text, size="2", color_scheme=color, class_name=class_name),  # type: ignore[arg-type]
+    )
+
+
 def file_row(item: ObjectVar[WizardFile], removable: bool = True) -> rx.Component:
     """One file with its size, safety verdict and any duplicate warning; ``removable`` while
     still editing."""
@@ -103,20 +111,8 @@ def file_row(item: ObjectVar[WizardFile], removable: bool = True) -> rx.Componen
         rx.vstack(
             rx.text(item.name, weight="medium", size="2", class_name="file-name"),
             rx.text(item.size, " · ", _verdict(item.state), size="1", color_scheme="gray"),
-            rx.cond(
-                item.reason != "",
-                rx.text(item.reason, size="2", color_scheme="red", class_name="file-reason"),
-            ),
-            rx.cond(
-                item.duplicate != "",
-                rx.text(
-                    "⚠ ",
-                    item.duplicate,
-                    size="2",
-                    color_scheme="amber",
-                    class_name="file-duplicate",
-                ),
-            ),
+            _row_note(item.reason, "red", "file-reason"),
+            _row_note(item.duplicate, "amber", "file-duplicate", "⚠ "),
             spacing="0",
             min_width="0",
             flex="1",
@@ -181,21 +177,26 @@ def _dropzone() -> rx.Component:
     )
 
 
+def _visibility_option(value: str, text: str) -> rx.Component:
+    """One choice, its text the label of its radio (a click on either picks it)."""
+    radio = rx.radio_group.item(value=value, id=f"source-{value}")
+    return rx.el.label(radio, rx.text(text, size="2"), class_name="choice")
+
+
 def _source_visibility() -> rx.Component:
     return rx.vstack(
-        rx.text("Source ZIP visibility", weight="medium", size="2"),
+        rx.text("Source ZIP visibility", weight="medium", size="2", id="source-visibility-label"),
         rx.radio_group.root(
-            rx.flex(
-                rx.radio_group.item(value="private", id="source-private"),
-                rx.text("Private: used only for the automated preview, never served", size="2"),
-                rx.radio_group.item(value="public", id="source-public"),
-                rx.text("Public: anyone can download it", size="2"),
+            rx.vstack(
+                _visibility_option(
+                    "private", "Private: used only for the automated preview, never served"
+                ),
+                _visibility_option("public", "Public: anyone can download it"),
                 spacing="2",
-                align="center",
-                wrap="wrap",
             ),
             value=S.source_visibility,
             on_change=lambda v: S.autosave("source_visibility", v),
+            aria_labelledby="source-visibility-label",
         ),
         width="100%",
     )

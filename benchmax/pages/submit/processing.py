@@ -9,18 +9,12 @@ from benchmax.state.submit import SubmitState as S
 
 
 def _heading() -> rx.Component:
+    published = S.public_url != ""
+    icon = rx.icon(rx.cond(published, "circle-check", "circle-alert"), size=24)
+    title = rx.cond(published, "Your Test is public", S.status_label)
     return rx.hstack(
-        rx.cond(
-            S.phase == "processing",
-            rx.spinner(size="3"),
-            rx.icon(rx.cond(S.public_url != "", "circle-check", "circle-alert"), size=24),
-        ),
-        rx.heading(
-            rx.cond(S.public_url != "", "Your Test is public", S.status_label),
-            size="5",
-            as_="h2",
-            id="processing-status",
-        ),
+        rx.cond(S.phase == "processing", rx.spinner(size="3"), icon),
+        rx.heading(title, size="5", as_="h2", id="processing-status"),
         align="center",
         spacing="3",
     )
@@ -28,25 +22,20 @@ def _heading() -> rx.Component:
 
 def _public_link() -> rx.Component:
     """The Test's address to share, with a copy button; the review is secondary news."""
+    copy = rx.button(
+        rx.icon("copy", size=14),
+        rx.cond(S.link_copied, "Copied", "Copy link"),
+        **{"size": "1", "variant": "soft", "type": "button", "id": "processing-copy-link"},
+        on_click=S.copy_link,
+    )
+    review = " — reviewers and the AI judge may score it later; it is public already."
     return rx.vstack(
         rx.text(
-            S.status_label,
-            " — reviewers and the AI judge may score it later; it is public already.",
-            size="2",
-            color_scheme="gray",
-            id="processing-review-state",
+            S.status_label, review, size="2", color_scheme="gray", id="processing-review-state"
         ),
         rx.hstack(
             rx.code(S.public_link, id="processing-public-url", class_name="break-all"),
-            rx.button(
-                rx.icon("copy", size=14),
-                rx.cond(S.link_copied, "Copied", "Copy link"),
-                size="1",
-                variant="soft",
-                type="button",
-                on_click=S.copy_link,
-                id="processing-copy-link",
-            ),
+            copy,
             align="center",
             wrap="wrap",
         ),

@@ -178,18 +178,16 @@ def _review_files() -> rx.Component:
         rx.cond(
             S.has_zip,
             rx.text(
-                rx.cond(
-                    S.source_visibility == "public",
-                    "Source ZIP: public — anyone can download it.",
-                    "Source ZIP: private — used only for the automated preview, never served.",
-                ),
-                size="2",
-                id="review-zip",
+                rx.cond(S.source_visibility == "public", ZIP_PUBLIC, ZIP_PRIVATE), id="review-zip"
             ),
         ),
         width="100%",
         spacing="2",
     )
+
+
+ZIP_PUBLIC = "Source ZIP: public — anyone can download it."
+ZIP_PRIVATE = "Source ZIP: private — used only for the automated preview, never served."
 
 
 def _step_five() -> rx.Component:
@@ -313,38 +311,25 @@ def _buttons() -> rx.Component:
     )
 
 
+def _current_step() -> rx.Component:
+    return rx.match(
+        S.step, (1, _step_one()), (2, _step_two()), (3, evidence_step()), (4, _step_four()),
+        _step_five(),
+    )  # fmt: skip
+
+
 def editor() -> rx.Component:
-    return rx.vstack(
-        _stepper(),
-        rx.heading(
-            S.step_title,
-            size="6",
-            as_="h2",
-            id="wizard-step-title",
-            tab_index=-1,
-            class_name="step-heading",
-        ),
-        # Refusals that belong to no one field (e.g. the account's cap on open drafts), on
-        # whichever step they happen.
-        field_error("form"),
-        rx.form(
-            rx.vstack(
-                rx.match(
-                    S.step,
-                    (1, _step_one()),
-                    (2, _step_two()),
-                    (3, evidence_step()),
-                    (4, _step_four()),
-                    _step_five(),
-                ),
-                _buttons(),
-                spacing="4",
-                width="100%",
-            ),
-            on_submit=S.next_step,
-            width="100%",
-            id="wizard-form",
-        ),
-        spacing="4",
-        width="100%",
+    heading = rx.heading(
+        S.step_title,
+        **{"size": "6", "as_": "h2", "id": "wizard-step-title", "class_name": "step-heading"},
+        tab_index=-1,  # focus moves here after each step change
     )
+    form = rx.form(
+        rx.vstack(_current_step(), _buttons(), spacing="4", width="100%"),
+        on_submit=S.next_step,
+        width="100%",
+        id="wizard-form",
+    )
+    # ``form`` errors are refusals that belong to no one field (e.g. the account's cap on
+    # open drafts), on whichever step they happen.
+    return rx.vstack(_stepper(), heading, field_error("form"), form, spacing="4", width="100%")
