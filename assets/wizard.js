@@ -1,8 +1,8 @@
 // The /submit wizard's honest save status and its warning before leaving.
 //
-// Every keystroke in a wizard field gets a stamp (a clock reading that only goes up); every
-// save the page sends carries the stamp of the moment it was sent, and the server writes
-// back, per field, the newest stamp it has answered. A field is unsaved while its newest
+// Every keystroke in a wizard field gets a stamp (the time of its DOM event); every save the
+// page sends carries the stamp of the event that sent it (the last keystroke, or the blur),
+// and the server writes back, per field, the newest stamp it has answered. A field is unsaved while its newest
 // keystroke is newer than that answer, or while the server refused its text (a pasted key).
 // While anything is unsaved the status says "Saving…" and closing or reloading the tab asks
 // first. Nothing typed is copied into browser storage: a refused field may hold a secret.
@@ -14,8 +14,14 @@
   var last = 0;
   var typed = {}; // field name -> stamp of its newest keystroke in this page
   window.benchmaxWizardTyped = typed; // read by the browser tests
+  var seen = {}; // field name -> its value at its newest keystroke
 
-  window.benchmaxWizardStamp = function () {
+  // The stamp of a DOM event is its own time, so this script and the page's handler, which
+  // both see one keystroke, give it the same stamp whichever of them runs first.
+  window.benchmaxWizardStamp = function (event) {
+    if (event && event.timeStamp) {
+      return Math.round(performance.timeOrigin + event.timeStamp);
+    }
     last = Math.max(Date.now(), last + 1);
     return last;
   };
@@ -78,7 +84,11 @@
     // Only the wizard's own text fields (id "field-…"); a file picker is not typed text.
     var own = target && target.name && target.id && target.id.indexOf("field-") === 0;
     if (own && target.closest && target.closest("#wizard-form")) {
-      typed[target.name] = window.benchmaxWizardStamp();
+      // An input event that leaves the value as it was (a browser or tool may send one
+      // after the real change) is no keystroke: the page's handler ignores it, so must this.
+      if (seen[target.name] === target.value) { return; }
+      seen[target.name] = target.value;
+      typed[target.name] = window.benchmaxWizardStamp(event);
       update();
     }
   }, true);

@@ -260,7 +260,8 @@ class SubmitState(SessionState):
     def _answer(self, fields: list[str], stamp: int, refusal: str = "") -> None:
         """Record that the server answered these fields' keystrokes up to ``stamp``."""
         if stamp:
-            self.answered = {**self.answered, **dict.fromkeys(fields, stamp)}
+            newer = {f: max(stamp, self.answered.get(f, 0)) for f in fields}
+            self.answered = {**self.answered, **newer}
         if refusal:
             self.refused = {**self.refused, **dict.fromkeys(fields, refusal)}
         else:

@@ -10,10 +10,11 @@ from reflex.event import EventSpec
 from benchmax.state.submit import SubmitState as S
 
 AUTOSAVE_DELAY_MS = 800
-# The browser's stamp for a save, read when the save is sent (see ``assets/wizard.js``): the
-# page compares it with each field's newest keystroke to know what is still unsaved.
+# The browser's stamp for a save: the time of the DOM event that sent it (``_e`` is the
+# event in Reflex's generated handler; see ``assets/wizard.js``). The page compares it with
+# each field's newest keystroke to know what is still unsaved.
 STAMP: rx.Var[int] = rx.Var(
-    "(window.benchmaxWizardStamp ? window.benchmaxWizardStamp() : Date.now())"
+    "(window.benchmaxWizardStamp ? window.benchmaxWizardStamp(_e) : Date.now())"
 )
 
 
