@@ -12,7 +12,14 @@ from sqlmodel import Session, select
 
 from benchmax.models import EvidenceFile, Test, User
 from tests.e2e.conftest import DESKTOP, PHONE, LiveApp, sign_in, wait_ready
-from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files, _handle, _png, _zip
+from tests.e2e.test_submit import (
+    PROCESSING_TIMEOUT,
+    _files,
+    _fill_steps_one_and_two,
+    _handle,
+    _png,
+    _zip,
+)
 
 SHOTS = Path("/work/wt/shots/wizard")
 SAVED = re.compile(r"^Saved")
@@ -38,15 +45,7 @@ def _start(app: LiveApp, page: Page) -> str:
 
 
 def _to_step_three(page: Page, prompt: str) -> None:
-    page.fill("#field-prompt", prompt)
-    page.click("#wizard-next")
-    expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
-    page.fill("#field-model_label", "Claude Sonnet 4.5")
-    page.fill("#field-harness_label", "Claude Code")
-    page.fill("#field-reasoning_label", "high")
-    page.fill("#field-settings_text", "temperature 0.2")
-    page.click("#wizard-next")
-    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+    _fill_steps_one_and_two(page, prompt)
 
 
 def test_text_typed_is_saved_without_leaving_the_field_and_survives_a_reload(
@@ -142,6 +141,7 @@ def test_the_step_is_in_the_url_back_returns_and_focus_moves_to_the_heading(
     page.go_back()
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
     expect(page.locator("#field-harness_label")).to_have_value("Claude Code")
+    expect(page.locator("#field-attempts")).to_have_value("2")
     expect(page.locator("#wizard-step-title")).to_be_focused()
     page.go_back()
     expect(page.locator("#wizard-step-title")).to_have_text("Prompt")
@@ -264,8 +264,9 @@ def _check_review(page: Page) -> None:
     expect(page.locator("#review-prompt")).to_have_text(
         "Draw a blue square; screenshot and source attached."
     )
-    expect(page.locator("#review-model")).to_have_text("Claude Sonnet 4.5 ")
-    expect(page.locator("#review-settings")).to_have_text("temperature 0.2")
+    expect(page.locator("#review-model")).to_have_text("claude sonnet 4.5 ")
+    expect(page.locator("#review-attempts")).to_have_text("2")
+    expect(page.locator("#review-settings")).to_have_text("none declared")
     expect(page.locator("#review-output strong")).to_have_text("the page")
     expect(page.locator("#review-output table")).to_have_count(1)
     expect(page.locator("#review-title")).to_have_text("Blue square")

@@ -228,10 +228,8 @@ def _step_five() -> rx.Component:
         field_error("files"),
         rx.button(
             "Submit Test",
-            type="button",
-            size="3",
+            **{"type": "button", "size": "3", "id": "wizard-submit"},
             on_click=S.submit,
-            id="wizard-submit",
             loading=S.phase != "edit",
         ),
         spacing="4",
