@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 import secrets
-from pathlib import Path
 
 from playwright.sync_api import Browser, Dialog, Locator, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.models import EvidenceFile, Test, User
-from tests.e2e.conftest import DESKTOP, PHONE, LiveApp, sign_in, wait_ready
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, sign_in, wait_ready
 from tests.e2e.test_submit import (
     PROCESSING_TIMEOUT,
     _files,
@@ -21,7 +20,7 @@ from tests.e2e.test_submit import (
     _zip,
 )
 
-SHOTS = Path("/work/wt/shots/wizard")
+SHOTS = ARTIFACTS / "screens" / "wizard"
 SAVED = re.compile(r"^Saved")
 
 
