@@ -61,7 +61,7 @@ DEFAULT_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "[2606:4700:4700::1111]:443")
 # counts service-worker registrations (the context blocks them; this records the attempt).
 INIT_SCRIPT = """
 (() => {
-  let a = %d >>> 0;
+  let a = SEED >>> 0;
   Math.random = function () {
     a |= 0; a = (a + 0x6D2B79F5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
@@ -73,11 +73,12 @@ INIT_SCRIPT = """
   if (sw && sw.register) {
     sw.register = function () {
       window.__benchmaxServiceWorkerAttempts += 1;
-      return Promise.reject(new DOMException('service workers are off in previews', 'SecurityError'));
+      const refusal = new DOMException('service workers are off in previews', 'SecurityError');
+      return Promise.reject(refusal);
     };
   }
 })();
-""" % RANDOM_SEED
+""".replace("SEED", str(RANDOM_SEED))
 
 FPS_SCRIPT = """
 (seconds) => new Promise((resolve) => {
@@ -99,7 +100,7 @@ async () => {
 """
 
 
-class Refused(Exception):
+class Refused(Exception):  # noqa: N818 (a refusal, not an error of the evaluator)
     """The ZIP cannot be previewed; ``code`` says why in a word, never quoting content."""
 
     def __init__(self, code: str) -> None:
@@ -207,7 +208,7 @@ def _copy_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, tot
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     """GET and HEAD of the extracted files; nothing is logged (paths are site content)."""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def list_directory(self, path: Any) -> None:  # type: ignore[override]
@@ -511,7 +512,9 @@ def checks_and_summary(observed: dict[str, Any]) -> tuple[list[dict[str, Any]], 
     ]
     failed = [check["id"].replace("_", " ") for check in checks if not check["passed"]]
     summary = f"The page loaded in {observed['load_ms'] / 1000:.1f} s with no network. " + (
-        "Every check passed." if not failed else "Checks that did not pass: " + ", ".join(failed) + "."
+        "Every check passed."
+        if not failed
+        else "Checks that did not pass: " + ", ".join(failed) + "."
     )
     return checks, summary
 

@@ -98,5 +98,6 @@ def build_sandbox(settings: Settings) -> SandboxPort | None:
     if settings.preview_sandbox == "e2b":
         from benchmax.adapters.sandbox.e2b import E2BSandbox
 
-        return E2BSandbox.from_settings(settings)
+        sandbox: SandboxPort = E2BSandbox.from_settings(settings)
+        return sandbox
     return None

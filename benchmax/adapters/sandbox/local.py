@@ -33,6 +33,8 @@ SETPRIV = "/usr/bin/setpriv"
 INSIDE_EVALUATOR = "/opt/evaluator"
 INSIDE_ZIP = "/input/site.zip"
 INSIDE_OUT = "/output"
+# Paths inside the sandbox: its /tmp is a fresh tmpfs, not the host's.
+TMP = "/tmp"  # noqa: S108
 # Time the sandbox gets beyond the evaluator's own bound before it is killed.
 GRACE_SECONDS = 10.0
 
@@ -48,7 +50,7 @@ def _dirs_for(targets: list[str]) -> list[str]:
     args: list[str] = []
     for target in targets:
         for parent in _ancestors(target):
-            if parent not in made and parent not in ("/usr", "/etc", "/tmp"):
+            if parent not in made and parent not in ("/usr", "/etc", TMP):
                 made.append(parent)
                 args += ["--perms", "0755", "--dir", parent]
     return args
@@ -70,13 +72,13 @@ def bwrap_command(
     for link in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink(f"/{link}"):
             command += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", TMP]
     command += _dirs_for([inside for _, inside in binds] + [INSIDE_OUT])
     for outside, inside in binds:
         command += ["--ro-bind", outside, inside]
     command += ["--bind", str(out_dir), INSIDE_OUT, "--clearenv"]
-    command += ["--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
-    command += ["--setenv", "LANG", "C.UTF-8", "--chdir", "/tmp"]
+    command += ["--setenv", "HOME", TMP, "--setenv", "PATH", "/usr/bin:/bin"]
+    command += ["--setenv", "LANG", "C.UTF-8", "--chdir", TMP]
     if as_root:
         command += [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
         command += ["--inh-caps=-all", "--bounding-set=-all"]

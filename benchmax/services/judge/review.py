@@ -79,10 +79,15 @@ def judge_client(settings: Settings) -> JudgePort | None:
     return _client
 
 
-def is_judge_job(ctx: JobContext, job_id: int) -> bool:
-    """Whether job ``job_id`` is an AI review (the worker runs those on threads of their own)."""
+def job_kind(ctx: JobContext, job_id: int) -> str | None:
+    """Job ``job_id``'s kind: the worker runs AI reviews and previews on threads of their own."""
     with ctx.session() as session:
-        return session.exec(select(Job.kind).where(Job.id == job_id)).first() == JUDGE_REVIEW
+        return session.exec(select(Job.kind).where(Job.id == job_id)).first()
+
+
+def is_judge_job(ctx: JobContext, job_id: int) -> bool:
+    """Whether job ``job_id`` is an AI review."""
+    return job_kind(ctx, job_id) == JUDGE_REVIEW
 
 
 def request_ai_review(session: Session, settings: Settings, test_id: str) -> None:
