@@ -86,7 +86,8 @@ def test_working_site_is_previewed_and_removal_hides_it(
     result = json.loads(evaluation.result_json)
     assert result["schema"] == "benchmax.preview.result/1"
     assert result["screenshot"]["blank"] is False
-    assert result["axe"]["version"] and isinstance(result["axe"]["violations"], list)
+    assert result["axe"]["version"]
+    assert isinstance(result["axe"]["violations"], list)
     assert result["blocked_request_count"] == 0
     assert result["fps"] > 0
     assert result["summary"]
@@ -94,7 +95,8 @@ def test_working_site_is_previewed_and_removal_hides_it(
     artifacts = _artifacts(ctx.engine, evaluation.id)
     assert set(artifacts) == {"screenshot", "video", "result"}
     shot = content.get(_url(artifacts["screenshot"]))
-    assert shot.status_code == 200 and shot.content.startswith(b"\x89PNG")
+    assert shot.status_code == 200
+    assert shot.content.startswith(b"\x89PNG")
     assert shot.headers["content-type"] == "image/png"
     assert content.get(_url(artifacts["video"])).status_code == 200
 
@@ -116,7 +118,8 @@ def test_working_site_is_previewed_and_removal_hides_it(
         writing.commit()
     for artifact in artifacts.values():
         refused = content.get(_url(artifact))
-        assert refused.status_code == 404 and refused.content == b"Not found\n"
+        assert refused.status_code == 404
+        assert refused.content == b"Not found\n"
 
 
 def test_outside_requests_service_worker_and_console_error_are_reported(
@@ -129,12 +132,14 @@ def test_outside_requests_service_worker_and_console_error_are_reported(
     assert evaluation.state == PreviewState.DONE, evaluation.error_code
     result = json.loads(evaluation.result_json)
     blocked = " ".join(result["blocked_requests"])
-    assert "203.0.113.9" in blocked and "tracker.invalid" in blocked
+    assert "203.0.113.9" in blocked
+    assert "tracker.invalid" in blocked
     assert result["service_worker_attempts"] >= 1
     assert evaluation.console_error_count == 1
     assert result["console_errors"] == ["boom <b>not markup</b>"]
     checks = {check["id"]: check["passed"] for check in result["checks"]}
-    assert checks["no_outside_requests"] is False and checks["no_console_errors"] is False
+    assert checks["no_outside_requests"] is False
+    assert checks["no_console_errors"] is False
     with Session(ctx.engine) as reading:
         view = preview_view(reading, ctx.settings, test.id)
     assert view.console_errors == ["boom <b>not markup</b>"]  # text; the page escapes it
@@ -153,13 +158,16 @@ def test_infinite_loop_is_bounded_and_the_test_stays_public(
     assert evaluation.state == PreviewState.FAILED
     assert evaluation.reader_reason == "the preview failed"
     assert evaluation.error_code in ("timeout", "page_timeout")
-    assert evaluation.duration_ms is not None and evaluation.duration_ms < 40_000
+    assert evaluation.duration_ms is not None
+    assert evaluation.duration_ms < 40_000
     with Session(ctx.engine) as reading:
         row = reading.get(Test, test.id)
-        assert row is not None and row.state == TestState.PUBLIC
+        assert row is not None
+        assert row.state == TestState.PUBLIC
         view = preview_view(reading, ctx.settings, test.id, viewer_id=row.contributor_id)
         stranger = preview_view(reading, ctx.settings, test.id, viewer_id="someone-else")
-    assert view.status == "unavailable" and view.can_retry
+    assert view.status == "unavailable"
+    assert view.can_retry
     assert not stranger.can_retry
 
     # The contributor's retry: the same row goes back to pending, limited per day.
