@@ -48,7 +48,11 @@ class EvaluationOutput:
 class SandboxPort(Protocol):
     name: str
 
-    def evaluate(self, zip_path: Path, timeout_seconds: float) -> EvaluationOutput: ...
+    def evaluate(
+        self, zip_path: Path, timeout_seconds: float, *, labels: dict[str, str] | None = None
+    ) -> EvaluationOutput:
+        """``labels``: ids only (evaluation, Test), for the sandbox provider's metadata."""
+        ...
 
 
 def template_hash(directory: Path = EVALUATOR_DIR) -> str:

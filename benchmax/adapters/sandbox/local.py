@@ -95,7 +95,9 @@ class LocalSandbox:
     def __init__(self, probes: list[str] | None = None) -> None:
         self.probes = probes
 
-    def evaluate(self, zip_path: Path, timeout_seconds: float) -> EvaluationOutput:
+    def evaluate(
+        self, zip_path: Path, timeout_seconds: float, *, labels: dict[str, str] | None = None
+    ) -> EvaluationOutput:
         if not os.path.exists(BWRAP):
             raise SandboxError("bubblewrap_missing")
         out_dir = Path(tempfile.mkdtemp(prefix="benchmax-preview-"))

@@ -201,7 +201,8 @@ def evaluate_preview(ctx: JobContext, test_id: str) -> None:
             for chunk in ctx.storage.get(key):
                 out.write(chunk)
         try:
-            output = sandbox.evaluate(path, timeout)
+            labels = {"benchmax_evaluation": evaluation_id, "benchmax_test": test_id}
+            output = sandbox.evaluate(path, timeout, labels=labels)
         except SandboxError as exc:
             raise JobError(f"preview_{exc.code}") from exc
     _finish(ctx, evaluation_id, output, round((time.monotonic() - started) * 1000))
