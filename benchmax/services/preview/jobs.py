@@ -34,8 +34,6 @@ from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
-    Job,
-    JobState,
     PreviewArtifact,
     PreviewArtifactKind,
     PreviewEvaluation,
@@ -45,6 +43,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
+from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge.budget import seconds_to_next_day
 from benchmax.services.preview import budget
 from benchmax.settings import Settings
@@ -136,21 +135,13 @@ def evaluation_for(session: Session, test_id: str, source: EvidenceFile) -> Prev
 def _defer(ctx: JobContext, test_id: str) -> None:
     """The day's evaluations are spent: a new job waits for the next UTC day."""
     with ctx.session() as session:
-        waiting = session.exec(
-            select(Job.id).where(
-                Job.kind == PREVIEW_EVALUATE,
-                Job.subject_id == test_id,
-                Job.state == JobState.PENDING,
-            )
-        ).first()
-        if waiting is None:
-            enqueue(
-                session,
-                PREVIEW_EVALUATE,
-                test_id,
-                delay_seconds=seconds_to_next_day() + 60,
-                max_attempts=MAX_ATTEMPTS,
-            )
+        enqueue_unless_pending(
+            session,
+            PREVIEW_EVALUATE,
+            test_id,
+            delay_seconds=seconds_to_next_day() + 60,
+            max_attempts=MAX_ATTEMPTS,
+        )
     logger.info("preview of %s deferred to the next UTC day (budget spent)", test_id)
 
 
