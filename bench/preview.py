@@ -15,6 +15,7 @@ plus ``.make/preview``).
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import threading
@@ -121,6 +122,8 @@ def time_to_public(scratch: Path, sandbox: str) -> list[float]:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-preview-") as name:
         scratch = Path(name)
+        load = os.getloadavg()[0]
+        print(f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores")
         evaluation = evaluation_times(scratch)
         p50, p95 = statistics.median(evaluation), _p(evaluation, 0.95)
         print(

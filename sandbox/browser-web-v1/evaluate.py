@@ -349,9 +349,8 @@ def _observe(
     except Exception:
         idle = False
     screenshot = _screenshot(page, out, deadline)
-    fps = round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
     axe = _axe(page)
-    video = _video(page, context, out, deadline)
+    video, fps = _video(page, context, out, deadline)
     attempts = int(page.evaluate("window.__benchmaxServiceWorkerAttempts || 0"))
     return {
         "load_ms": load_ms,
@@ -401,11 +400,14 @@ def _axe(page: Any) -> dict[str, Any]:
     return result
 
 
-def _video(page: Any, context: Any, out: Path, deadline: float) -> dict[str, Any] | None:
-    """About five seconds of CDP screencast frames, encoded with ffmpeg when it is installed."""
+def _video(
+    page: Any, context: Any, out: Path, deadline: float
+) -> tuple[dict[str, Any] | None, float | None]:
+    """About five seconds of CDP screencast frames, encoded with ffmpeg when it is installed,
+    and the frames-per-second sample taken during the first second of that recording."""
     seconds = min(VIDEO_SECONDS, deadline - time.monotonic() - 10)
     if seconds < 1:
-        return None
+        return None, round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
     session = context.new_cdp_session(page)
     frames: list[tuple[float, bytes]] = []
 
@@ -419,13 +421,14 @@ def _video(page: Any, context: Any, out: Path, deadline: float) -> dict[str, Any
         {"format": "jpeg", "quality": 70, "maxWidth": 720, "maxHeight": 500},
     )
     started = time.monotonic()
+    fps = round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
     while time.monotonic() - started < seconds:
         page.wait_for_timeout(100)  # lets Playwright deliver the frame events
     session.send("Page.stopScreencast")
     session.detach()
     if not frames:
-        return None
-    return _encode(frames, started + seconds, out)
+        return None, fps
+    return _encode(frames, started + seconds, out), fps
 
 
 def _encode(frames: list[tuple[float, bytes]], end: float, out: Path) -> dict[str, Any] | None:
