@@ -77,6 +77,12 @@ def _recording() -> rx.Component:
                 controls=True,
                 muted=True,
                 width="100%",
+                style={
+                    "maxWidth": "560px",
+                    "border": "1px solid var(--gray-a6)",
+                    "borderRadius": "var(--radius-2)",
+                    "background": "var(--gray-a2)",
+                },
                 id="preview-video",
                 aria_label="Recording of the first seconds",
             ),

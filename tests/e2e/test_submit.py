@@ -113,7 +113,12 @@ def test_wizard_publishes_text_image_and_zip(live_app: LiveApp, page: Page) -> N
     assert page.evaluate("() => window.__noReload === true")
     expect(page.locator("#preview-section")).to_contain_text("with no network")
     page.wait_for_function("() => document.querySelector('#preview-screenshot').naturalWidth > 0")
-    page.screenshot(path=str(ARTIFACTS / "screens" / "test-preview-desktop.png"), full_page=True)
+    expect(page.locator("#preview-done")).to_contain_text("Console errors:")
+    section = page.locator("#preview-section")
+    section.screenshot(path=str(ARTIFACTS / "screens" / "test-preview-desktop.png"))
+    page.set_viewport_size(PHONE)
+    section.screenshot(path=str(ARTIFACTS / "screens" / "test-preview-phone.png"))
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
 
 
 def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> None:
