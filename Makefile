@@ -26,23 +26,23 @@ COVERAGE := --cov --cov-report=term:skip-covered
 help: ## List the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
-run: install ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
+run: install $(STAMP)/preview ## Set up and run BenchMax on the embedded default (app :3000, evidence :3001)
 	$(PY) -m benchmax.cli dev
 
 run-prod: install ## Run the production topology on this machine (app :4700, evidence :4701)
 	$(PY) -m benchmax.cli stack
 
-test: lint $(STAMP)/chromium services ## Set up, lint, and run the whole suite (what CI runs)
+test: lint $(STAMP)/chromium $(STAMP)/preview services ## Set up, lint, and run the whole suite (what CI runs)
 	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
 test-fast: install ## The tests that need no service and no browser, in parallel
 	$(PY) -m pytest -m "$(FAST_TESTS)" -n auto $(PYTEST_ARGS)
 
-test-backend: install services ## Everything but the browser tests, in parallel
+test-backend: install $(STAMP)/preview services ## Everything but the browser tests, in parallel
 	$(PY) -m pytest $(BACKEND_TESTS) $(PYTEST_ARGS)
 
-test-e2e: install $(STAMP)/chromium services ## Only the browser tests
+test-e2e: install $(STAMP)/chromium $(STAMP)/preview services ## Only the browser tests
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
 lint: install ## ruff (format check + lint) and mypy
@@ -82,6 +82,17 @@ $(STAMP)/chromium:
 	@mkdir -p $(STAMP)
 	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	/usr/bin/chromium --version
+	touch $@
+
+# The automated preview: bubblewrap (the local sandbox), Debian's ffmpeg (the recording) and
+# the evaluator's own pinned axe-core (sandbox/browser-web-v1/package-lock.json).
+PREVIEW_DIR := sandbox/browser-web-v1
+$(STAMP)/preview: $(STAMP)/chromium $(PREVIEW_DIR)/package-lock.json
+	@mkdir -p $(STAMP)
+	test -x /usr/bin/bwrap -a -x /usr/bin/ffmpeg || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap ffmpeg)
+	/usr/bin/bwrap --version
+	cd $(PREVIEW_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	test -s $(PREVIEW_DIR)/node_modules/axe-core/axe.min.js
 	touch $@
 
 clean: ## Remove the virtualenv, build output and embedded data

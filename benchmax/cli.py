@@ -241,9 +241,9 @@ def _cmd_export(_args: argparse.Namespace) -> int:
 
 def _register_command_modules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Command groups that live in modules of their own, imported only when parsing."""
-    from benchmax import cli_judge, cli_leaderboard, cli_ops, cli_stack
+    from benchmax import cli_judge, cli_leaderboard, cli_ops, cli_preview, cli_stack
 
-    for module in (cli_ops, cli_leaderboard, cli_judge, cli_stack):
+    for module in (cli_ops, cli_leaderboard, cli_judge, cli_stack, cli_preview):
         module.register(sub)
 
 

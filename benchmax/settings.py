@@ -216,7 +216,7 @@ class Settings(CoreSettings):
     queue_name: str = "benchmax:jobs"
 
     job_max_attempts: int = Field(default=5, ge=1)
-    job_lease_seconds: int = Field(default=120, ge=1)
+    job_lease_seconds: int = Field(default=180, ge=1)
     job_backoff_base_seconds: float = Field(default=2.0, gt=0)
     job_backoff_max_seconds: float = Field(default=600.0, gt=0)
     sweep_interval_seconds: int = Field(default=15, ge=1)
@@ -295,6 +295,19 @@ class Settings(CoreSettings):
     judge_calibration_min_spearman: float = Field(default=0.70, ge=-1, le=1)
     judge_calibration_max_spread: float = Field(default=5.0, ge=0)
     judge_calibration_twin_margin: float = Field(default=5.0, ge=0)
+
+    # The automated preview of source ZIPs (benchmax/services/preview): "local" runs it in
+    # bubblewrap on the worker, "e2b" in an E2B sandbox, "off" not at all.
+    preview_sandbox: Literal["off", "local", "e2b"] = "local"
+    # The whole evaluation, sandbox start to last artifact; capped below the job lease.
+    preview_timeout_seconds: float = Field(default=120.0, gt=10)
+    preview_daily_budget: int = Field(default=500, ge=0)
+    preview_retry_daily_limit: int = Field(default=10, ge=0)
+    e2b_api_key: SecretStr | None = None
+    e2b_template_id: str = ""
+    # Empty: the SDK's own endpoints. Tests point these at a local fake of both planes.
+    e2b_api_url: str = ""
+    e2b_sandbox_url: str = ""
 
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv

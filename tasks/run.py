@@ -26,7 +26,8 @@ from benchmax.adapters.queue import (
 )
 from benchmax.context import AppContext
 from benchmax.services.jobs import JobContext, run_job
-from benchmax.services.judge.review import is_judge_job
+from benchmax.services.judge.review import JUDGE_REVIEW, job_kind
+from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 from benchmax.settings import Settings, get_settings
 from tasks.broker import broker
 from tasks.periodic import PERIODIC_JOBS, PeriodicJob
@@ -56,14 +57,20 @@ def worker_id() -> str:
 _judge_threads = ThreadPoolExecutor(
     max_workers=get_settings().judge_concurrency, thread_name_prefix="benchmax-judge"
 )
+# A preview runs a browser for up to a couple of minutes: one at a time per process, beside
+# the other jobs, never in front of them.
+_preview_threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchmax-preview")
 
 
 @broker.task(task_name=RUN_JOB_TASK)
 async def run_job_task(job_id: int) -> str:
     ctx = job_context()
-    if ctx.settings.judge_enabled and await asyncio.to_thread(is_judge_job, ctx, job_id):
+    own_threads = ctx.settings.judge_enabled or ctx.settings.preview_sandbox != "off"
+    kind = await asyncio.to_thread(job_kind, ctx, job_id) if own_threads else None
+    pool = {JUDGE_REVIEW: _judge_threads, PREVIEW_EVALUATE: _preview_threads}.get(kind or "")
+    if pool is not None:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(_judge_threads, run_job, job_id, ctx, worker_id())
+        return await loop.run_in_executor(pool, run_job, job_id, ctx, worker_id())
     return await asyncio.to_thread(run_job, job_id, ctx, worker_id())
 
 

@@ -25,8 +25,8 @@ from benchmax.models import (
 
 # Wider than today's ids on purpose (the id format may change) but never a path, a query or
 # anything long: a malformed id is refused before the database is asked.
-_ID_PATTERN = re.compile(r"[0-9A-Za-z_-]{1,64}")
-_SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
+ID_PATTERN = re.compile(r"[0-9A-Za-z_-]{1,64}")
+SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
 _EVIDENCE_COLUMNS = (
     "id",
     "test_id",
@@ -99,12 +99,12 @@ def may_serve(row: _Row) -> bool:
     # a bug upstream and must not become a way to serve unscanned or operator data.
     if not row.storage_key.startswith(EVIDENCE_PREFIX):
         return False
-    return bool(_SHA256_PATTERN.fullmatch(row.sha256))
+    return bool(SHA256_PATTERN.fullmatch(row.sha256))
 
 
 def find_servable(engine: Engine, storage: ObjectStorage, evidence_id: str) -> ServableFile | None:
     """The file to serve for ``evidence_id``, or None for every reason not to."""
-    if not _ID_PATTERN.fullmatch(evidence_id):
+    if not ID_PATTERN.fullmatch(evidence_id):
         return None
     with engine.connect() as connection:
         row = connection.execute(_lookup(evidence_id)).first()

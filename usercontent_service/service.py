@@ -1,4 +1,5 @@
-"""The Starlette application: ``/e/{evidence_id}/{name}``, ``/exports/{name}`` and ``/healthz``.
+"""The Starlette application: ``/e/{evidence_id}/{name}``, ``/exports/{name}``, preview
+artifacts at ``/p/{artifact_id}/{name}`` and ``/healthz``.
 
 Blocking work (the database, storage calls and each chunk read) runs in the thread pool, so
 one slow object store never stalls other requests.
@@ -7,6 +8,8 @@ one slow object store never stalls other requests.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from functools import partial
 
 from sqlalchemy import Engine, text
 from starlette.applications import Starlette
@@ -27,6 +30,7 @@ from usercontent_service.headers import (
     download_name,
     served_content_type,
 )
+from usercontent_service.previews import find_preview_artifact
 from usercontent_service.sending import StoredObject, send_object
 
 logger = logging.getLogger(__name__)
@@ -75,20 +79,31 @@ class EvidenceEndpoint:
         return await send_object(request, self.storage, stored)
 
 
-class ExportsEndpoint:
-    """The published open-data export's files, and nothing else under ``exports/``."""
+class LookupEndpoint:
+    """Serves what ``find`` returns for one path parameter; ``None`` or any error is the 404.
 
-    def __init__(self, storage: ObjectStorage) -> None:
+    The published open-data export's files and automated preview artifacts use it; each
+    finder holds its own rules.
+    """
+
+    def __init__(
+        self,
+        storage: ObjectStorage,
+        find: Callable[[str], StoredObject | None],
+        param: str,
+        what: str,
+    ) -> None:
         self.storage = storage
+        self.find = find
+        self.param = param
+        self.what = what
 
     async def serve(self, request: Request) -> Response:
         try:
-            stored = await run_in_threadpool(
-                find_export_file, self.storage, request.path_params["name"]
-            )
+            stored = await run_in_threadpool(self.find, request.path_params[self.param])
             return await send_object(request, self.storage, stored) if stored else not_found()
         except Exception as error:
-            logger.warning("export file refused after %s", type(error).__name__)
+            logger.warning("%s refused after %s", self.what, type(error).__name__)
             return not_found()
 
 
@@ -117,7 +132,10 @@ def create_app(
         return not_found()
 
     evidence = EvidenceEndpoint(engine, storage)
-    exports = ExportsEndpoint(storage)
+    exports = LookupEndpoint(storage, partial(find_export_file, storage), "name", "export file")
+    previews = LookupEndpoint(
+        storage, partial(find_preview_artifact, engine, storage), "artifact_id", "preview artifact"
+    )
     # Every refusal is the one 404: a wrong method too (a 405 would tell a path exists), and
     # no redirect — Starlette's trailing-slash redirect builds its Location from the Host
     # header, so it would echo whatever host a request claims.
@@ -125,6 +143,7 @@ def create_app(
         routes=[
             Route("/e/{evidence_id}/{name:path}", evidence.serve, methods=["GET", "HEAD"]),
             Route("/exports/{name}", exports.serve, methods=["GET", "HEAD"]),
+            Route("/p/{artifact_id}/{name}", previews.serve, methods=["GET", "HEAD"]),
             Route("/healthz", healthz, methods=["GET", "HEAD"]),
         ],
         exception_handlers={404: refuse, 405: refuse, Exception: refuse},

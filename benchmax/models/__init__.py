@@ -40,6 +40,14 @@ from benchmax.models.moderation import (
     ReportReason,
 )
 from benchmax.models.operations import BackupRecord, MetricSample
+from benchmax.models.preview import (
+    PreviewArtifact,
+    PreviewArtifactKind,
+    PreviewBudgetDay,
+    PreviewEvaluation,
+    PreviewRetryDay,
+    PreviewState,
+)
 from benchmax.models.prompt_group import PromptAlias, PromptBand, PromptSignature
 from benchmax.models.prompt_key import PROMPT_KEY_VERSION, normalise_prompt, prompt_key
 from benchmax.models.review import Review, ReviewerKind
@@ -90,6 +98,12 @@ __all__ = [
     "ModerationAction",
     "ModerationDecision",
     "ModerationHold",
+    "PreviewArtifact",
+    "PreviewArtifactKind",
+    "PreviewBudgetDay",
+    "PreviewEvaluation",
+    "PreviewRetryDay",
+    "PreviewState",
     "PromptAlias",
     "PromptBand",
     "PromptSignature",

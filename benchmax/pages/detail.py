@@ -11,6 +11,7 @@ from benchmax.components.actions_panel import actions_panel
 from benchmax.components.badges import declared_label, kind_icon, status_badge
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.not_found import not_found_panel
+from benchmax.components.preview import preview_section
 from benchmax.components.showcase import showcase_lines
 from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
 from benchmax.state.detail import TestDetailState as S
@@ -237,22 +238,6 @@ def _evidence() -> rx.Component:
     )
 
 
-def _preview() -> rx.Component:
-    """Where the automated preview will go; not available yet."""
-    return rx.cond(
-        S.has_source,
-        _section(
-            "Automated preview",
-            rx.callout(
-                "Automated preview unavailable",
-                icon="monitor-off",
-                color_scheme="gray",
-                id="preview-unavailable",
-            ),
-        ),
-    )
-
-
 def _detail() -> rx.Component:
     return rx.vstack(
         _owner_notice(),
@@ -262,7 +247,7 @@ def _detail() -> rx.Component:
         rx.cond(TEST.notes != "", _section("Notes", _pre(TEST.notes))),
         _output(),
         _evidence(),
-        _preview(),
+        preview_section(),
         _reviews(),
         actions_panel(),
         spacing="5",

@@ -49,6 +49,7 @@ from benchmax.models import (
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.judge.review import request_ai_review
+from benchmax.services.preview.jobs import request_preview
 from benchmax.services.safety import ScanResult
 from benchmax.services.scan_process import scan_in_child, scan_limits
 from benchmax.services.submissions.records import (
@@ -298,8 +299,10 @@ def publish_test(ctx: JobContext, test_id: str) -> None:
         images = [file for file in files if file.kind == EvidenceKind.IMAGE]
         test.thumbnail_evidence_id = images[0].id if images else None
         session.add(test)
-        # After the Test is public, in the same commit; with the judge off, nothing is added.
+        # After the Test is public, in the same commit; with the judge or previews off, nothing
+        # is added. Neither is waited for.
         request_ai_review(session, ctx.settings, test_id)
+        request_preview(session, ctx.settings, test_id)
 
 
 def cleanup_quarantine(ctx: JobContext, older_than: timedelta = timedelta(hours=24)) -> int:

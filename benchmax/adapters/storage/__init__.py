@@ -19,6 +19,8 @@ EVIDENCE_PREFIX = "evidence/"
 PRIVATE_PREFIX = "private/"
 # Published open-data exports: every byte under it was built from public rows only.
 EXPORTS_PREFIX = "exports/"
+# Automated preview artifacts (screenshot, video, result); served only for a public Test.
+PREVIEW_PREFIX = "preview/"
 
 DEFAULT_CHUNK_SIZE = 256 * 1024
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import event
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session, SessionTransaction
+from sqlmodel import col
 
 from benchmax.adapters.queue import current_dispatcher
-from benchmax.models import Job
+from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
 from benchmax.settings import get_settings
 
@@ -59,6 +60,30 @@ def enqueue(
     if delay_seconds <= 0:
         send_after_commit(session, job.id)  # type: ignore[arg-type]  # set by the flush
     return job
+
+
+def enqueue_unless_pending(
+    session: Session,
+    kind: str,
+    subject_id: str,
+    *,
+    delay_seconds: float,
+    max_attempts: int | None = None,
+) -> None:
+    """A delayed job for ``subject_id``, unless one of ``kind`` is already waiting for it.
+
+    How a handler defers work it cannot do now (e.g. a daily budget is spent) without piling
+    up a new job every time it is asked.
+    """
+    waiting = session.execute(
+        select(col(Job.id)).where(
+            col(Job.kind) == kind,
+            col(Job.subject_id) == subject_id,
+            col(Job.state) == JobState.PENDING,
+        )
+    ).first()
+    if waiting is None:
+        enqueue(session, kind, subject_id, delay_seconds=delay_seconds, max_attempts=max_attempts)
 
 
 def send_after_commit(session: Session, job_id: int) -> None:

@@ -32,7 +32,6 @@ from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
 from benchmax.models import (
     CaseState,
     Job,
-    JobState,
     JudgeReviewSample,
     JudgeSample,
     JudgeSnapshot,
@@ -46,6 +45,7 @@ from benchmax.models import (
 )
 from benchmax.models.audit import AuditAction, audit
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
+from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge import budget
 from benchmax.services.judge.blinding import BLINDING_VERSION, blinder_for_test
 from benchmax.services.judge.evidence import EvidenceBounds, JudgeEvidence, build_evidence
@@ -79,10 +79,15 @@ def judge_client(settings: Settings) -> JudgePort | None:
     return _client
 
 
-def is_judge_job(ctx: JobContext, job_id: int) -> bool:
-    """Whether job ``job_id`` is an AI review (the worker runs those on threads of their own)."""
+def job_kind(ctx: JobContext, job_id: int) -> str | None:
+    """Job ``job_id``'s kind: the worker runs AI reviews and previews on threads of their own."""
     with ctx.session() as session:
-        return session.exec(select(Job.kind).where(Job.id == job_id)).first() == JUDGE_REVIEW
+        return session.exec(select(Job.kind).where(Job.id == job_id)).first()
+
+
+def is_judge_job(ctx: JobContext, job_id: int) -> bool:
+    """Whether job ``job_id`` is an AI review."""
+    return job_kind(ctx, job_id) == JUDGE_REVIEW
 
 
 def request_ai_review(session: Session, settings: Settings, test_id: str) -> None:
@@ -190,16 +195,8 @@ def _prepare(ctx: JobContext, test_id: str) -> _Work | None:
 def _defer(ctx: JobContext, test_id: str) -> None:
     """Budget spent: the review waits for the next UTC day in a job of its own."""
     with ctx.session() as session:
-        waiting = session.exec(
-            select(Job.id).where(
-                Job.kind == JUDGE_REVIEW,
-                Job.subject_id == test_id,
-                Job.state == JobState.PENDING,
-            )
-        ).first()
-        if waiting is None:
-            delay = budget.seconds_to_next_day() + _NEXT_DAY_MARGIN
-            enqueue(session, JUDGE_REVIEW, test_id, delay_seconds=delay)
+        delay = budget.seconds_to_next_day() + _NEXT_DAY_MARGIN
+        enqueue_unless_pending(session, JUDGE_REVIEW, test_id, delay_seconds=delay)
     logger.info("judge review of %s deferred to the next UTC day (budget spent)", test_id)
 
 

@@ -1,0 +1,149 @@
+"""Automated preview: evaluation time on the local sandbox, and that it never delays publication.
+
+* Evaluation time: a small site (tests/preview_sites.py's WORKING) evaluated ROUNDS times in
+  bubblewrap with Chromium, end to end (sandbox start to result read back). Target: p95
+  under 10 s on this machine; printed as p95 / target.
+* Time-to-public of the same Test with previews on and off: a Test with an approved source ZIP
+  is published by the real ``publish_test`` handler while, with previews on, the preview job
+  it enqueued runs on a thread of its own (as the worker runs it) — including the previous
+  round's preview still running when the next Test is published. Printed as on / off; it
+  must be about 1.0 (previews never delay publication).
+
+Run: ``.venv/bin/python -m bench.preview`` (needs bubblewrap and Chromium: ``make install``
+plus ``.make/preview``).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from benchmax.adapters.sandbox.local import LocalSandbox
+from benchmax.adapters.storage.local import LocalStorage
+from benchmax.cli import db_upgrade
+from benchmax.db import make_engine
+from benchmax.models import Job, Test, TestState
+from benchmax.services import pipeline
+from benchmax.services.jobs import JobContext
+from benchmax.services.preview import jobs as preview_jobs
+from benchmax.settings import Settings
+from tests.preview_sites import WORKING, publish_site, zip_of
+
+ROUNDS = 5
+PUBLISH_ROUNDS = 5
+TARGET_P95_SECONDS = 10.0
+
+
+def _p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def evaluation_times(scratch: Path) -> list[float]:
+    site = scratch / "site.zip"
+    site.write_bytes(zip_of(WORKING))
+    sandbox = LocalSandbox()
+    times = []
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        output = sandbox.evaluate(site, 60)
+        times.append(time.perf_counter() - started)
+        assert output.result["status"] == "ok", output.result.get("reason")
+    return times
+
+
+def _ctx(scratch: Path, sandbox: str) -> JobContext:
+    url = f"sqlite:///{scratch}/bench-{sandbox}.db"
+    db_upgrade(url)
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        env="test",
+        data_dir=scratch / f"var-{sandbox}",
+        database_url=url,
+        preview_sandbox=sandbox,  # type: ignore[arg-type]
+        job_lease_seconds=120,
+        preview_timeout_seconds=60,
+    )
+    ctx = JobContext(settings=settings, engine=make_engine(url))
+    ctx.__dict__["storage"] = LocalStorage(scratch / f"objects-{sandbox}")
+    return ctx
+
+
+def _publish_once(ctx: JobContext) -> tuple[float, list[threading.Thread]]:
+    """Seconds from ``publish_test`` starting to the Test reading public; preview threads."""
+    with Session(ctx.engine, expire_on_commit=False) as session:
+        test = publish_site(session, ctx.storage, WORKING)
+        row = session.get(Test, test.id)
+        assert row is not None
+        row.state = TestState.PROCESSING
+        row.published_at = None
+        session.add(row)
+        session.commit()
+    started = time.perf_counter()
+    pipeline.publish_test(ctx, test.id)
+    took = time.perf_counter() - started
+    with Session(ctx.engine) as session:
+        assert session.get(Test, test.id).state == TestState.PUBLIC  # type: ignore[union-attr]
+        queued = session.exec(
+            select(Job.id).where(
+                Job.kind == preview_jobs.PREVIEW_EVALUATE, Job.subject_id == test.id
+            )
+        ).all()
+    threads = []
+    if queued:
+        thread = threading.Thread(target=preview_jobs.evaluate_preview, args=(ctx, test.id))
+        thread.start()
+        threads.append(thread)
+    return took, threads
+
+
+def time_to_public(scratch: Path, sandbox: str) -> list[float]:
+    ctx = _ctx(scratch, sandbox)
+    times: list[float] = []
+    running: list[threading.Thread] = []
+    for _ in range(PUBLISH_ROUNDS):
+        took, threads = _publish_once(ctx)
+        times.append(took)
+        running += threads
+        time.sleep(0.5)  # a little spacing, so a preview is mid-run at the next publish
+    for thread in running:
+        thread.join()
+    if sandbox != "off":
+        assert running, "previews on, yet no preview job was queued"
+    return times
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-preview-") as name:
+        scratch = Path(name)
+        load = os.getloadavg()[0]
+        print(f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores")
+        evaluation = evaluation_times(scratch)
+        p50, p95 = statistics.median(evaluation), _p(evaluation, 0.95)
+        print(
+            f"preview evaluation (local sandbox, {ROUNDS} runs): p50 {p50:.2f} s, p95 {p95:.2f} s"
+        )
+        print(
+            f"  p95 / target ({TARGET_P95_SECONDS:.0f} s): {p95 / TARGET_P95_SECONDS:.2f}",
+            "(<= 1 passes)",
+        )
+        off = time_to_public(scratch, "off")
+        on = time_to_public(scratch, "local")
+        off50, on50 = statistics.median(off), statistics.median(on)
+        print(
+            f"time-to-public, previews off: p50 {off50 * 1000:.1f} ms, max {max(off) * 1000:.1f} ms"
+        )
+        print(
+            f"time-to-public, previews on:  p50 {on50 * 1000:.1f} ms, max {max(on) * 1000:.1f} ms"
+        )
+        print(f"  on / off (p50): {on50 / off50:.2f} (about 1: previews never delay publication)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""The local sandbox: bubblewrap around the evaluator, on the worker itself.
+
+Every namespace is unshared (mount, PID, IPC, UTS, cgroup and network: loopback only). The
+system directories, Python and the evaluator are bound read-only, ``/tmp`` is a fresh tmpfs,
+the ZIP is bound read-only and one empty output directory is the only thing written back.
+The evaluator runs as ``nobody`` so that Chromium's own sandbox works inside, and it dies
+with its parent (``--die-with-parent``, its own session, its process group killed at the
+deadline).
+
+Run as root, bubblewrap would map a new user namespace onto root itself, so there the user
+namespace is left out and ``setpriv`` drops the real uid to ``nobody`` instead; as any other
+user, bubblewrap's user namespace does the same job.
+
+The evaluator's first step is the egress self-test: if any connection out succeeds, it
+writes ``egress_open`` and stops, and this adapter fails closed (``SandboxError``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from benchmax.adapters.sandbox import EVALUATOR_DIR, EvaluationOutput, SandboxError, read_outputs
+
+NOBODY = 65534
+BWRAP = "/usr/bin/bwrap"
+SETPRIV = "/usr/bin/setpriv"
+INSIDE_EVALUATOR = "/opt/evaluator"
+INSIDE_ZIP = "/input/site.zip"
+INSIDE_OUT = "/output"
+# Paths inside the sandbox: its /tmp is a fresh tmpfs, not the host's.
+TMP = "/tmp"  # noqa: S108
+# Time the sandbox gets beyond the evaluator's own bound before it is killed.
+GRACE_SECONDS = 10.0
+
+
+def _ancestors(path: str) -> list[str]:
+    parents = list(PurePosixPath(path).parents)[:-1]
+    return [str(parent) for parent in reversed(parents)]
+
+
+def _dirs_for(targets: list[str]) -> list[str]:
+    """``--dir`` for every parent of a mount point, world-searchable (bubblewrap's are 0700)."""
+    made: list[str] = []
+    args: list[str] = []
+    for target in targets:
+        for parent in _ancestors(target):
+            if parent not in made and parent not in ("/usr", "/etc", TMP):
+                made.append(parent)
+                args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
+def bwrap_command(
+    zip_path: Path, out_dir: Path, timeout_seconds: float, probes: list[str] | None = None
+) -> list[str]:
+    """The full command line; separate so tests can run other programs in the same box."""
+    python_home = sys.base_prefix
+    venv = sys.prefix
+    binds = [(python_home, python_home), (venv, venv), (str(EVALUATOR_DIR), INSIDE_EVALUATOR)]
+    binds.append((str(zip_path), INSIDE_ZIP))
+    as_root = os.geteuid() == 0
+    namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    namespaces += ["--unshare-cgroup-try"] + ([] if as_root else ["--unshare-user"])
+    command = [BWRAP, *namespaces, "--die-with-parent", "--new-session"]
+    command += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for link in ("bin", "lib", "lib64", "sbin"):
+        if os.path.islink(f"/{link}"):
+            command += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", TMP]
+    command += _dirs_for([inside for _, inside in binds] + [INSIDE_OUT])
+    for outside, inside in binds:
+        command += ["--ro-bind", outside, inside]
+    command += ["--bind", str(out_dir), INSIDE_OUT, "--clearenv"]
+    command += ["--setenv", "HOME", TMP, "--setenv", "PATH", "/usr/bin:/bin"]
+    command += ["--setenv", "LANG", "C.UTF-8", "--chdir", TMP]
+    if as_root:
+        command += [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        command += ["--inh-caps=-all", "--bounding-set=-all"]
+    command += [str(Path(venv) / "bin" / "python"), f"{INSIDE_EVALUATOR}/evaluate.py"]
+    command += ["--zip", INSIDE_ZIP, "--out", INSIDE_OUT, "--timeout", str(timeout_seconds)]
+    for probe in probes or []:
+        command += ["--probe", probe]
+    return command
+
+
+class LocalSandbox:
+    name = "local"
+
+    def __init__(self, probes: list[str] | None = None) -> None:
+        self.probes = probes
+
+    def evaluate(
+        self, zip_path: Path, timeout_seconds: float, *, labels: dict[str, str] | None = None
+    ) -> EvaluationOutput:
+        if not os.path.exists(BWRAP):
+            raise SandboxError("bubblewrap_missing")
+        out_dir = Path(tempfile.mkdtemp(prefix="benchmax-preview-"))
+        try:
+            if os.geteuid() == 0:
+                os.chown(out_dir, NOBODY, NOBODY)
+            command = bwrap_command(zip_path, out_dir, timeout_seconds, self.probes)
+            run_bounded(command, timeout_seconds + GRACE_SECONDS)
+            return read_outputs(out_dir)
+        finally:
+            shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def run_bounded(command: list[str], seconds: float) -> int:
+    """Run ``command`` in its own process group; kill the whole group at the deadline."""
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        return process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return -1
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

@@ -1,0 +1,157 @@
+"""What the Test page shows of its automated preview, and the contributor's retry.
+
+Readers get the figures and one plain reason; the technical code (``error_code``) stays on
+/operations. Artifact URLs point at the user-content origin, which checks again on every
+request that the Test is public.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from sqlmodel import Session, col, select
+
+from benchmax.models import (
+    PreviewArtifact,
+    PreviewArtifactKind,
+    PreviewEvaluation,
+    PreviewState,
+    Test,
+    TestState,
+)
+from benchmax.services.dates import human_date
+from benchmax.services.errors import Conflict, NotFound, RateLimited
+from benchmax.services.jobs import enqueue
+from benchmax.services.preview import budget
+from benchmax.services.preview.jobs import (
+    MAX_ATTEMPTS,
+    PREVIEW_EVALUATE,
+    REASON_OFF,
+    source_zip,
+)
+from benchmax.settings import Settings
+
+SHOWN_MESSAGES = 3
+
+
+@dataclass(frozen=True)
+class PreviewView:
+    """``status``: "none" (no source ZIP), "pending", "done" or "unavailable"."""
+
+    status: str = "none"
+    reason: str = ""
+    screenshot_url: str = ""
+    video_url: str = ""
+    video_is_image: bool = False
+    load_time: str = ""
+    console_error_count: int = 0
+    console_errors: list[str] = field(default_factory=list)
+    accessibility: str = ""
+    summary: str = ""
+    template: str = ""
+    template_hash: str = ""
+    date: str = ""
+    can_retry: bool = False
+
+
+def artifact_url(origin: str, artifact: PreviewArtifact) -> str:
+    name = artifact.storage_key.rsplit("/", 1)[-1]
+    return f"{origin.rstrip('/')}/p/{quote(artifact.id, safe='')}/{quote(name, safe='')}"
+
+
+def latest_evaluation(session: Session, test_id: str) -> PreviewEvaluation | None:
+    return session.exec(
+        select(PreviewEvaluation)
+        .where(PreviewEvaluation.test_id == test_id)
+        .order_by(col(PreviewEvaluation.created_at).desc())
+    ).first()
+
+
+def preview_view(
+    session: Session, settings: Settings, test_id: str, *, viewer_id: str | None = None
+) -> PreviewView:
+    """The preview section of a public Test (empty for any other)."""
+    test = session.get(Test, test_id)
+    if test is None or test.state != TestState.PUBLIC or source_zip(session, test_id) is None:
+        return PreviewView()
+    evaluation = latest_evaluation(session, test_id)
+    if evaluation is None:
+        if settings.preview_sandbox == "off":
+            return PreviewView(status="unavailable", reason=REASON_OFF)
+        return PreviewView(status="pending")
+    if evaluation.state == PreviewState.PENDING:
+        return PreviewView(status="pending")
+    if evaluation.state != PreviewState.DONE:
+        retry = evaluation.state == PreviewState.FAILED and viewer_id == test.contributor_id
+        return PreviewView(status="unavailable", reason=evaluation.reader_reason, can_retry=retry)
+    return _done(session, settings, evaluation)
+
+
+def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -> PreviewView:
+    artifacts = {
+        artifact.kind: artifact
+        for artifact in session.exec(
+            select(PreviewArtifact).where(PreviewArtifact.evaluation_id == evaluation.id)
+        )
+    }
+    origin = settings.usercontent_origin
+    shot, video = artifacts.get(PreviewArtifactKind.SCREENSHOT), artifacts.get("video")
+    result = _result(evaluation)
+    errors = [str(text) for text in result.get("console_errors") or []][:SHOWN_MESSAGES]
+    return PreviewView(
+        status="done",
+        screenshot_url=artifact_url(origin, shot) if shot else "",
+        video_url=artifact_url(origin, video) if video else "",
+        video_is_image=bool(video and video.content_type.startswith("image/")),
+        load_time=f"{(evaluation.load_ms or 0) / 1000:.2f} s",
+        console_error_count=evaluation.console_error_count or 0,
+        console_errors=errors,
+        accessibility=_accessibility(result),
+        summary=str(result.get("summary") or ""),
+        template=evaluation.template,
+        template_hash=evaluation.template_hash[:12],
+        date=human_date(evaluation.finished_at),
+    )
+
+
+def _result(evaluation: PreviewEvaluation) -> dict[str, Any]:
+    try:
+        parsed = json.loads(evaluation.result_json or "{}")
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _accessibility(result: dict[str, Any]) -> str:
+    axe = result.get("axe") if isinstance(result.get("axe"), dict) else None
+    if not axe:
+        return "not measured"
+    violations = axe.get("violations") or []
+    serious = sum(1 for v in violations if v.get("impact") in ("serious", "critical"))
+    rules = "no axe-core rule failed" if not violations else f"{len(violations)} rules failed"
+    return f"{rules} ({serious} serious or critical), axe-core {axe.get('version', '?')}"
+
+
+def retry_preview(session: Session, settings: Settings, user_id: str, test_id: str) -> None:
+    """The contributor asks for a failed preview again (at most ``preview_retry_daily_limit``
+    a day); the same evaluation row goes back to pending, so it is still evaluated once."""
+    test = session.get(Test, test_id)
+    if test is None or test.state != TestState.PUBLIC or test.contributor_id != user_id:
+        raise NotFound("not_found", "This Test does not exist.")
+    evaluation = latest_evaluation(session, test_id)
+    if evaluation is None or evaluation.state != PreviewState.FAILED:
+        raise Conflict("not_failed", "Only a failed preview can be retried.")
+    if not budget.take_retry(session, user_id, settings.preview_retry_daily_limit):
+        raise RateLimited(
+            "preview_retry_limit",
+            f"You can retry previews {settings.preview_retry_daily_limit} times a day; "
+            "try again tomorrow.",
+        )
+    evaluation.state = PreviewState.PENDING
+    evaluation.reader_reason = evaluation.error_code = ""
+    evaluation.finished_at = None
+    session.add(evaluation)
+    enqueue(session, PREVIEW_EVALUATE, test_id, max_attempts=MAX_ATTEMPTS)

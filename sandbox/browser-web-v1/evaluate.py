@@ -1,0 +1,601 @@
+"""browser-web-v1: open a contributor's static site in headless Chromium and record what it does.
+
+Runs INSIDE the sandbox (bubblewrap locally, an E2B microVM in production), as an
+unprivileged user, with no network but loopback. It uses only the standard library,
+Playwright (driving the system Chromium) and, when present, Pillow and Debian's ffmpeg.
+
+    python evaluate.py --zip site.zip --out DIR [--timeout 120] [--probe HOST:PORT ...]
+
+It always writes ``DIR/result.json`` (the versioned result below) and, when the page
+loaded, ``screenshot.png`` and a short recording (``video.webm``, or ``video.webp`` frames
+when no ffmpeg is installed). The exit status is 0 whenever a result was written: a failing
+*site* is a result, not an error of the evaluator.
+
+Order matters: the egress self-test runs first (a connection out that succeeds stops
+everything, fail closed), then the ZIP is extracted with its own checks, then the page runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import http.server
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlsplit
+
+TEMPLATE = "browser-web-v1"
+RESULT_SCHEMA = "benchmax.preview.result/1"
+HERE = Path(__file__).resolve().parent
+AXE_PATH = HERE / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = os.environ.get("BENCHMAX_PREVIEW_CHROMIUM", "/usr/bin/chromium")
+FFMPEG = "/usr/bin/ffmpeg"
+
+MAX_PACKED = 20 * 1024 * 1024
+MAX_UNPACKED = 64 * 1024 * 1024
+MAX_ENTRIES = 2000
+VIEWPORT = {"width": 1440, "height": 1000}
+MAX_SHOT_HEIGHT = 8000
+# 2025-01-01T00:00:00Z: every preview sees the same date.
+FIXED_TIME_MS = 1735689600000
+RANDOM_SEED = 20250101
+VIDEO_SECONDS = 5.0
+FPS_SECONDS = 1.0
+IDLE_WAIT_MS = 5000
+KEEP_MESSAGES = 20
+MESSAGE_CHARS = 300
+DEFAULT_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "[2606:4700:4700::1111]:443")
+
+# Replaces Math.random with a seeded generator (mulberry32) before any page script runs, and
+# counts service-worker registrations (the context blocks them; this records the attempt).
+INIT_SCRIPT = """
+(() => {
+  let a = SEED >>> 0;
+  Math.random = function () {
+    a |= 0; a = (a + 0x6D2B79F5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  window.__benchmaxServiceWorkerAttempts = 0;
+  const sw = navigator.serviceWorker;
+  if (sw && sw.register) {
+    sw.register = function () {
+      window.__benchmaxServiceWorkerAttempts += 1;
+      const refusal = new DOMException('service workers are off in previews', 'SecurityError');
+      return Promise.reject(refusal);
+    };
+  }
+})();
+""".replace("SEED", str(RANDOM_SEED))
+
+FPS_SCRIPT = """
+(seconds) => new Promise((resolve) => {
+  let frames = 0; const start = performance.now();
+  const tick = () => { frames += 1;
+    if (performance.now() - start < seconds * 1000) requestAnimationFrame(tick);
+    else resolve(frames / ((performance.now() - start) / 1000)); };
+  requestAnimationFrame(tick);
+})
+"""
+
+AXE_SCRIPT = """
+async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return {version: axe.version, passes: r.passes.length, incomplete: r.incomplete.length,
+    violations: r.violations.map(v => ({id: v.id, impact: v.impact || '', help: v.help,
+      nodes: v.nodes.length}))};
+}
+"""
+
+
+class Refused(Exception):  # noqa: N818 (a refusal, not an error of the evaluator)
+    """The ZIP cannot be previewed; ``code`` says why in a word, never quoting content."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+# ---------------------------------------------------------------------------------------
+# Egress self-test
+
+
+def egress_open(probes: list[str], timeout: float = 1.5) -> str | None:
+    """The first probe a TCP connection reached, or None when every one failed."""
+    for probe in probes:
+        host, _, port = probe.rpartition(":")
+        host = host.strip("[]")
+        try:
+            with socket.create_connection((host, int(port)), timeout=timeout):
+                return probe
+        except OSError:
+            continue
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Safe extraction
+
+
+def _safe_parts(name: str) -> tuple[str, ...]:
+    if "\\" in name or "\x00" in name or name.startswith("/") or ":" in name.split("/")[0]:
+        raise Refused("unsafe_path")
+    parts = tuple(part for part in PurePosixPath(name).parts if part not in ("", "."))
+    if not parts or any(part == ".." for part in parts):
+        raise Refused("unsafe_path")
+    return parts
+
+
+def _check_entry(info: zipfile.ZipInfo) -> None:
+    if info.flag_bits & 0x1:
+        raise Refused("encrypted_entry")
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+        raise Refused("special_entry")  # symlinks, devices, fifos
+
+
+def extract(zip_path: Path, target: Path) -> int:
+    """Unpack ``zip_path`` into ``target``; refuses anything that would land outside it.
+
+    Sizes are counted as bytes are written (a header's declared size can lie), every path is
+    resolved and checked against ``target``, files are created exclusively and never through
+    a link. Returns the number of files written.
+    """
+    if zip_path.stat().st_size > MAX_PACKED:
+        raise Refused("too_large_packed")
+    root = target.resolve()
+    written = total = 0
+    try:
+        archive = zipfile.ZipFile(zip_path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise Refused("not_a_zip") from exc
+    with archive:
+        entries = archive.infolist()
+        if len(entries) > MAX_ENTRIES:
+            raise Refused("too_many_entries")
+        seen: set[str] = set()
+        for info in entries:
+            _check_entry(info)
+            parts = _safe_parts(info.filename)
+            key = "/".join(parts).casefold()
+            if key in seen:
+                raise Refused("duplicate_entry")
+            seen.add(key)
+            destination = root.joinpath(*parts)
+            if os.path.commonpath([root, destination.resolve()]) != str(root):
+                raise Refused("unsafe_path")
+            if info.is_dir():
+                destination.mkdir(parents=True, exist_ok=True)
+                continue
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            total = _copy_entry(archive, info, destination, total)
+            written += 1
+    return written
+
+
+def _copy_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, total: int) -> int:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        with archive.open(info) as source, os.fdopen(os.open(path, flags, 0o444), "wb") as out:
+            while chunk := source.read(1 << 16):
+                total += len(chunk)
+                if total > MAX_UNPACKED:
+                    raise Refused("too_large_unpacked")
+                out.write(chunk)
+    except (zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError) as exc:
+        raise Refused("corrupt_entry") from exc
+    except FileExistsError as exc:
+        raise Refused("duplicate_entry") from exc
+    return total
+
+
+# ---------------------------------------------------------------------------------------
+# Loopback static server
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """GET and HEAD of the extracted files; nothing is logged (paths are site content)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def list_directory(self, path: Any) -> None:  # type: ignore[override]
+        self.send_error(404)
+        return None
+
+
+def serve(root: Path) -> http.server.ThreadingHTTPServer:
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+# ---------------------------------------------------------------------------------------
+# The browser run
+
+
+class Recorder:
+    """Everything the page did that the result reports, gathered from Playwright's events."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.console_errors: list[str] = []
+        self.console_error_count = 0
+        self.failed: list[dict[str, str]] = []
+        self.blocked: list[str] = []
+        self.blocked_count = 0
+
+    def route(self, route: Any) -> None:
+        url = route.request.url
+        parts = urlsplit(url)
+        if f"{parts.scheme}://{parts.netloc}" == self.origin or parts.scheme in ("data", "blob"):
+            route.continue_()
+            return
+        self.blocked_count += 1
+        if len(self.blocked) < KEEP_MESSAGES:
+            self.blocked.append(_clip(url))
+        route.abort("blockedbyclient")
+
+    def console(self, message: Any) -> None:
+        # Our own blocks show up as "Failed to load resource: ERR_BLOCKED_BY_CLIENT"; they are
+        # reported as blocked requests, not as the page's errors.
+        if message.type == "error" and "ERR_BLOCKED_BY_CLIENT" not in message.text:
+            self._error(message.text)
+
+    def page_error(self, error: Any) -> None:
+        self._error(f"Uncaught {error}")
+
+    def request_failed(self, request: Any) -> None:
+        failure = request.failure or ""
+        if "BLOCKED_BY_CLIENT" in failure:
+            return  # already recorded as blocked
+        if len(self.failed) < KEEP_MESSAGES:
+            self.failed.append({"url": _clip(request.url), "error": _clip(failure)})
+
+    def _error(self, text: str) -> None:
+        self.console_error_count += 1
+        if len(self.console_errors) < KEEP_MESSAGES:
+            self.console_errors.append(_clip(text))
+
+
+def _clip(text: str) -> str:
+    text = str(text)
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
+
+
+def launch_args() -> list[str]:
+    # Belt and braces: the sandbox has no network anyway; no name resolves but loopback.
+    return [
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--mute-audio",
+        "--disable-features=Translate,MediaRouter,OptimizationHints",
+    ] + (["--no-sandbox"] if os.environ.get("BENCHMAX_PREVIEW_NO_CHROMIUM_SANDBOX") else [])
+
+
+def run_page(site_url: str, origin: str, out: Path, deadline: float) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    recorder = Recorder(origin)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=launch_args(), timeout=_ms_left(deadline, 30)
+        )
+        try:
+            context = browser.new_context(
+                viewport=VIEWPORT,
+                device_scale_factor=1,
+                service_workers="block",
+                locale="en-US",
+                timezone_id="UTC",
+                accept_downloads=False,
+            )
+            context.route("**/*", recorder.route)
+            context.route_web_socket("**/*", _refuse_socket(recorder))
+            context.add_init_script(INIT_SCRIPT)
+            page = context.new_page()
+            page.clock.install(time=FIXED_TIME_MS / 1000)
+            page.on("console", recorder.console)
+            page.on("pageerror", recorder.page_error)
+            page.on("requestfailed", recorder.request_failed)
+            return _observe(page, context, site_url, recorder, out, deadline)
+        finally:
+            browser.close()
+
+
+def _refuse_socket(recorder: Recorder) -> Any:
+    def handle(socket_route: Any) -> None:
+        recorder.blocked_count += 1
+        if len(recorder.blocked) < KEEP_MESSAGES:
+            recorder.blocked.append(_clip(socket_route.url))
+        socket_route.close()
+
+    return handle
+
+
+def _ms_left(deadline: float, cap_seconds: float) -> float:
+    return max(1000.0, min(cap_seconds, deadline - time.monotonic()) * 1000)
+
+
+def _observe(
+    page: Any, context: Any, site_url: str, recorder: Recorder, out: Path, deadline: float
+) -> dict[str, Any]:
+    """Load, settle, then measure; each step bounded by what is left of the run."""
+    started = time.monotonic()
+    page.goto(site_url, wait_until="load", timeout=_ms_left(deadline, 30))
+    load_ms = round((time.monotonic() - started) * 1000)
+    try:
+        page.wait_for_load_state("networkidle", timeout=min(IDLE_WAIT_MS, _ms_left(deadline, 5)))
+        idle = True
+    except Exception:
+        idle = False
+    screenshot = _screenshot(page, out, deadline)
+    axe = _axe(page)
+    video, fps = _video(page, context, out, deadline)
+    attempts = int(page.evaluate("window.__benchmaxServiceWorkerAttempts || 0"))
+    return {
+        "load_ms": load_ms,
+        "network_idle": idle,
+        "screenshot": screenshot,
+        "fps": fps,
+        "axe": axe,
+        "video": video,
+        "service_worker_attempts": attempts,
+        "console_error_count": recorder.console_error_count,
+        "console_errors": recorder.console_errors,
+        "failed_requests": recorder.failed,
+        "blocked_request_count": recorder.blocked_count,
+        "blocked_requests": recorder.blocked,
+    }
+
+
+def _screenshot(page: Any, out: Path, deadline: float) -> dict[str, Any]:
+    height = int(page.evaluate("Math.max(document.documentElement.scrollHeight, innerHeight)"))
+    height = max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT))
+    path = out / "screenshot.png"
+    page.screenshot(
+        path=str(path),
+        full_page=True,
+        clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height},
+        timeout=_ms_left(deadline, 20),
+        animations="disabled",
+    )
+    return {"file": path.name, "width": VIEWPORT["width"], "height": height, "blank": _blank(path)}
+
+
+def _blank(path: Path) -> bool | None:
+    """Whether every pixel is the same colour; None when Pillow is not available."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    with Image.open(path) as image:
+        extrema = image.convert("RGB").getextrema()
+    return all(low == high for low, high in extrema)
+
+
+def _axe(page: Any) -> dict[str, Any]:
+    page.evaluate(AXE_PATH.read_text(encoding="utf-8"))
+    result: dict[str, Any] = page.evaluate(AXE_SCRIPT)
+    result["violations"] = result["violations"][:KEEP_MESSAGES]
+    return result
+
+
+def _video(
+    page: Any, context: Any, out: Path, deadline: float
+) -> tuple[dict[str, Any] | None, float | None]:
+    """About five seconds of CDP screencast frames, encoded with ffmpeg when it is installed,
+    and the frames-per-second sample taken during the first second of that recording."""
+    seconds = min(VIDEO_SECONDS, deadline - time.monotonic() - 10)
+    if seconds < 1:
+        return None, round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
+    session = context.new_cdp_session(page)
+    frames: list[tuple[float, bytes]] = []
+
+    def on_frame(event: dict[str, Any]) -> None:
+        frames.append((time.monotonic(), base64.b64decode(event["data"])))
+        session.send("Page.screencastFrameAck", {"sessionId": event["sessionId"]})
+
+    session.on("Page.screencastFrame", on_frame)
+    session.send(
+        "Page.startScreencast",
+        {"format": "jpeg", "quality": 70, "maxWidth": 720, "maxHeight": 500},
+    )
+    started = time.monotonic()
+    fps = round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
+    while time.monotonic() - started < seconds:
+        page.wait_for_timeout(100)  # lets Playwright deliver the frame events
+    session.send("Page.stopScreencast")
+    session.detach()
+    if not frames:
+        return None, fps
+    return _encode(frames, started + seconds, out), fps
+
+
+def _encode(frames: list[tuple[float, bytes]], end: float, out: Path) -> dict[str, Any] | None:
+    durations = [
+        max(0.04, (frames[i + 1][0] if i + 1 < len(frames) else end) - frames[i][0])
+        for i in range(len(frames))
+    ]
+    with tempfile.TemporaryDirectory() as scratch:
+        listing = []
+        for index, (_, data) in enumerate(frames):
+            frame = Path(scratch) / f"{index:05d}.jpg"
+            frame.write_bytes(data)
+            listing.append(f"file '{frame}'\nduration {durations[index]:.3f}\n")
+        listing.append(f"file '{Path(scratch) / f'{len(frames) - 1:05d}.jpg'}'\n")
+        (Path(scratch) / "frames.txt").write_text("".join(listing))
+        if os.path.exists(FFMPEG):
+            return _ffmpeg(Path(scratch) / "frames.txt", out, len(frames), sum(durations))
+        return _animated_webp(Path(scratch), len(frames), durations, out)
+
+
+def _ffmpeg(listing: Path, out: Path, count: int, seconds: float) -> dict[str, Any] | None:
+    path = out / "video.webm"
+    command = [FFMPEG, "-nostdin", "-loglevel", "error", "-f", "concat", "-safe", "0"]
+    command += ["-i", str(listing), "-vf", "fps=10,scale=trunc(iw/2)*2:trunc(ih/2)*2"]
+    command += ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "600k"]
+    command += ["-threads", "1", "-an", "-y", str(path)]
+    finished = subprocess.run(command, capture_output=True, timeout=30, check=False)
+    if finished.returncode != 0 or not path.exists():
+        return None
+    return {"file": path.name, "type": "video/webm", "frames": count, "seconds": round(seconds, 2)}
+
+
+def _animated_webp(
+    scratch: Path, count: int, durations: list[float], out: Path
+) -> dict[str, Any] | None:
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    images = [Image.open(scratch / f"{index:05d}.jpg") for index in range(count)]
+    path = out / "video.webp"
+    images[0].save(
+        path,
+        save_all=True,
+        append_images=images[1:],
+        duration=[round(d * 1000) for d in durations],
+        loop=0,
+        quality=60,
+    )
+    return {"file": path.name, "type": "image/webp", "frames": count, "seconds": sum(durations)}
+
+
+# ---------------------------------------------------------------------------------------
+# The result
+
+
+def checks_and_summary(observed: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    serious = [
+        v for v in observed["axe"]["violations"] if v.get("impact") in ("serious", "critical")
+    ]
+    checks = [
+        {"id": "loads", "passed": True, "detail": f"loaded in {observed['load_ms']} ms"},
+        {
+            "id": "no_console_errors",
+            "passed": observed["console_error_count"] == 0,
+            "detail": f"{observed['console_error_count']} console errors",
+        },
+        {
+            "id": "no_outside_requests",
+            "passed": observed["blocked_request_count"] == 0,
+            "detail": f"{observed['blocked_request_count']} requests off the site were blocked",
+        },
+        {
+            "id": "accessibility",
+            "passed": not serious,
+            "detail": f"{len(observed['axe']['violations'])} axe-core rules failed, "
+            f"{len(serious)} serious or critical",
+        },
+        {
+            "id": "screenshot_not_blank",
+            "passed": observed["screenshot"]["blank"] is False,
+            "detail": "the page drew something" if not observed["screenshot"]["blank"] else "blank",
+        },
+    ]
+    failed = [check["id"].replace("_", " ") for check in checks if not check["passed"]]
+    summary = f"The page loaded in {observed['load_ms'] / 1000:.1f} s with no network. " + (
+        "Every check passed."
+        if not failed
+        else "Checks that did not pass: " + ", ".join(failed) + "."
+    )
+    return checks, summary
+
+
+def write_result(out: Path, status: str, reason: str, **fields: Any) -> None:
+    result = {
+        "schema": RESULT_SCHEMA,
+        "template": TEMPLATE,
+        "status": status,
+        "reason": reason,
+        "seed": RANDOM_SEED,
+        "clock": FIXED_TIME_MS,
+        "viewport": VIEWPORT,
+        **fields,
+    }
+    temporary = out / "result.json.tmp"
+    temporary.write_text(json.dumps(result, sort_keys=True, ensure_ascii=False))
+    os.replace(temporary, out / "result.json")
+
+
+def _watchdog(out: Path, seconds: float) -> None:
+    """The run is bounded even if the page wedges the browser: write a failure and exit."""
+
+    def expire() -> None:
+        write_result(out, "failed", "timeout", summary="The preview ran out of time.")
+        os._exit(0)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+
+
+def evaluate(zip_path: Path, out: Path, timeout: float, probes: list[str]) -> None:
+    deadline = time.monotonic() + timeout - 2
+    _watchdog(out, timeout - 1)
+    reached = egress_open(probes)
+    if reached is not None:
+        write_result(out, "failed", "egress_open", summary="The sandbox could reach the network.")
+        return
+    site = Path(tempfile.mkdtemp(prefix="site-"))
+    try:
+        extract(zip_path, site)
+    except Refused as refused:
+        write_result(out, "not_applicable", refused.code, summary="This ZIP cannot be previewed.")
+        return
+    if not (site / "index.html").is_file():
+        write_result(out, "not_applicable", "no_root_index", summary="No index.html at the root.")
+        return
+    server = serve(site)
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        observed = run_page(f"{origin}/index.html", origin, out, deadline)
+    except Exception as exc:
+        write_result(out, "failed", _failure_code(exc), summary="The page did not finish loading.")
+        return
+    finally:
+        server.shutdown()
+    checks, summary = checks_and_summary(observed)
+    write_result(out, "ok", "", checks=checks, summary=summary, **observed)
+
+
+def _failure_code(exc: BaseException) -> str:
+    name = type(exc).__name__
+    return "page_timeout" if "Timeout" in name else f"browser_error:{name}"[:64]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--zip", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--probe", action="append", default=None)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    probes = list(DEFAULT_PROBES) if args.probe is None else args.probe
+    evaluate(args.zip, args.out, max(10.0, args.timeout), probes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
