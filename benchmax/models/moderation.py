@@ -68,6 +68,34 @@ class Dispute(SQLModel, table=True):
     closed_at: datetime | None = time_field()
 
 
+class Appeal(SQLModel, table=True):
+    """A contributor asking for their removed Test back; at most one per Test is open.
+
+    The removal it contests (``removal_id``) is never touched: a moderator's answer is a new
+    ``ModerationDecision`` about the appeal, and granting one restores the Test by its own
+    restore decision.
+    """
+
+    __table_args__ = (
+        Index(
+            "uq_appeal_open_test",
+            "test_id",
+            unique=True,
+            sqlite_where=text(_IS_OPEN),
+            postgresql_where=text(_IS_OPEN),
+        ),
+    )
+
+    id: str = id_field()
+    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
+    contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
+    removal_id: str = Field(foreign_key="moderation_decision.id", max_length=16)
+    reason: str = Field(sa_type=Text)
+    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
+    created_at: datetime = created_field()
+    closed_at: datetime | None = time_field()
+
+
 class ModerationHold(SQLModel, table=True):
     """Keeps a public Test out of rankings (for example after injection signals)."""
 
@@ -99,6 +127,8 @@ class ModerationAction(StrEnum):
     USER_SUSPEND = "user.suspend"
     USER_REINSTATE = "user.reinstate"
     PROMPT_ALIAS = "prompt.alias"  # two prompt keys are one comparison group
+    APPEAL_GRANT = "appeal.grant"  # the removal is reversed: the Test is restored
+    APPEAL_REJECT = "appeal.reject"  # the removal stands
 
     @property
     def verb(self) -> str:

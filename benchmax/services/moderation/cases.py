@@ -14,12 +14,12 @@ from typing import TypeVar
 
 from sqlmodel import Session
 
-from benchmax.models import CaseState, Dispute, ModerationHold, Report, Test, User
+from benchmax.models import Appeal, CaseState, Dispute, ModerationHold, Report, Test, User
 from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.errors import Conflict, Forbidden, NotFound
 
 _FAILURE_REASON_MAX = 500  # Test.failure_reason and EvidenceFile.block_reason columns
-Case = TypeVar("Case", Report, Dispute)
+Case = TypeVar("Case", Report, Dispute, Appeal)
 
 
 def outcome_line(outcome: str, reason: str) -> str:
@@ -51,7 +51,9 @@ def open_report_for(session: Session, report_id: str | None, test: Test) -> Repo
     return report
 
 
-def close_case(case: Report | Dispute | ModerationHold, state: CaseState, session: Session) -> None:
+def close_case(
+    case: Report | Dispute | Appeal | ModerationHold, state: CaseState, session: Session
+) -> None:
     case.state = state
     case.closed_at = utcnow()
     session.add(case)
@@ -60,7 +62,7 @@ def close_case(case: Report | Dispute | ModerationHold, state: CaseState, sessio
 def open_case(
     session: Session, admin: User, model: type[Case], case_id: str, noun: str
 ) -> tuple[Case, Test]:
-    """The open report or dispute ``case_id`` and its Test, which is not the moderator's own."""
+    """The open case ``case_id`` and its Test, which is not the moderator's own."""
     case = session.get(model, case_id) if is_public_id(case_id) else None
     if case is None:
         raise NotFound(f"{noun}_not_found", f"No {noun} has this id.")
