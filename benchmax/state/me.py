@@ -1,4 +1,10 @@
-"""``/me``: the contributor's own Tests (private ones included) and their API tokens."""
+"""``/me``: the contributor's own Tests (private ones included), appeals against removals, and
+their API tokens.
+
+A new token's plaintext lives only in ``new_token`` for the one response that shows it; the
+copy button and the ``curl`` example are built from that var in the browser, so no other
+state, log or store ever holds it.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from benchmax.models import ApiToken
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
+from benchmax.services.moderation.appeals import appeal_states, open_appeal
 from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
 from benchmax.state.session import SessionState
 
@@ -39,9 +46,12 @@ class MyTestView:
     updated: str
     expires: str  # empty unless an untouched draft
     moderation: str  # the decisions about it, "outcome — reason", joined
+    appeal: str  # removed Tests: "can", "open" or "answered"; others empty
 
     @classmethod
-    def of(cls, row: submissions.MyTestRow, decisions: list[DecisionOutcome]) -> MyTestView:
+    def of(
+        cls, row: submissions.MyTestRow, decisions: list[DecisionOutcome], appeal: str = ""
+    ) -> MyTestView:
         return cls(
             id=row.id,
             title=row.title,
@@ -52,6 +62,7 @@ class MyTestView:
             updated=human_date(row.updated_at),
             expires=human_date(row.expires_at),
             moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
+            appeal=(appeal or "can") if row.plain_status == "Removed" else "",
         )
 
 
@@ -82,6 +93,12 @@ class MeState(SessionState):
     new_token: rx.Field[str] = rx.field("")
     token_error: rx.Field[str] = rx.field("")
     action_error: rx.Field[str] = rx.field("")
+    api_origin: rx.Field[str] = rx.field("")
+    copied: rx.Field[str] = rx.field("")  # which copy button was last pressed
+    appeal_test: rx.Field[str] = rx.field("")  # the Test whose appeal form is open
+    appeal_text: rx.Field[str] = rx.field("")
+    appeal_error: rx.Field[str] = rx.field("")
+    appeal_notice: rx.Field[str] = rx.field("")
 
     def _reload(self) -> None:
         user = self._require_user()
@@ -91,14 +108,20 @@ class MeState(SessionState):
         with app_context().session() as session:
             rows = submissions.my_tests(session, user)
             live_tokens = tokens.list_tokens(session, user)
-            outcomes = decisions_for_tests(session, [row.id for row in rows])
-        self.tests = [MyTestView.of(row, outcomes.get(row.id, [])) for row in rows]
+            ids = [row.id for row in rows]
+            outcomes = decisions_for_tests(session, ids)
+            appeals = appeal_states(session, [r.id for r in rows if r.plain_status == "Removed"])
+        self.tests = [
+            MyTestView.of(row, outcomes.get(row.id, []), appeals.get(row.id, "")) for row in rows
+        ]
         self.token_list = [TokenView.of(token) for token in live_tokens]
 
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
         self.new_token, self.token_error, self.action_error = "", "", ""
+        self.copied, self.appeal_test, self.appeal_error, self.appeal_notice = "", "", "", ""
+        self.api_origin = app_context().settings.app_origin.rstrip("/")
         self._reload()
         self.loaded = True
 
@@ -146,4 +169,40 @@ class MeState(SessionState):
 
     @rx.event
     def dismiss_token(self) -> None:
-        self.new_token = ""
+        self.new_token, self.copied = "", ""
+
+    @rx.event
+    def mark_copied(self, which: str) -> None:
+        self.copied = which
+
+    @rx.event
+    def start_appeal(self, test_id: str) -> None:
+        self.appeal_test, self.appeal_error, self.appeal_notice = test_id, "", ""
+
+    @rx.event
+    def cancel_appeal(self) -> None:
+        self.appeal_test, self.appeal_error = "", ""
+
+    @rx.event
+    def set_appeal_text(self, value: str) -> None:
+        self.appeal_text = value[:5000]
+
+    @rx.event
+    def send_appeal(self) -> None:
+        """Send the open form's appeal; on refusal the text stays for the contributor to fix."""
+        user = self._require_user()
+        try:
+            with app_context().session() as session:
+                open_appeal(
+                    session,
+                    user,
+                    self.appeal_test,
+                    self.appeal_text,
+                    per_hour=app_context().settings.appeal_rate_limit_per_hour,
+                )
+        except ServiceError as exc:
+            self.appeal_error = exc.message
+            return
+        self.appeal_test, self.appeal_text, self.appeal_error = "", "", ""
+        self.appeal_notice = "Appeal sent. A moderator will read it and answer here."
+        self._reload()

@@ -91,7 +91,7 @@ def test_a_rejected_appeal_leaves_the_removal_and_cannot_be_sent_again(session: 
     session.refresh(test)
     assert test.state == TestState.REMOVED
     assert decision.next_state == "rejected"
-    assert appeals.appeal_states(session, [test.id]) == {test.id: "dismissed"}
+    assert appeals.appeal_states(session, [test.id]) == {test.id: "answered"}
     again = _refused(appeals.open_appeal, session, author, test.id, APPEAL, per_hour=3)
     assert again.code == "appeal_decided"
     decided = _refused(appeals.decide_appeal, session, moderator, appeal.id, "reject", GRANT)

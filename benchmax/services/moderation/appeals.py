@@ -178,12 +178,22 @@ def open_appeals(session: Session, limit: int) -> list[AppealItem]:
 
 
 def appeal_states(session: Session, test_ids: list[str]) -> dict[str, str]:
-    """Each Test's latest appeal state ("open", "resolved", "dismissed"), for /me."""
+    """For /me: "open" while an appeal waits, "answered" once the latest removal's appeal was
+    decided; Tests that may still be appealed (or were never removed) are left out."""
     if not test_ids:
         return {}
+    removals = {test_id: row.id for test_id, row in latest_removals(session, test_ids).items()}
     rows = session.exec(
-        select(Appeal.test_id, Appeal.state)
+        select(Appeal.test_id, Appeal.removal_id, Appeal.state)
         .where(col(Appeal.test_id).in_(test_ids))
         .order_by(col(Appeal.created_at), col(Appeal.id))
     ).all()
-    return {test_id: str(state) for test_id, state in rows}
+    states: dict[str, str] = {}
+    for test_id, removal_id, state in rows:
+        if state == CaseState.OPEN:
+            states[test_id] = "open"
+        elif removals.get(test_id) == removal_id:
+            states[test_id] = "answered"
+        else:
+            states.pop(test_id, None)  # an older removal's appeal; the latest one is open to appeal
+    return states
