@@ -366,7 +366,8 @@ def _console() -> rx.Component:
                 for value, _label, items, render, empty in _QUEUES
             ],
             rx.tabs.content(_accounts(), value="accounts", padding_top="1rem"),
-            default_value="reports",
+            value=S.tab,
+            on_change=S.set_tab,
             width="100%",
         ),
         spacing="4",

@@ -170,6 +170,7 @@ class AccountView:
         )
 
 
+TABS = ("reports", "appeals", "disputes", "flags", "labels", "removed", "accounts")
 View = TypeVar("View", ReportView, DisputeView, FlagView, LabelView, RemovedView, AppealView)
 # What a moderator reads beside the button once a decision is recorded.
 DONE = {
@@ -222,6 +223,7 @@ class ModerationState(SessionState):
     account_handle: rx.Field[str] = rx.field("")
     accounts: rx.Field[list[AccountView]] = rx.field(default_factory=list)
     account_searched: rx.Field[bool] = rx.field(False)
+    tab: rx.Field[str] = rx.field("reports")
 
     @rx.var
     def open_counts(self) -> dict[str, int]:
@@ -251,11 +253,17 @@ class ModerationState(SessionState):
 
     @rx.event
     def on_load(self) -> None:
+        wanted = str(self.router.url.query_parameters.get("tab", "reports"))
+        self.tab = wanted if wanted in TABS else "reports"
         self.done = {}
         self.reports, self.disputes, self.flags, self.labels = [], [], [], []
         self.removed, self.appeals = [], []
         self._refresh(self._require_user())
         self.loaded = True
+
+    @rx.event
+    def set_tab(self, value: str) -> None:
+        self.tab = value if value in TABS else "reports"
 
     @rx.event
     def set_reason(self, key: str, value: str) -> None:

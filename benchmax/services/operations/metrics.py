@@ -35,6 +35,20 @@ class TimeToPublic:
 
 
 @dataclass(frozen=True)
+class JobStatePoint:
+    """Jobs in each state at one sample, summed over kinds, and the oldest wait then."""
+
+    taken_at: datetime
+    counts: dict[str, int]
+    oldest_waiting_seconds: float | None
+
+    @property
+    def backlog(self) -> int:
+        """Jobs not yet finished: waiting to run or running."""
+        return self.counts.get("pending", 0) + self.counts.get("running", 0)
+
+
+@dataclass(frozen=True)
 class SeriesPoint:
     taken_at: datetime
     p50_seconds: float | None
@@ -129,3 +143,25 @@ def ttp_series(session: Session, now: datetime | None = None) -> list[SeriesPoin
         .order_by(col(MetricSample.taken_at))
     )
     return [SeriesPoint(as_utc(taken), p50, p95) for taken, p50, p95 in rows]
+
+
+def job_state_series(session: Session, now: datetime | None = None) -> list[JobStatePoint]:
+    """Job counts by state at each recorded sample of the last 24 hours, oldest first."""
+    now = now or utcnow()
+    rows = session.execute(
+        select(
+            col(MetricSample.taken_at),
+            col(MetricSample.queue),
+            col(MetricSample.oldest_waiting_seconds),
+        )
+        .where(col(MetricSample.taken_at) >= now - TTP_WINDOW)
+        .order_by(col(MetricSample.taken_at))
+    )
+    points = []
+    for taken, queue, waiting in rows:
+        counts: dict[str, int] = {}
+        for states in (queue or {}).values():
+            for state, count in (states or {}).items():
+                counts[state] = counts.get(state, 0) + int(count)
+        points.append(JobStatePoint(as_utc(taken), counts, waiting))
+    return points
