@@ -39,24 +39,23 @@ class Report(SQLModel, table=True):
     closed_at: datetime | None = time_field()
 
 
-# OPEN is the only undecided state, so it is the only one the partial index below covers.
+# OPEN is the only undecided state, so it is the only one the partial indexes below cover.
 _IS_OPEN = f"state = '{CaseState.OPEN.value}'"
+
+
+def _one_open(name: str, column: str) -> Index:
+    """A partial unique index: at most one open case per ``column``; closed ones may pile up."""
+    return Index(
+        name, column, unique=True, sqlite_where=text(_IS_OPEN), postgresql_where=text(_IS_OPEN)
+    )
 
 
 class Dispute(SQLModel, table=True):
     """A contributor contesting one review; at most one per review is open at a time."""
 
-    __table_args__ = (
-        # The database keeps "one open dispute per review" even for a path that skips the
-        # service's check or its row lock (SQLite has no FOR UPDATE); closed ones may pile up.
-        Index(
-            "uq_dispute_open_review",
-            "review_id",
-            unique=True,
-            sqlite_where=text(_IS_OPEN),
-            postgresql_where=text(_IS_OPEN),
-        ),
-    )
+    # The database keeps "one open dispute per review" even for a path that skips the
+    # service's check or its row lock (SQLite has no FOR UPDATE).
+    __table_args__ = (_one_open("uq_dispute_open_review", "review_id"),)
 
     id: str = id_field()
     review_id: str = Field(foreign_key="review.id", index=True, max_length=16)
@@ -76,15 +75,7 @@ class Appeal(SQLModel, table=True):
     restore decision.
     """
 
-    __table_args__ = (
-        Index(
-            "uq_appeal_open_test",
-            "test_id",
-            unique=True,
-            sqlite_where=text(_IS_OPEN),
-            postgresql_where=text(_IS_OPEN),
-        ),
-    )
+    __table_args__ = (_one_open("uq_appeal_open_test", "test_id"),)
 
     id: str = id_field()
     test_id: str = Field(foreign_key="test.id", index=True, max_length=16)

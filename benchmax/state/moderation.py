@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import TypeVar
+from urllib.parse import quote
 
 import reflex as rx
 
@@ -20,20 +21,31 @@ from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import actions, queues, roles
 from benchmax.services.moderation.appeals import AppealItem
 from benchmax.services.moderation.policy import can_moderate
+from benchmax.services.moderation.queues import LabelItem
 from benchmax.state.session import SessionState
 
 
-def test_href(test_id: str) -> str:
-    return f"/tests/{test_id}"
-
-
 @dataclass(frozen=True)
-class ReportView:
+class ItemView:
+    """What every queue item has: a key stable across reloads (so a typed reason never moves
+    to another item), the Test it is about, and the confirmation of a decision made on it
+    here ("" while it is open)."""
+
     key: str = ""
-    id: str = ""
     test_id: str = ""
     href: str = ""
     title: str = ""
+    done: str = ""
+
+
+def _about(key: str, test_id: str, title: str) -> tuple[str, str, str, str, str]:
+    """``ItemView``'s fields, in order, for an item about Test ``test_id``."""
+    return key, test_id, f"/tests/{test_id}", title, ""
+
+
+@dataclass(frozen=True)
+class ReportView(ItemView):
+    id: str = ""
     state: str = ""
     evidence_id: str = ""
     evidence: str = ""
@@ -41,117 +53,99 @@ class ReportView:
     details: str = ""
     reporter: str = ""
     created: str = ""
-    done: str = ""  # the confirmation of the decision just made here, "" while open
 
     @classmethod
     def of(cls, item: queues.ReportItem) -> ReportView:
         return cls(
-            f"report-{item.id}", item.id, item.test_id, test_href(item.test_id), item.test_title,
-            item.test_state, item.evidence_id or "", item.evidence_name or "", item.reason_label,
-            item.details, item.reporter_handle, human_date(item.created_at),
+            *_about(f"report-{item.id}", item.test_id, item.test_title), id=item.id,
+            state=item.test_state, evidence_id=item.evidence_id or "",
+            evidence=item.evidence_name or "", reason=item.reason_label, details=item.details,
+            reporter=item.reporter_handle, created=human_date(item.created_at),
         )  # fmt: skip
 
 
 @dataclass(frozen=True)
-class DisputeView:
-    key: str = ""
+class DisputeView(ItemView):
     id: str = ""
-    test_id: str = ""
-    href: str = ""
-    title: str = ""
     contributor: str = ""
     reason: str = ""
     score: str = ""
     reasoning: str = ""
     kind: str = ""
     created: str = ""
-    done: str = ""
 
     @classmethod
     def of(cls, item: queues.DisputeItem) -> DisputeView:
         return cls(
-            f"dispute-{item.id}", item.id, item.test_id, test_href(item.test_id), item.test_title,
-            item.contributor_handle, item.reason, str(item.review_score), item.review_reasoning,
-            item.reviewer_kind, human_date(item.created_at),
+            *_about(f"dispute-{item.id}", item.test_id, item.test_title), id=item.id,
+            contributor=item.contributor_handle, reason=item.reason,
+            score=str(item.review_score), reasoning=item.review_reasoning,
+            kind=item.reviewer_kind, created=human_date(item.created_at),
         )  # fmt: skip
 
 
 @dataclass(frozen=True)
-class FlagView:
-    key: str = ""
-    test_id: str = ""
-    href: str = ""
-    title: str = ""
+class FlagView(ItemView):
     state: str = ""
     holds: str = ""
     findings: str = ""
     kept: bool = False
-    done: str = ""
 
     @classmethod
     def of(cls, item: queues.FlagItem) -> FlagView:
         return cls(
-            f"flag-{item.test_id}", item.test_id, test_href(item.test_id), item.test_title,
-            item.test_state, ", ".join(item.hold_codes), ", ".join(item.finding_codes), item.kept,
+            *_about(f"flag-{item.test_id}", item.test_id, item.test_title), state=item.test_state,
+            holds=", ".join(item.hold_codes), findings=", ".join(item.finding_codes),
+            kept=item.kept,
         )  # fmt: skip
 
 
 @dataclass(frozen=True)
-class LabelView:
-    key: str = ""
+class LabelView(ItemView):
+    """A declared label: ``href`` is the feed searched for it (it is about many Tests)."""
+
     kind: str = ""
     label: str = ""
     count: str = ""
-    href: str = ""  # the feed filtered to the Tests that declare this label
-    done: str = ""
 
     @classmethod
-    def of(cls, item: queues.LabelItem) -> LabelView:
-        # Stable across reloads, so a reason typed for one label never moves to another.
+    def of(cls, item: LabelItem) -> LabelView:
         key = "label-" + queues.label_target_id(item.kind, item.key).replace(":", "-")[:24]
-        return cls(key, item.kind, item.label, str(item.test_count), f"/?q={item.label}")
+        return cls(key, "", f"/?q={quote(item.label)}", item.label, "", kind=item.kind,
+                   label=item.label, count=str(item.test_count))  # fmt: skip
 
 
 @dataclass(frozen=True)
-class RemovedView:
-    key: str = ""
-    test_id: str = ""
-    href: str = ""  # moderators may open a removed Test's page; the public gets a 404
-    title: str = ""
+class RemovedView(ItemView):
     contributor: str = ""
     removed: str = ""
     reason: str = ""
     restorable: bool = False
     problem: str = ""
-    done: str = ""
 
     @classmethod
     def of(cls, item: queues.RemovedItem) -> RemovedView:
         return cls(
-            f"removed-{item.test_id}", item.test_id, test_href(item.test_id), item.test_title,
-            item.contributor_handle, human_date(item.removed_at), item.reason, item.can_restore,
-            item.restore_problem,
+            *_about(f"removed-{item.test_id}", item.test_id, item.test_title),
+            contributor=item.contributor_handle, removed=human_date(item.removed_at),
+            reason=item.reason, restorable=item.can_restore, problem=item.restore_problem,
         )  # fmt: skip
 
 
 @dataclass(frozen=True)
-class AppealView:
-    key: str = ""
+class AppealView(ItemView):
     id: str = ""
-    test_id: str = ""
-    href: str = ""
-    title: str = ""
     contributor: str = ""
     reason: str = ""
     removal_reason: str = ""
     created: str = ""
-    done: str = ""
 
     @classmethod
     def of(cls, item: AppealItem) -> AppealView:
         return cls(
-            f"appeal-{item.id}", item.id, item.test_id, test_href(item.test_id), item.test_title,
-            item.contributor_handle, item.reason, item.removal_reason, human_date(item.created_at),
+            *_about(f"appeal-{item.id}", item.test_id, item.test_title), id=item.id,
+            contributor=item.contributor_handle, reason=item.reason,
+            removal_reason=item.removal_reason, created=human_date(item.created_at),
         )  # fmt: skip
 
 

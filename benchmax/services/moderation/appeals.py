@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -25,11 +24,10 @@ from benchmax.models import (
     Test,
     TestState,
     User,
-    audit,
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.errors import Conflict, Forbidden, NotFound
-from benchmax.services.moderation.cases import close_case, open_case
+from benchmax.services.moderation.cases import add_case, close_case, open_case
 from benchmax.services.moderation.policy import (
     REASON_MAX,
     clean_reason,
@@ -111,21 +109,11 @@ def open_appeal(
     _refuse_if_open(session, test.id)
     check_hourly_limit(session, Appeal, user.id, per_hour, "appeals")
     appeal = Appeal(test_id=test.id, contributor_id=user.id, removal_id=removal.id, reason=clean)
-    # As for disputes: the savepoint keeps the caller's transaction usable when the unique
-    # index refuses a racing second appeal, and holds the audit event with the row.
-    try:
-        with session.begin_nested():
-            session.add(appeal)
-            audit(
-                session,
-                AuditAction.APPEAL_OPENED,
-                ("appeal", appeal.id),
-                actor_id=user.id,
-                detail={"test_id": test.id, "removal_id": removal.id},
-            )
-    except IntegrityError:
-        _refuse_if_open(session, test.id)
-        raise
+    detail = {"test_id": test.id, "removal_id": removal.id}
+    add_case(
+        session, appeal, AuditAction.APPEAL_OPENED, user, detail,
+        lambda: _refuse_if_open(session, test.id),
+    )  # fmt: skip
     return appeal
 
 

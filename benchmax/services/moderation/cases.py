@@ -10,11 +10,23 @@ Test, nor a dispute about their own review.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from benchmax.models import Appeal, CaseState, Dispute, ModerationHold, Report, Test, User
+from benchmax.models import (
+    Appeal,
+    AuditAction,
+    CaseState,
+    Dispute,
+    ModerationHold,
+    Report,
+    Test,
+    User,
+    audit,
+)
 from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.errors import Conflict, Forbidden, NotFound
 
@@ -49,6 +61,32 @@ def open_report_for(session: Session, report_id: str | None, test: Test) -> Repo
     if report.state != CaseState.OPEN:
         raise Conflict("report_closed", "That report was already decided.")
     return report
+
+
+def add_case(
+    session: Session,
+    case: Dispute | Appeal,
+    action: AuditAction,
+    actor: User,
+    detail: dict[str, Any],
+    refuse_if_open: Callable[[], None],
+) -> None:
+    """Insert a contributor's case with its audit event, both or neither.
+
+    A savepoint lets an insert refused by a one-open-case index leave the caller's
+    transaction usable. The audit event sits inside it so the two are written or refused
+    together: with SQLite's driver a savepoint opened before any other write is the whole
+    transaction, and releasing it commits. A lost race is answered as the service's own
+    check would answer it (``refuse_if_open``).
+    """
+    try:
+        with session.begin_nested():
+            session.add(case)
+            subject = "dispute" if isinstance(case, Dispute) else "appeal"
+            audit(session, action, (subject, case.id), actor_id=actor.id, detail=detail)
+    except IntegrityError:
+        refuse_if_open()
+        raise
 
 
 def close_case(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
@@ -132,31 +133,23 @@ def latest_sample(session: Session) -> MetricSample | None:
 
 def ttp_series(session: Session, now: datetime | None = None) -> list[SeriesPoint]:
     """The recorded time-to-public samples of the last 24 hours, oldest first."""
-    now = now or utcnow()
-    rows = session.execute(
-        select(
-            col(MetricSample.taken_at),
-            col(MetricSample.ttp_p50_seconds),
-            col(MetricSample.ttp_p95_seconds),
-        )
-        .where(col(MetricSample.taken_at) >= now - TTP_WINDOW)
+    rows = _recent(session, now, MetricSample.ttp_p50_seconds, MetricSample.ttp_p95_seconds)
+    return [SeriesPoint(as_utc(taken), p50, p95) for taken, p50, p95 in rows]
+
+
+def _recent(session: Session, now: datetime | None, *columns: Any) -> Any:
+    """``taken_at`` and ``columns`` of the samples of the last 24 hours, oldest first."""
+    since = (now or utcnow()) - TTP_WINDOW
+    return session.execute(
+        select(col(MetricSample.taken_at), *(col(c) for c in columns))
+        .where(col(MetricSample.taken_at) >= since)
         .order_by(col(MetricSample.taken_at))
     )
-    return [SeriesPoint(as_utc(taken), p50, p95) for taken, p50, p95 in rows]
 
 
 def job_state_series(session: Session, now: datetime | None = None) -> list[JobStatePoint]:
     """Job counts by state at each recorded sample of the last 24 hours, oldest first."""
-    now = now or utcnow()
-    rows = session.execute(
-        select(
-            col(MetricSample.taken_at),
-            col(MetricSample.queue),
-            col(MetricSample.oldest_waiting_seconds),
-        )
-        .where(col(MetricSample.taken_at) >= now - TTP_WINDOW)
-        .order_by(col(MetricSample.taken_at))
-    )
+    rows = _recent(session, now, MetricSample.queue, MetricSample.oldest_waiting_seconds)
     points = []
     for taken, queue, waiting in rows:
         counts: dict[str, int] = {}
