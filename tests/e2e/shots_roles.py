@@ -24,7 +24,9 @@ def test_roles_shots(live_app: LiveApp, browser: Browser) -> None:
         mod = find_user_by_handle(session, people["moderator"])
         author = find_user_by_handle(session, people["contributor"])
         reporter = find_user_by_handle(session, people["reporter"])
-        assert mod and author and reporter
+        assert mod
+        assert author
+        assert reporter
         reported = make_test(session, author, title=f"Reported Test {secrets.token_hex(2)}")
         make_report(session, reported, reporter)
         removed = make_test(session, author, title="Removed then appealed Test")

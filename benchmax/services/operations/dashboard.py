@@ -156,7 +156,7 @@ def _last_backup(session: Session) -> BackupSummary | None:
 def _audit_rows(session: Session, events: list[AuditEvent]) -> tuple[AuditSummary, ...]:
     """Events with their actor's handle and their Test's title, in two lookups."""
 
-    def test_of(event: AuditEvent) -> str:
+    def about_test(event: AuditEvent) -> str:
         if event.subject_type == "test":
             return event.subject_id
         named = event.detail.get("test_id") if isinstance(event.detail, dict) else None
@@ -165,18 +165,19 @@ def _audit_rows(session: Session, events: list[AuditEvent]) -> tuple[AuditSummar
     user_ids = {e.actor_id for e in events if e.actor_id} | {
         e.subject_id for e in events if e.subject_type == "user"
     }
-    handles: dict[str, str] = dict(
-        session.execute(select(col(User.id), col(User.handle)).where(col(User.id).in_(user_ids)))
-    )
-    test_ids = {test_of(e) for e in events} - {""}
+    rows = session.execute(
+        select(col(User.id), col(User.handle)).where(col(User.id).in_(user_ids))
+    ).all()
+    handles: dict[str, str] = {row[0]: row[1] for row in rows}
+    test_ids = {about_test(e) for e in events} - {""}
     titles = {
         test.id: test.display_title
         for test in session.scalars(select(Test).where(col(Test.id).in_(test_ids)))
     }
-    rows = []
+    summaries = []
     for event in events:
-        test_id = test_of(event)
-        rows.append(
+        test_id = about_test(event)
+        summaries.append(
             AuditSummary(
                 id=event.id or 0,
                 action=event.action,
@@ -192,7 +193,7 @@ def _audit_rows(session: Session, events: list[AuditEvent]) -> tuple[AuditSummar
                 test_title=titles.get(test_id, ""),
             )
         )
-    return tuple(rows)
+    return tuple(summaries)
 
 
 def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = None) -> Dashboard:
