@@ -114,3 +114,14 @@ def svg_chart(svg: rx.Var[str], empty: str, chart_id: str) -> rx.Component:
         rx.box(rx.html(svg), id=chart_id, width="100%", max_width="640px"),
         rx.text(empty, color_scheme="gray", size="2", id=chart_id + "-empty"),
     )
+
+
+def notice_callout(text: rx.Var[str], ok: rx.Var[bool], notice_id: str) -> rx.Component:
+    """What the last action did: green when it worked, red when it was refused."""
+    return rx.cond(
+        text != "",
+        rx.callout(
+            text, color_scheme=rx.cond(ok, "green", "red"), id=notice_id, width="100%",
+            role="status",
+        ),
+    )  # fmt: skip

@@ -295,8 +295,11 @@ def _accounts() -> rx.Component:
         rx.text(
             "Suspend or reinstate an account, or change its role. Moderators can make "
             "reviewers; owners can also make moderators. No one can make or change an owner "
-            "here: owners are named in the server's configuration (BENCHMAX_OWNER_SUBJECTS) "
-            "or set by an operator with `benchmax users grant-role <handle> owner`.",
+            "here: owners are named in the server's configuration (",
+            rx.code("BENCHMAX_OWNER_SUBJECTS"),
+            ") or set by an operator with ",
+            rx.code("benchmax users grant-role <handle> owner"),
+            ".",
             size="2",
         ),
         _account_search(),

@@ -15,6 +15,7 @@ from reflex.vars import ObjectVar
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.dashboard import (
     link_stat_card,
+    notice_callout,
     scroll_table,
     section,
     stat_card,
@@ -113,15 +114,7 @@ def _toolbar() -> rx.Component:
 
 def _notice() -> rx.Component:
     """What the last requeue, discard or backup did."""
-    return rx.cond(
-        S.notice != "",
-        rx.callout(
-            S.notice,
-            color_scheme=rx.cond(S.notice_ok, "green", "red"),
-            id="ops-notice",
-            width="100%",
-        ),
-    )
+    return notice_callout(S.notice, S.notice_ok, "ops-notice")
 
 
 def _stats() -> rx.Component:

@@ -8,19 +8,22 @@ state, log or store ever holds it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.models import ApiToken
+from benchmax.models import ApiToken, User
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
-from benchmax.services.errors import ServiceError
+from benchmax.services.errors import ServiceError, Unauthenticated
 from benchmax.services.moderation.appeals import appeal_states, open_appeal
 from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
 from benchmax.state.session import SessionState
 
+T = TypeVar("T")
 STATUS_COLORS = {
     "Draft": "gray",
     "Processing": "blue",
@@ -125,16 +128,22 @@ class MeState(SessionState):
         self._reload()
         self.loaded = True
 
+    def _as_viewer(self, work: Callable[[Any, User], T]) -> T | str:
+        """Run ``work`` for the re-verified viewer in one transaction: its result, or the
+        refusal's message (also when no one is signed in)."""
+        user = self._require_user()
+        try:
+            if user is None:
+                raise Unauthenticated("sign_in_required", "Sign in first.")
+            with app_context().session() as session:
+                return work(session, user)
+        except ServiceError as exc:
+            return exc.message
+
     @rx.event
     def retry(self, test_id: str) -> None:
-        user = self._require_user()
-        if user is None:
-            return
-        try:
-            with app_context().session() as session:
-                submissions.retry_processing(session, user, test_id)
-        except ServiceError as exc:
-            self.action_error = exc.message
+        done = self._as_viewer(lambda s, u: submissions.retry_processing(s, u, test_id))
+        self.action_error = done if isinstance(done, str) else ""
         self._reload()
 
     @rx.event
@@ -143,28 +152,17 @@ class MeState(SessionState):
 
     @rx.event
     def create_token(self) -> None:
-        user = self._require_user()
-        if user is None:
-            return
-        try:
-            with app_context().session() as session:
-                _token, plaintext = tokens.create_token(session, user, self.token_name)
-        except ServiceError as exc:
-            self.token_error = exc.message
-            return
-        self.new_token, self.token_error, self.token_name = plaintext, "", ""
+        made = self._as_viewer(lambda s, u: tokens.create_token(s, u, self.token_name)[1])
+        if made.startswith("bmx_"):
+            self.new_token, self.token_error, self.token_name = made, "", ""
+        else:
+            self.token_error = made
         self._reload()
 
     @rx.event
     def revoke_token(self, token_id: str) -> None:
-        user = self._require_user()
-        if user is None:
-            return
-        try:
-            with app_context().session() as session:
-                tokens.revoke_token(session, user, token_id)
-        except ServiceError as exc:
-            self.token_error = exc.message
+        done = self._as_viewer(lambda s, u: tokens.revoke_token(s, u, token_id))
+        self.token_error = done if isinstance(done, str) else ""
         self._reload()
 
     @rx.event
@@ -190,18 +188,12 @@ class MeState(SessionState):
     @rx.event
     def send_appeal(self) -> None:
         """Send the open form's appeal; on refusal the text stays for the contributor to fix."""
-        user = self._require_user()
-        try:
-            with app_context().session() as session:
-                open_appeal(
-                    session,
-                    user,
-                    self.appeal_test,
-                    self.appeal_text,
-                    per_hour=app_context().settings.appeal_rate_limit_per_hour,
-                )
-        except ServiceError as exc:
-            self.appeal_error = exc.message
+        per_hour = app_context().settings.appeal_rate_limit_per_hour
+        sent = self._as_viewer(
+            lambda s, u: open_appeal(s, u, self.appeal_test, self.appeal_text, per_hour=per_hour)
+        )
+        if isinstance(sent, str):
+            self.appeal_error = sent
             return
         self.appeal_test, self.appeal_text, self.appeal_error = "", "", ""
         self.appeal_notice = "Appeal sent. A moderator will read it and answer here."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser
 from sqlmodel import Session
 
@@ -18,6 +19,7 @@ from tests.factories import make_report, make_test
 OUT = Path("/work/wt/shots/roles")
 
 
+@pytest.mark.timeout(1200)
 def test_roles_shots(live_app: LiveApp, browser: Browser) -> None:
     people = make_people(live_app, "contributor", "reporter", "moderator")
     with Session(live_app.engine) as session:
