@@ -248,9 +248,10 @@ class Settings(CoreSettings):
     # often newly published prompts are added to the "similar prompts" index.
     leaderboard_snapshot_interval_seconds: int = Field(default=86400, ge=0)
     prompt_index_interval_seconds: int = Field(default=300, ge=10)
-    # Per-user caps on reports and disputes, counted over the last hour.
+    # Per-user caps on reports, disputes and appeals, counted over the last hour.
     report_rate_limit_per_hour: int = Field(default=10, ge=1)
     dispute_rate_limit_per_hour: int = Field(default=10, ge=1)
+    appeal_rate_limit_per_hour: int = Field(default=3, ge=1)
 
     api_submission_rate_limit: int = Field(default=30, ge=1)
     api_submission_rate_window_seconds: int = Field(default=600, ge=1)

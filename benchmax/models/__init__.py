@@ -31,6 +31,7 @@ from benchmax.models.leaderboard import (
     SnapshotStatus,
 )
 from benchmax.models.moderation import (
+    Appeal,
     CaseState,
     Dispute,
     ModerationAction,
@@ -67,6 +68,7 @@ __all__ = [
     "AccountStatus",
     "ApiToken",
     "ApiTokenUse",
+    "Appeal",
     "AuditAction",
     "AuditEvent",
     "BackupRecord",

@@ -29,6 +29,7 @@ class AuditAction(StrEnum):
     REVIEW_ADDED = "review.added"
     REVIEW_CORRECTED = "review.corrected"
     DISPUTE_OPENED = "dispute.opened"
+    APPEAL_OPENED = "appeal.opened"
     REPORT_CREATED = "report.created"
     TEST_DRAFT_EXPIRED = "test.draft_expired"
     REVIEW_AI_ADDED = "review.ai_added"

@@ -39,29 +39,48 @@ class Report(SQLModel, table=True):
     closed_at: datetime | None = time_field()
 
 
-# OPEN is the only undecided state, so it is the only one the partial index below covers.
+# OPEN is the only undecided state, so it is the only one the partial indexes below cover.
 _IS_OPEN = f"state = '{CaseState.OPEN.value}'"
+
+
+def _one_open(name: str, column: str) -> Index:
+    """A partial unique index: at most one open case per ``column``; closed ones may pile up."""
+    return Index(
+        name, column, unique=True, sqlite_where=text(_IS_OPEN), postgresql_where=text(_IS_OPEN)
+    )
 
 
 class Dispute(SQLModel, table=True):
     """A contributor contesting one review; at most one per review is open at a time."""
 
-    __table_args__ = (
-        # The database keeps "one open dispute per review" even for a path that skips the
-        # service's check or its row lock (SQLite has no FOR UPDATE); closed ones may pile up.
-        Index(
-            "uq_dispute_open_review",
-            "review_id",
-            unique=True,
-            sqlite_where=text(_IS_OPEN),
-            postgresql_where=text(_IS_OPEN),
-        ),
-    )
+    # The database keeps "one open dispute per review" even for a path that skips the
+    # service's check or its row lock (SQLite has no FOR UPDATE).
+    __table_args__ = (_one_open("uq_dispute_open_review", "review_id"),)
 
     id: str = id_field()
     review_id: str = Field(foreign_key="review.id", index=True, max_length=16)
     test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     contributor_id: str = Field(foreign_key="user.id", max_length=16)
+    reason: str = Field(sa_type=Text)
+    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
+    created_at: datetime = created_field()
+    closed_at: datetime | None = time_field()
+
+
+class Appeal(SQLModel, table=True):
+    """A contributor asking for their removed Test back; at most one per Test is open.
+
+    The removal it contests (``removal_id``) is never touched: a moderator's answer is a new
+    ``ModerationDecision`` about the appeal, and granting one restores the Test by its own
+    restore decision.
+    """
+
+    __table_args__ = (_one_open("uq_appeal_open_test", "test_id"),)
+
+    id: str = id_field()
+    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
+    contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
+    removal_id: str = Field(foreign_key="moderation_decision.id", max_length=16)
     reason: str = Field(sa_type=Text)
     state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
     created_at: datetime = created_field()
@@ -99,6 +118,8 @@ class ModerationAction(StrEnum):
     USER_SUSPEND = "user.suspend"
     USER_REINSTATE = "user.reinstate"
     PROMPT_ALIAS = "prompt.alias"  # two prompt keys are one comparison group
+    APPEAL_GRANT = "appeal.grant"  # the removal is reversed: the Test is restored
+    APPEAL_REJECT = "appeal.reject"  # the removal stands
 
     @property
     def verb(self) -> str:

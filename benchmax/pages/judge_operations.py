@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.dashboard import scroll_table, stat_card
+from benchmax.components.dashboard import notice_callout, scroll_table, stat_card
 from benchmax.state.judge_operations import JudgeOperationsState as S
 
 
@@ -18,38 +18,19 @@ def _snapshot_row(row: rx.Var) -> rx.Component:
         rx.table.cell(row["calibration"], class_name="judge-row-calibration"),
         rx.table.cell(
             rx.hstack(
-                rx.button(
-                    "Calibrate",
-                    size="1",
-                    variant="soft",
-                    loading=S.calibrating,
-                    on_click=S.calibrate(snapshot_id),
-                    class_name="judge-calibrate",
-                ),
-                rx.cond(
-                    row["can_activate"] != "",
-                    rx.button(
-                        "Activate",
-                        size="1",
-                        on_click=S.activate(snapshot_id),
-                        class_name="judge-activate",
-                    ),
-                ),
-                rx.cond(
-                    row["active"] != "",
-                    rx.button(
-                        "Deactivate",
-                        size="1",
-                        color_scheme="red",
-                        variant="soft",
-                        on_click=S.deactivate(snapshot_id),
-                        class_name="judge-deactivate",
-                    ),
-                ),
+                rx.button("Calibrate", size="1", variant="soft", loading=S.calibrating,
+                          on_click=S.calibrate(snapshot_id), class_name="judge-calibrate"),
+                rx.cond(row["can_activate"] != "",
+                        rx.button("Activate", size="1", on_click=S.activate(snapshot_id),
+                                  class_name="judge-activate")),
+                rx.cond(row["active"] != "",
+                        rx.button("Deactivate", size="1", color_scheme="red", variant="soft",
+                                  on_click=S.deactivate(snapshot_id),
+                                  class_name="judge-deactivate")),
                 spacing="2",
             )
         ),
-    )
+    )  # fmt: skip
 
 
 def judge_section() -> rx.Component:
@@ -93,15 +74,7 @@ def judge_section() -> rx.Component:
                 rows="5",
             ),
             rx.button("Create snapshot", on_click=S.create_snapshot, id="judge-create"),
-            rx.cond(
-                S.judge_notice != "",
-                rx.callout(
-                    S.judge_notice,
-                    color_scheme=rx.cond(S.judge_notice_ok, "green", "red"),
-                    id="judge-notice",
-                    width="100%",
-                ),
-            ),
+            notice_callout(S.judge_notice, S.judge_notice_ok, "judge-notice"),
             id="ops-judge",
             width="100%",
         ),

@@ -89,22 +89,123 @@ def _test_row(row: ObjectVar[MyTestView]) -> rx.Component:
             align="center",
             wrap="wrap",
         ),
+        rx.cond(row.appeal != "", _appeal(row)),
         width="100%",
         class_name="my-test",
     )
 
 
+def _appeal_form(row: ObjectVar[MyTestView]) -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            rx.el.label(
+                "Why should this Test be restored?", html_for="appeal-text-" + row.id,
+                font_size="0.875rem", font_weight="500",
+            ),
+            rx.text_area(
+                id="appeal-text-" + row.id, value=S.appeal_text, on_change=S.set_appeal_text,
+                rows="3", width="100%", required=True, max_length=2000,
+                placeholder="At least 20 characters. Never paste keys or passwords.",
+            ),
+            rx.cond(
+                S.appeal_error != "",
+                rx.text(S.appeal_error, color_scheme="red", size="2", role="alert",
+                        id="appeal-error"),
+            ),
+            rx.hstack(
+                rx.button("Send appeal", type="submit", size="2", id="appeal-send-" + row.id),
+                rx.button("Cancel", type="button", size="2", variant="soft", color_scheme="gray",
+                          on_click=S.cancel_appeal),
+                wrap="wrap",
+            ),
+            width="100%",
+            spacing="2",
+        ),
+        on_submit=lambda _form: S.send_appeal(),
+        width="100%",
+    )  # fmt: skip
+
+
+def _appeal(row: ObjectVar[MyTestView]) -> rx.Component:
+    """A removed Test: appeal once per removal; a moderator's answer shows under Moderation."""
+    return rx.box(
+        rx.match(
+            row.appeal,
+            ("open", rx.text("Appeal sent; a moderator will answer here.", size="2",
+                             class_name="my-appeal-open")),
+            ("answered", rx.text("Your appeal was answered; see the moderation note above.",
+                                 size="2", color_scheme="gray")),
+            rx.cond(
+                S.appeal_test == row.id,
+                _appeal_form(row),
+                rx.button("Appeal this removal", size="1", variant="soft",
+                          on_click=S.start_appeal(row.id), id="appeal-open-" + row.id),
+            ),
+        ),
+        padding_top="0.5rem",
+        width="100%",
+    )  # fmt: skip
+
+
+def _copy_button(what: str, text: rx.Var[str], label: str) -> rx.Component:
+    """Copies in the browser; the confirmation names what was copied."""
+    return rx.button(
+        rx.icon(rx.cond(S.copied == what, "check", "copy"), size=14),
+        rx.cond(S.copied == what, "Copied", label),
+        size="1",
+        variant="soft",
+        on_click=[rx.set_clipboard(text), S.mark_copied(what)],
+        id=f"copy-{what}",
+        aria_live="polite",
+    )
+
+
+def _curl(token: rx.Var[str]) -> rx.Var[str]:
+    """A ready-to-paste submission, assembled in the browser from the token shown once."""
+    return (
+        "curl -X POST "
+        + S.api_origin
+        + "/api/v1/tests \\\n  -H 'Authorization: Bearer "
+        + token
+        + "' \\\n  -F prompt='Say hi.' -F model='GPT-5' -F harness='API direct' \\\n"
+        + "  -F reasoning=none -F output='hi'"
+    )
+
+
 def _new_token() -> rx.Component:
-    """The token just created, shown this once."""
+    """The token just created, shown this once, with a copy button and a curl example."""
     return rx.cond(
         S.new_token != "",
         rx.callout.root(
             rx.callout.icon(rx.icon("key-round")),
-            rx.callout.text(
-                "Copy your new token now — it will not be shown again: ",
-                rx.code(S.new_token, id="new-token"),
-                " ",
-                rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
+            rx.vstack(
+                rx.text("Copy your new token now — it will not be shown again.", size="2"),
+                rx.hstack(
+                    rx.code(S.new_token, id="new-token", overflow_wrap="anywhere"),
+                    _copy_button("token", S.new_token, "Copy token"),
+                    wrap="wrap",
+                    align="center",
+                ),
+                rx.text("Try it: this submits a small Test as you.", size="2"),
+                rx.el.pre(
+                    _curl(S.new_token),
+                    id="curl-example",
+                    class_name="curl-example",
+                    style={
+                        "white_space": "pre-wrap",
+                        "overflow_wrap": "anywhere",
+                        "font_size": "0.8rem",
+                        "margin": "0",
+                    },
+                ),
+                rx.hstack(
+                    _copy_button("curl", _curl(S.new_token), "Copy curl command"),
+                    rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
+                    wrap="wrap",
+                ),
+                spacing="2",
+                width="100%",
+                min_width="0",
             ),
             color_scheme="green",
             width="100%",
@@ -202,6 +303,16 @@ def me_page() -> rx.Component:
                 rx.cond(
                     S.action_error != "",
                     rx.callout(S.action_error, color_scheme="red", icon="circle_alert"),
+                ),
+                rx.cond(
+                    S.appeal_notice != "",
+                    rx.callout(
+                        S.appeal_notice,
+                        color_scheme="green",
+                        icon="check",
+                        role="status",
+                        id="appeal-notice",
+                    ),
                 ),
                 rx.cond(
                     S.tests.length() > 0,

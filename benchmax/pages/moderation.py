@@ -8,23 +8,26 @@ import reflex as rx
 
 from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.models import ModerationAction
+from benchmax.state.moderation import AccountView
 from benchmax.state.moderation import ModerationState as S
 
 # Reflex's stubs type dict-valued state vars as arrays; these are the dict vars as they are.
 _REASONS: Any = S.reasons
 _EXTRAS: Any = S.extras
+_COUNTS: Any = S.open_counts
+_DONE: Any = S.done
 A = ModerationAction
 
 
-def _reason_box(
-    key: rx.Var[str], placeholder: str = "Reason (at least 10 characters)"
-) -> rx.Component:
+def _reason_box(key: Any, placeholder: str = "Reason (at least 10 characters)") -> rx.Component:
     return rx.vstack(
+        rx.el.label(
+            "Reason for the decision", html_for="reason-" + key, class_name="visually-hidden"
+        ),
         rx.text_area(
             value=_REASONS.get(key, ""),
             on_change=lambda value: S.set_reason(key, value),
             placeholder=placeholder,
-            aria_label="Reason for the decision",
             id="reason-" + key,
             width="100%",
             rows="2",
@@ -33,7 +36,7 @@ def _reason_box(
             S.errors.contains(key),
             rx.callout(
                 S.errors[key], color_scheme="red", icon="circle_alert", size="1",
-                id="error-" + key, width="100%",
+                id="error-" + key, width="100%", role="alert",
             ),
         ),
         width="100%",
@@ -41,19 +44,19 @@ def _reason_box(
     )  # fmt: skip
 
 
-def _extra_box(key: rx.Var[str], id_prefix: str, **props: Any) -> rx.Component:
+def _extra_box(key: Any, id_prefix: str, label: str, **props: Any) -> rx.Component:
     """The second box a decision may need (a corrected score, a catalog slug), kept per item."""
     return rx.input(
         value=_EXTRAS.get(key, ""),
         on_change=lambda value: S.set_extra(key, value),
         id=id_prefix + key,
+        aria_label=label,
         **props,
     )
 
 
-def _button(label: str, key: rx.Var[str], action: ModerationAction, target: rx.Var[str] | str,
-            related: rx.Var[str] | str = "", color: str = "iris",
-            disabled: rx.Var[bool] | bool = False) -> rx.Component:  # fmt: skip
+def _button(label: str, key: Any, action: ModerationAction, target: Any, related: Any = "",
+            color: str = "iris", disabled: Any = False) -> rx.Component:  # fmt: skip
     return rx.button(
         label,
         on_click=S.decide(key, action.value, target, related),
@@ -65,224 +68,258 @@ def _button(label: str, key: rx.Var[str], action: ModerationAction, target: rx.V
     )
 
 
-def _decisions(*buttons: rx.Component, **props: Any) -> rx.Component:
-    """One item's decision buttons in a row that wraps on a phone."""
-    return rx.hstack(*buttons, wrap="wrap", spacing="2", **props)
-
-
-def _item(*children: rx.Component, key: rx.Var[str]) -> rx.Component:
-    return rx.card(rx.vstack(*children, spacing="2", width="100%"), width="100%", id=key)
-
-
-def _test_link(item: rx.Var[dict[str, str]]) -> rx.Component:
-    return rx.hstack(
-        rx.link(item["title"], href="/tests/" + item["test_id"], weight="medium"),
-        rx.badge(item["state"], variant="outline", color_scheme="gray"),
-        spacing="2",
-        wrap="wrap",
-        align="center",
-    )
-
-
-def _report(item: rx.Var[dict[str, str]]) -> rx.Component:
-    key = item["key"]
-    return _item(
-        _test_link(item),
-        rx.text(
-            rx.text.strong(item["reason"]),
-            " · reported by @",
-            item["reporter"],
-            " · ",
-            item["created"],
-            size="2",
+def _remove_button(key: Any, test_id: Any, report_id: Any = "") -> rx.Component:
+    """Removing a Test hides it from everyone, so it asks first (Esc or Cancel backs out)."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.trigger(
+            rx.button("Remove Test", color_scheme="red", variant="soft", size="2",
+                      id="remove-" + key),
         ),
-        rx.cond(item["evidence"] != "", rx.text("File: ", item["evidence"], size="2")),
-        rx.cond(item["details"] != "", rx.text(item["details"], size="2", white_space="pre-wrap")),
-        _reason_box(key),
-        _decisions(
-            _button("Remove Test", key, A.TEST_REMOVE, item["test_id"], item["id"], "red"),
-            rx.cond(
-                item["evidence_id"] != "",
-                _button(
-                    "Block this file",
-                    key,
-                    A.EVIDENCE_BLOCK,
-                    item["evidence_id"],
-                    item["id"],
-                    "orange",
-                ),
-            ),
-            _button("Resolve", key, A.REPORT_RESOLVE, item["id"]),
-            _button("Dismiss", key, A.REPORT_DISMISS, item["id"], "", "gray"),
-        ),
-        key=key,
-    )
-
-
-def _dispute(item: rx.Var[dict[str, str]]) -> rx.Component:
-    key = item["key"]
-    return _item(
-        _test_link(item),
-        rx.text("Review (", item["kind"], "): ", rx.text.strong(item["score"], "/100"), size="2"),
-        rx.text(item["reasoning"], size="2", white_space="pre-wrap", color_scheme="gray"),
-        rx.text(
-            "@",
-            item["contributor"],
-            " disputes: ",
-            item["reason"],
-            size="2",
-            white_space="pre-wrap",
-        ),
-        _reason_box(
-            key, "Reason (10+ characters; an overturn's reason, 20+, becomes the correction)"
-        ),
-        _decisions(
-            _extra_box(
-                key,
-                "score-",
-                placeholder="Score from 0 to 100 (overturn)",
-                aria_label="Corrected score",
-                type="number",
-                min="0",
-                max="100",
-                width="14rem",
-            ),
-            _button("Uphold review", key, A.DISPUTE_UPHOLD, item["id"], "", "gray"),
-            _button("Overturn with correction", key, A.DISPUTE_OVERTURN, item["id"], "", "orange"),
-            align="center",
-        ),
-        key=key,
-    )
-
-
-def _flag(item: rx.Var[dict[str, str]]) -> rx.Component:
-    key = item["key"]
-    return _item(
-        _test_link(item),
-        rx.cond(item["findings"] != "", rx.text("Injection signals: ", item["findings"], size="2")),
-        rx.cond(item["holds"] != "", rx.text("Open hold: ", item["holds"], size="2")),
-        rx.cond(
-            item["kept"] != "", rx.badge("Kept — excluded from rankings", color_scheme="amber")
-        ),
-        _reason_box(key),
-        _decisions(
-            _button("Keep hold", key, A.HOLD_KEEP, item["test_id"], "", "amber"),
-            _button("Clear", key, A.HOLD_CLEAR, item["test_id"]),
-            _button("Remove Test", key, A.TEST_REMOVE, item["test_id"], "", "red"),
-        ),
-        key=key,
-    )
-
-
-def _label(item: rx.Var[dict[str, str]]) -> rx.Component:
-    key = item["key"]
-    return _item(
-        rx.text(
-            rx.text.strong(item["label"]),
-            " (",
-            item["kind"],
-            ") · ",
-            item["count"],
-            " public Tests",
-            size="2",
-        ),
-        _extra_box(
-            key,
-            "target-",
-            placeholder="Catalog slug, e.g. claude-sonnet-4-5",
-            aria_label="Catalog entry slug",
-            width="100%",
-        ),
-        _reason_box(key),
-        _decisions(
-            _button("Map to catalog entry", key, A.LABEL_MAP, item["label"], item["kind"]),
-            _button("Leave as declared", key, A.LABEL_LEAVE, item["label"], item["kind"], "gray"),
-        ),
-        key=key,
-    )
-
-
-def _removed(item: rx.Var[dict[str, str]]) -> rx.Component:
-    key = item["key"]
-    return _item(
-        # No link: a removed Test's page is a 404 for everyone but its contributor.
-        rx.hstack(
-            rx.text(item["title"], weight="medium"),
-            rx.badge("removed", variant="outline", color_scheme="gray"),
-            spacing="2",
-            wrap="wrap",
-            align="center",
-        ),
-        rx.text(
-            "by @",
-            item["contributor"],
-            rx.cond(item["removed"] != "", rx.fragment(" · removed ", item["removed"])),
-            size="2",
-        ),
-        rx.cond(
-            item["reason"] != "",
-            rx.text(
-                "Removal reason: ",
-                item["reason"],
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Remove this Test?"),
+            rx.alert_dialog.description(
+                "It leaves the feed, search and every listing, and its files stop being "
+                "served. Your reason is shown to its contributor, who can appeal. A moderator "
+                "can restore it later.",
                 size="2",
-                white_space="pre-wrap",
-                id="removal-reason-" + key,
             ),
+            rx.flex(
+                rx.alert_dialog.cancel(
+                    rx.button("Cancel", variant="soft", color_scheme="gray", id="cancel-" + key)
+                ),
+                rx.alert_dialog.action(
+                    rx.button("Remove Test", color_scheme="red", id="confirm-remove-" + key,
+                              on_click=S.decide(key, A.TEST_REMOVE.value, test_id, report_id)),
+                ),
+                spacing="3", justify="end", margin_top="1rem", wrap="wrap",
+            ),
+            max_width="28rem",
         ),
+    )  # fmt: skip
+
+
+def _decisions(item: Any, *buttons: rx.Component, **props: Any) -> rx.Component:
+    """One item's decision buttons in a row that wraps on a phone; once a decision is made
+    here, its confirmation takes the buttons' place."""
+    return rx.cond(
+        item.done != "",
+        rx.callout(
+            item.done, color_scheme="green", icon="check", size="1", role="status",
+            id="done-" + item.key, width="100%",
+        ),
+        rx.hstack(*buttons, wrap="wrap", spacing="2", **props),
+    )  # fmt: skip
+
+
+def _item(item: Any, *children: rx.Component) -> rx.Component:
+    return rx.card(
+        rx.vstack(*children, spacing="2", width="100%"), width="100%", id=item.key,
+        class_name="moderation-item",
+    )  # fmt: skip
+
+
+def _test_link(item: Any, state: Any) -> rx.Component:
+    return rx.hstack(
+        rx.link(item.title, href=item.href, weight="medium", id="test-link-" + item.key,
+                class_name="item-test-link"),
+        rx.badge(state, variant="outline", color_scheme="gray"),
+        spacing="2", wrap="wrap", align="center",
+    )  # fmt: skip
+
+
+def _report(item: Any) -> rx.Component:
+    key = item.key
+    return _item(
+        item,
+        _test_link(item, item.state),
+        rx.text(rx.text.strong(item.reason), " · reported by @", item.reporter, " · ",
+                item.created, size="2"),
+        rx.cond(item.evidence != "", rx.text("File: ", item.evidence, size="2")),
+        rx.cond(item.details != "", rx.text(item.details, size="2", white_space="pre-wrap")),
         _reason_box(key),
         _decisions(
-            _button(
-                "Restore Test",
-                key,
-                A.TEST_RESTORE,
-                item["test_id"],
-                "",
-                "green",
-                disabled=item["restorable"] == "",
-            ),
+            item,
+            _remove_button(key, item.test_id, item.id),
             rx.cond(
-                item["restorable"] == "",
-                rx.text(
-                    "Cannot be restored: ",
-                    item["problem"],
-                    ".",
-                    size="2",
-                    color_scheme="amber",
-                    id="restore-blocked-" + key,
-                ),
+                item.evidence_id != "",
+                _button("Block this file", key, A.EVIDENCE_BLOCK, item.evidence_id, item.id,
+                        "orange"),
+            ),
+            _button("Resolve", key, A.REPORT_RESOLVE, item.id),
+            _button("Dismiss", key, A.REPORT_DISMISS, item.id, "", "gray"),
+        ),
+    )  # fmt: skip
+
+
+def _dispute(item: Any) -> rx.Component:
+    key = item.key
+    return _item(
+        item,
+        _test_link(item, "disputed review"),
+        rx.text("Review (", item.kind, "): ", rx.text.strong(item.score, "/100"), size="2"),
+        rx.text(item.reasoning, size="2", white_space="pre-wrap", color_scheme="gray"),
+        rx.text("@", item.contributor, " disputes: ", item.reason, size="2",
+                white_space="pre-wrap"),
+        _reason_box(key, "Reason (10+ characters; an overturn's reason, 20+, becomes the "
+                         "correction)"),
+        _decisions(
+            item,
+            _extra_box(key, "score-", "Corrected score", placeholder="Score 0 to 100 (overturn)",
+                       type="number", min="0", max="100", width="14rem"),
+            _button("Uphold review", key, A.DISPUTE_UPHOLD, item.id, "", "gray"),
+            _button("Overturn with correction", key, A.DISPUTE_OVERTURN, item.id, "", "orange"),
+            align="center",
+        ),
+    )  # fmt: skip
+
+
+def _flag(item: Any) -> rx.Component:
+    key = item.key
+    return _item(
+        item,
+        _test_link(item, item.state),
+        rx.cond(item.findings != "", rx.text("Injection signals: ", item.findings, size="2")),
+        rx.cond(item.holds != "", rx.text("Open hold: ", item.holds, size="2")),
+        rx.cond(item.kept, rx.badge("Kept — excluded from rankings", color_scheme="amber")),
+        _reason_box(key),
+        _decisions(
+            item,
+            _button("Keep hold", key, A.HOLD_KEEP, item.test_id, "", "amber"),
+            _button("Clear", key, A.HOLD_CLEAR, item.test_id),
+            _remove_button(key, item.test_id),
+        ),
+    )  # fmt: skip
+
+
+def _label(item: Any) -> rx.Component:
+    key = item.key
+    return _item(
+        item,
+        rx.text(
+            rx.link(rx.text.strong(item.label), href=item.href, class_name="item-test-link"),
+            " (", item.kind, ") · ", item.count, " public Tests", size="2",
+        ),
+        _extra_box(key, "target-", "Catalog entry slug",
+                   placeholder="Catalog slug, e.g. claude-sonnet-4-5", width="100%"),
+        _reason_box(key),
+        _decisions(
+            item,
+            _button("Map to catalog entry", key, A.LABEL_MAP, item.label, item.kind),
+            _button("Leave as declared", key, A.LABEL_LEAVE, item.label, item.kind, "gray"),
+        ),
+    )  # fmt: skip
+
+
+def _removal_reason(item: Any, key: Any) -> rx.Component:
+    return rx.cond(
+        item.reason != "",
+        rx.text("Removal reason: ", item.reason, size="2", white_space="pre-wrap",
+                id="removal-reason-" + key),
+    )  # fmt: skip
+
+
+def _removed(item: Any) -> rx.Component:
+    key = item.key
+    return _item(
+        item,
+        _test_link(item, "removed"),
+        rx.text("by @", item.contributor,
+                rx.cond(item.removed != "", rx.fragment(" · removed ", item.removed)), size="2"),
+        _removal_reason(item, key),
+        _reason_box(key),
+        _decisions(
+            item,
+            _button("Restore Test", key, A.TEST_RESTORE, item.test_id, "", "green",
+                    disabled=~item.restorable),
+            rx.cond(
+                ~item.restorable,
+                rx.text("Cannot be restored: ", item.problem, ".", size="2", color_scheme="amber",
+                        id="restore-blocked-" + key),
             ),
             align="center",
         ),
-        key=key,
-    )
+    )  # fmt: skip
+
+
+def _appeal(item: Any) -> rx.Component:
+    key = item.key
+    return _item(
+        item,
+        _test_link(item, "removed"),
+        rx.text("@", item.contributor, " appeals · ", item.created, size="2"),
+        rx.text(item.reason, size="2", white_space="pre-wrap", id="appeal-text-" + key),
+        rx.text("Removal reason: ", item.removal_reason, size="2", color_scheme="gray",
+                white_space="pre-wrap"),
+        _reason_box(key, "Your answer to the contributor (at least 10 characters)"),
+        _decisions(
+            item,
+            _button("Grant: restore the Test", key, A.APPEAL_GRANT, item.id, "", "green"),
+            _button("Reject: the removal stands", key, A.APPEAL_REJECT, item.id, "", "gray"),
+        ),
+    )  # fmt: skip
+
+
+def _account_row(account: AccountView) -> rx.Component:
+    return rx.hstack(
+        rx.button(
+            "@", account.handle, variant="ghost", size="2", on_click=S.pick_account(account.handle),
+            aria_label="Choose @" + account.handle,
+        ),
+        rx.text(account.name, size="2", color_scheme="gray"),
+        rx.badge(account.role, variant="soft", class_name="account-role"),
+        rx.badge(account.status, color_scheme=rx.cond(account.suspended, "red", "green"),
+                 variant="soft", class_name="account-status"),
+        spacing="2", wrap="wrap", align="center", class_name="account-match",
+    )  # fmt: skip
+
+
+def _account_search() -> rx.Component:
+    return rx.form(
+        rx.hstack(
+            rx.input(value=S.account_handle, on_change=S.set_account_handle,
+                     placeholder="handle, or its first letters", aria_label="Account handle",
+                     id="account-handle", flex="1", min_width="12rem"),
+            rx.button("Look up", type="submit", variant="soft", id="account-search"),
+            width="100%", wrap="wrap", spacing="2",
+        ),
+        on_submit=lambda _form: S.search_accounts(),
+        width="100%",
+    )  # fmt: skip
 
 
 def _accounts() -> rx.Component:
-    key = "account"
+    key = rx.Var.create("account")
+    item: Any = rx.Var.create({"key": "account", "done": _DONE.get("account", "")})
     return _item(
+        item,
         rx.text(
-            "Suspend or reinstate an account, or change its role. Owners come from "
-            "configuration and cannot be changed here.",
+            "Suspend or reinstate an account, or change its role. Moderators can make "
+            "reviewers; owners can also make moderators. No one can make or change an owner "
+            "here: owners are named in the server's configuration (",
+            rx.code("BENCHMAX_OWNER_SUBJECTS"),
+            ") or set by an operator with ",
+            rx.code("benchmax users grant-role <handle> owner"),
+            ".",
             size="2",
         ),
-        rx.input(
-            value=S.account_handle,
-            on_change=S.set_account_handle,
-            placeholder="handle",
-            aria_label="Account handle",
-            id="account-handle",
-            width="100%",
+        _account_search(),
+        rx.cond(
+            S.accounts.length() > 0,
+            rx.vstack(rx.foreach(S.accounts, _account_row), spacing="1", id="account-results"),
+            rx.cond(S.account_searched,
+                    rx.text("No account has a handle starting like that.", size="2",
+                            color_scheme="gray", id="account-none")),
         ),
-        _reason_box(rx.Var.create(key)),
+        _reason_box(key),
         _decisions(
+            item,
             _button("Suspend", key, A.USER_SUSPEND, "", "", "red"),
             _button("Reinstate", key, A.USER_REINSTATE, ""),
             _button("Make reviewer", key, A.USER_ROLE, "", "reviewer"),
             _button("Make moderator", key, A.USER_ROLE, "", "moderator"),
             _button("Make contributor", key, A.USER_ROLE, "", "contributor", "gray"),
         ),
-        key=rx.Var.create(key),
-    )
+    )  # fmt: skip
 
 
 def _queue(items: Any, render: Any, empty: str) -> rx.Component:
@@ -293,14 +330,17 @@ def _queue(items: Any, render: Any, empty: str) -> rx.Component:
     )
 
 
-def _tab(value: str, label: str, count: rx.Var[int]) -> rx.Component:
-    return rx.tabs.trigger(rx.hstack(label, rx.badge(count), spacing="2"), value=value,
-                           id="tab-" + value)  # fmt: skip
+def _tab(value: str, label: str) -> rx.Component:
+    return rx.tabs.trigger(
+        rx.hstack(label, rx.badge(_COUNTS[value]), spacing="2", align="center"),
+        value=value, id="tab-" + value,
+    )  # fmt: skip
 
 
 # One row a queue: the tab's value and label, the state's list, its item view, the empty text.
 _QUEUES: tuple[tuple[str, str, Any, Any, str], ...] = (
-    ("reports", "Reports", S.reports, _report, "No open reports."),
+    ("reports", "Reports", S.reports, _report, "No open reports. Reports people send appear here."),
+    ("appeals", "Appeals", S.appeals, _appeal, "No open appeals against removals."),
     ("disputes", "Disputes", S.disputes, _dispute, "No open disputes."),
     ("flags", "Injection flags", S.flags, _flag, "No injection flags or holds."),
     ("labels", "Label requests", S.labels, _label, "Every declared label is decided."),
@@ -316,24 +356,21 @@ def _console() -> rx.Component:
             "never edited. Contributors see the outcome and reason on their Tests.",
             size="2",
         ),
-        rx.cond(
-            S.notice != "",
-            rx.callout(
-                S.notice, color_scheme="green", icon="check", id="moderation-notice", role="status"
-            ),
-        ),
         rx.tabs.root(
             rx.tabs.list(
-                *[_tab(value, label, items.length()) for value, label, items, _r, _e in _QUEUES],
+                *[_tab(value, label) for value, label, _i, _r, _e in _QUEUES],
                 rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
-                wrap="wrap",
+                class_name="moderation-tabs",
+                flex_wrap="wrap",
+                height="auto",
             ),
             *[
                 rx.tabs.content(_queue(items, render, empty), value=value, padding_top="1rem")
                 for value, _label, items, render, empty in _QUEUES
             ],
             rx.tabs.content(_accounts(), value="accounts", padding_top="1rem"),
-            default_value="reports",
+            value=S.tab,
+            on_change=S.set_tab,
             width="100%",
         ),
         spacing="4",

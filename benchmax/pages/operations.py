@@ -13,10 +13,17 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
-from benchmax.components.dashboard import scroll_table, section, stat_card
+from benchmax.components.dashboard import (
+    link_stat_card,
+    notice_callout,
+    scroll_table,
+    section,
+    stat_card,
+    svg_chart,
+)
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.pages.judge_operations import judge_section
-from benchmax.state.operations import POLL_SECONDS, DeadJobRow, JobRow, OperationsView
+from benchmax.state.operations import POLL_SECONDS, AuditRow, DeadJobRow, JobRow, OperationsView
 from benchmax.state.operations import OperationsState as S
 
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
@@ -107,26 +114,40 @@ def _toolbar() -> rx.Component:
 
 def _notice() -> rx.Component:
     """What the last requeue, discard or backup did."""
-    return rx.cond(
-        S.notice != "",
-        rx.callout(
-            S.notice,
-            color_scheme=rx.cond(S.notice_ok, "green", "red"),
-            id="ops-notice",
-            width="100%",
-        ),
-    )
+    return notice_callout(S.notice, S.notice_ok, "ops-notice")
 
 
 def _stats() -> rx.Component:
-    """The figures an owner looks at first."""
+    """The figures an owner looks at first, each a link to the queue or section it counts."""
     return rx.flex(
-        stat_card("Oldest waiting job", D.oldest_waiting, "ops-oldest-waiting"),
-        stat_card("Time to public p50 (24 h)", D.ttp_p50, "ops-ttp-p50"),
-        stat_card("Time to public p95 (24 h)", D.ttp_p95, "ops-ttp-p95"),
-        stat_card("Open reports", D.open_reports.to_string(), "ops-open-reports"),
-        stat_card("Open disputes", D.open_disputes.to_string(), "ops-open-disputes"),
-        stat_card("Open holds", D.open_holds.to_string(), "ops-open-holds"),
+        *[
+            link_stat_card(label, value, stat_id, href)
+            for label, value, stat_id, href in (
+                ("Dead jobs", D.dead_count.to_string(), "ops-dead-count", "#ops-dead-list"),
+                ("Oldest waiting job", D.oldest_waiting, "ops-oldest-waiting", "#ops-jobs"),
+                ("Time to public p50 (24 h)", D.ttp_p50, "ops-ttp-p50", "#ops-ttp"),
+                ("Time to public p95 (24 h)", D.ttp_p95, "ops-ttp-p95", "#ops-ttp"),
+                (
+                    "Open reports",
+                    D.open_reports.to_string(),
+                    "ops-open-reports",
+                    "/moderation?tab=reports",
+                ),
+                (
+                    "Open appeals",
+                    D.open_appeals.to_string(),
+                    "ops-open-appeals",
+                    "/moderation?tab=appeals",
+                ),
+                (
+                    "Open disputes",
+                    D.open_disputes.to_string(),
+                    "ops-open-disputes",
+                    "/moderation?tab=disputes",
+                ),
+                ("Open holds", D.open_holds.to_string(), "ops-open-holds", "/moderation?tab=flags"),
+            )
+        ],
         stat_card("AI review", D.ai_review, "ops-ai-review"),
         wrap="wrap",
         spacing="3",
@@ -172,6 +193,24 @@ def _jobs() -> rx.Component:
         ),
         section_id="ops-jobs",
     )
+
+
+def _charts() -> rx.Component:
+    """Job states and the backlog over the last day, from the scheduler's samples."""
+    empty = "No samples yet: the scheduler records one every few minutes."
+    return section(
+        "Jobs over the last 24 hours",
+        rx.flex(
+            rx.vstack(rx.text("Jobs by state", size="2", weight="medium"),
+                      svg_chart(D.jobs_chart, empty, "ops-jobs-chart"), flex="1",
+                      min_width="16rem"),
+            rx.vstack(rx.text("Backlog (pending + running)", size="2", weight="medium"),
+                      svg_chart(D.backlog_chart, empty, "ops-backlog-chart"), flex="1",
+                      min_width="16rem"),
+            wrap="wrap", spacing="4", width="100%",
+        ),
+        section_id="ops-charts",
+    )  # fmt: skip
 
 
 def _time_to_public() -> rx.Component:
@@ -239,21 +278,26 @@ def _backup() -> rx.Component:
     )
 
 
+def _maybe_link(text: rx.Var[str], href: rx.Var[str], class_name: str) -> rx.Component:
+    return rx.cond(href != "", rx.link(text, href=href, class_name=class_name), rx.text(text))
+
+
+def _audit_row(row: ObjectVar[AuditRow]) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(row.id),
+        rx.table.cell(rx.code(row.action)),
+        rx.table.cell(_maybe_link(row.actor, row.actor_href, "audit-actor")),
+        rx.table.cell(_maybe_link(row.subject, row.subject_href, "audit-subject")),
+        rx.table.cell(row.time),
+    )
+
+
 def _audit_events() -> rx.Component:
-    """The newest audit events (ids only)."""
+    """The newest audit events, with handles and Test titles linked."""
     return section(
         "Recent audit events",
         scroll_table(
-            ["Id", "Action", "Actor", "Subject", "Time"],
-            D.audit_rows,
-            lambda row: rx.table.row(
-                rx.table.cell(row.id),
-                rx.table.cell(row.action),
-                rx.table.cell(row.actor),
-                rx.table.cell(row.subject),
-                rx.table.cell(row.time),
-            ),
-            "ops-audit-table",
+            ["Id", "Action", "Who", "About", "Time"], D.audit_rows, _audit_row, "ops-audit-table"
         ),
         section_id="ops-audit",
     )
@@ -266,6 +310,7 @@ def _dashboard() -> rx.Component:
         _stats(),
         _dead_jobs(),
         _jobs(),
+        _charts(),
         _time_to_public(),
         _storage(),
         judge_section(),

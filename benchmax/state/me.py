@@ -1,19 +1,29 @@
-"""``/me``: the contributor's own Tests (private ones included) and their API tokens."""
+"""``/me``: the contributor's own Tests (private ones included), appeals against removals, and
+their API tokens.
+
+A new token's plaintext lives only in ``new_token`` for the one response that shows it; the
+copy button and the ``curl`` example are built from that var in the browser, so no other
+state, log or store ever holds it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.models import ApiToken
+from benchmax.models import ApiToken, User
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import human_date
-from benchmax.services.errors import ServiceError
+from benchmax.services.errors import ServiceError, Unauthenticated
+from benchmax.services.moderation.appeals import appeal_states, open_appeal
 from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
 from benchmax.state.session import SessionState
 
+T = TypeVar("T")
 STATUS_COLORS = {
     "Draft": "gray",
     "Processing": "blue",
@@ -39,9 +49,12 @@ class MyTestView:
     updated: str
     expires: str  # empty unless an untouched draft
     moderation: str  # the decisions about it, "outcome — reason", joined
+    appeal: str  # removed Tests: "can", "open" or "answered"; others empty
 
     @classmethod
-    def of(cls, row: submissions.MyTestRow, decisions: list[DecisionOutcome]) -> MyTestView:
+    def of(
+        cls, row: submissions.MyTestRow, decisions: list[DecisionOutcome], appeal: str = ""
+    ) -> MyTestView:
         return cls(
             id=row.id,
             title=row.title,
@@ -52,6 +65,7 @@ class MyTestView:
             updated=human_date(row.updated_at),
             expires=human_date(row.expires_at),
             moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
+            appeal=(appeal or "can") if row.plain_status == "Removed" else "",
         )
 
 
@@ -82,6 +96,12 @@ class MeState(SessionState):
     new_token: rx.Field[str] = rx.field("")
     token_error: rx.Field[str] = rx.field("")
     action_error: rx.Field[str] = rx.field("")
+    api_origin: rx.Field[str] = rx.field("")
+    copied: rx.Field[str] = rx.field("")  # which copy button was last pressed
+    appeal_test: rx.Field[str] = rx.field("")  # the Test whose appeal form is open
+    appeal_text: rx.Field[str] = rx.field("")
+    appeal_error: rx.Field[str] = rx.field("")
+    appeal_notice: rx.Field[str] = rx.field("")
 
     def _reload(self) -> None:
         user = self._require_user()
@@ -91,27 +111,39 @@ class MeState(SessionState):
         with app_context().session() as session:
             rows = submissions.my_tests(session, user)
             live_tokens = tokens.list_tokens(session, user)
-            outcomes = decisions_for_tests(session, [row.id for row in rows])
-        self.tests = [MyTestView.of(row, outcomes.get(row.id, [])) for row in rows]
+            ids = [row.id for row in rows]
+            outcomes = decisions_for_tests(session, ids)
+            appeals = appeal_states(session, [r.id for r in rows if r.plain_status == "Removed"])
+        self.tests = [
+            MyTestView.of(row, outcomes.get(row.id, []), appeals.get(row.id, "")) for row in rows
+        ]
         self.token_list = [TokenView.of(token) for token in live_tokens]
 
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
         self.new_token, self.token_error, self.action_error = "", "", ""
+        self.copied, self.appeal_test, self.appeal_error, self.appeal_notice = "", "", "", ""
+        self.api_origin = app_context().settings.app_origin.rstrip("/")
         self._reload()
         self.loaded = True
 
+    def _as_viewer(self, work: Callable[[Any, User], T]) -> T | str:
+        """Run ``work`` for the re-verified viewer in one transaction: its result, or the
+        refusal's message (also when no one is signed in)."""
+        user = self._require_user()
+        try:
+            if user is None:
+                raise Unauthenticated("sign_in_required", "Sign in first.")
+            with app_context().session() as session:
+                return work(session, user)
+        except ServiceError as exc:
+            return exc.message
+
     @rx.event
     def retry(self, test_id: str) -> None:
-        user = self._require_user()
-        if user is None:
-            return
-        try:
-            with app_context().session() as session:
-                submissions.retry_processing(session, user, test_id)
-        except ServiceError as exc:
-            self.action_error = exc.message
+        done = self._as_viewer(lambda s, u: submissions.retry_processing(s, u, test_id))
+        self.action_error = done if isinstance(done, str) else ""
         self._reload()
 
     @rx.event
@@ -120,30 +152,49 @@ class MeState(SessionState):
 
     @rx.event
     def create_token(self) -> None:
-        user = self._require_user()
-        if user is None:
-            return
-        try:
-            with app_context().session() as session:
-                _token, plaintext = tokens.create_token(session, user, self.token_name)
-        except ServiceError as exc:
-            self.token_error = exc.message
-            return
-        self.new_token, self.token_error, self.token_name = plaintext, "", ""
+        made = self._as_viewer(lambda s, u: tokens.create_token(s, u, self.token_name)[1])
+        if made.startswith("bmx_"):
+            self.new_token, self.token_error, self.token_name = made, "", ""
+        else:
+            self.token_error = made
         self._reload()
 
     @rx.event
     def revoke_token(self, token_id: str) -> None:
-        user = self._require_user()
-        if user is None:
-            return
-        try:
-            with app_context().session() as session:
-                tokens.revoke_token(session, user, token_id)
-        except ServiceError as exc:
-            self.token_error = exc.message
+        done = self._as_viewer(lambda s, u: tokens.revoke_token(s, u, token_id))
+        self.token_error = done if isinstance(done, str) else ""
         self._reload()
 
     @rx.event
     def dismiss_token(self) -> None:
-        self.new_token = ""
+        self.new_token, self.copied = "", ""
+
+    @rx.event
+    def mark_copied(self, which: str) -> None:
+        self.copied = which
+
+    @rx.event
+    def start_appeal(self, test_id: str) -> None:
+        self.appeal_test, self.appeal_error, self.appeal_notice = test_id, "", ""
+
+    @rx.event
+    def cancel_appeal(self) -> None:
+        self.appeal_test, self.appeal_error = "", ""
+
+    @rx.event
+    def set_appeal_text(self, value: str) -> None:
+        self.appeal_text = value[:5000]
+
+    @rx.event
+    def send_appeal(self) -> None:
+        """Send the open form's appeal; on refusal the text stays for the contributor to fix."""
+        per_hour = app_context().settings.appeal_rate_limit_per_hour
+        sent = self._as_viewer(
+            lambda s, u: open_appeal(s, u, self.appeal_test, self.appeal_text, per_hour=per_hour)
+        )
+        if isinstance(sent, str):
+            self.appeal_error = sent
+            return
+        self.appeal_test, self.appeal_text, self.appeal_error = "", "", ""
+        self.appeal_notice = "Appeal sent. A moderator will read it and answer here."
+        self._reload()

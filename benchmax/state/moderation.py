@@ -2,10 +2,15 @@
 
 The role is checked again on the server for every load and every decision (the services
 refuse anyone else), so a stale page can never act with a role its viewer has lost.
-What a moderator typed stays in the form when a decision is refused.
+What a moderator typed stays in the form when a decision is refused; a decided item stays
+where it was, with the confirmation beside its buttons, until the page is loaded again.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TypeVar
+from urllib.parse import quote
 
 import reflex as rx
 
@@ -13,110 +18,246 @@ from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
-from benchmax.services.moderation import actions, queues
+from benchmax.services.moderation import actions, queues, roles
+from benchmax.services.moderation.appeals import AppealItem
 from benchmax.services.moderation.policy import can_moderate
+from benchmax.services.moderation.queues import LabelItem
 from benchmax.state.session import SessionState
 
 
-def _report(item: queues.ReportItem) -> dict[str, str]:
-    return {
-        "key": f"report-{item.id}",
-        "id": item.id,
-        "test_id": item.test_id,
-        "title": item.test_title,
-        "state": item.test_state,
-        "evidence_id": item.evidence_id or "",
-        "evidence": item.evidence_name or "",
-        "reason": item.reason_label,
-        "details": item.details,
-        "reporter": item.reporter_handle,
-        "created": human_date(item.created_at),
-    }
+@dataclass(frozen=True)
+class ItemView:
+    """What every queue item has: a key stable across reloads (so a typed reason never moves
+    to another item), the Test it is about, and the confirmation of a decision made on it
+    here ("" while it is open)."""
+
+    key: str = ""
+    test_id: str = ""
+    href: str = ""
+    title: str = ""
+    done: str = ""
 
 
-def _dispute(item: queues.DisputeItem) -> dict[str, str]:
-    return {
-        "key": f"dispute-{item.id}",
-        "id": item.id,
-        "test_id": item.test_id,
-        "title": item.test_title,
-        "contributor": item.contributor_handle,
-        "reason": item.reason,
-        "score": str(item.review_score),
-        "reasoning": item.review_reasoning,
-        "kind": item.reviewer_kind,
-        "created": human_date(item.created_at),
-    }
+def _about(key: str, test_id: str, title: str) -> tuple[str, str, str, str, str]:
+    """``ItemView``'s fields, in order, for an item about Test ``test_id``."""
+    return key, test_id, f"/tests/{test_id}", title, ""
 
 
-def _flag(item: queues.FlagItem) -> dict[str, str]:
-    return {
-        "key": f"flag-{item.test_id}",
-        "test_id": item.test_id,
-        "title": item.test_title,
-        "state": item.test_state,
-        "holds": ", ".join(item.hold_codes),
-        "findings": ", ".join(item.finding_codes),
-        "kept": "yes" if item.kept else "",
-    }
+@dataclass(frozen=True)
+class ReportView(ItemView):
+    id: str = ""
+    state: str = ""
+    evidence_id: str = ""
+    evidence: str = ""
+    reason: str = ""
+    details: str = ""
+    reporter: str = ""
+    created: str = ""
+
+    @classmethod
+    def of(cls, item: queues.ReportItem) -> ReportView:
+        return cls(
+            *_about(f"report-{item.id}", item.test_id, item.test_title), id=item.id,
+            state=item.test_state, evidence_id=item.evidence_id or "",
+            evidence=item.evidence_name or "", reason=item.reason_label, details=item.details,
+            reporter=item.reporter_handle, created=human_date(item.created_at),
+        )  # fmt: skip
 
 
-def _label(item: queues.LabelItem) -> dict[str, str]:
-    return {
-        # Stable across reloads, so a reason typed for one label never moves to another.
-        "key": "label-" + queues.label_target_id(item.kind, item.key).replace(":", "-")[:24],
-        "kind": item.kind,
-        "label": item.label,
-        "count": str(item.test_count),
-    }
+@dataclass(frozen=True)
+class DisputeView(ItemView):
+    id: str = ""
+    contributor: str = ""
+    reason: str = ""
+    score: str = ""
+    reasoning: str = ""
+    kind: str = ""
+    created: str = ""
+
+    @classmethod
+    def of(cls, item: queues.DisputeItem) -> DisputeView:
+        return cls(
+            *_about(f"dispute-{item.id}", item.test_id, item.test_title), id=item.id,
+            contributor=item.contributor_handle, reason=item.reason,
+            score=str(item.review_score), reasoning=item.review_reasoning,
+            kind=item.reviewer_kind, created=human_date(item.created_at),
+        )  # fmt: skip
 
 
-def _removed(item: queues.RemovedItem) -> dict[str, str]:
-    return {
-        "key": f"removed-{item.test_id}",
-        "test_id": item.test_id,
-        "title": item.test_title,
-        "contributor": item.contributor_handle,
-        "removed": human_date(item.removed_at),
-        "reason": item.reason,
-        "restorable": "yes" if item.can_restore else "",
-        "problem": item.restore_problem,
-    }
+@dataclass(frozen=True)
+class FlagView(ItemView):
+    state: str = ""
+    holds: str = ""
+    findings: str = ""
+    kept: bool = False
+
+    @classmethod
+    def of(cls, item: queues.FlagItem) -> FlagView:
+        return cls(
+            *_about(f"flag-{item.test_id}", item.test_id, item.test_title), state=item.test_state,
+            holds=", ".join(item.hold_codes), findings=", ".join(item.finding_codes),
+            kept=item.kept,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LabelView(ItemView):
+    """A declared label: ``href`` is the feed searched for it (it is about many Tests)."""
+
+    kind: str = ""
+    label: str = ""
+    count: str = ""
+
+    @classmethod
+    def of(cls, item: LabelItem) -> LabelView:
+        key = "label-" + queues.label_target_id(item.kind, item.key).replace(":", "-")[:24]
+        return cls(key, "", f"/?q={quote(item.label)}", item.label, "", kind=item.kind,
+                   label=item.label, count=str(item.test_count))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RemovedView(ItemView):
+    contributor: str = ""
+    removed: str = ""
+    reason: str = ""
+    restorable: bool = False
+    problem: str = ""
+
+    @classmethod
+    def of(cls, item: queues.RemovedItem) -> RemovedView:
+        return cls(
+            *_about(f"removed-{item.test_id}", item.test_id, item.test_title),
+            contributor=item.contributor_handle, removed=human_date(item.removed_at),
+            reason=item.reason, restorable=item.can_restore, problem=item.restore_problem,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AppealView(ItemView):
+    id: str = ""
+    contributor: str = ""
+    reason: str = ""
+    removal_reason: str = ""
+    created: str = ""
+
+    @classmethod
+    def of(cls, item: AppealItem) -> AppealView:
+        return cls(
+            *_about(f"appeal-{item.id}", item.test_id, item.test_title), id=item.id,
+            contributor=item.contributor_handle, reason=item.reason,
+            removal_reason=item.removal_reason, created=human_date(item.created_at),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AccountView:
+    handle: str = ""
+    name: str = ""
+    role: str = ""
+    status: str = ""
+    suspended: bool = False
+
+    @classmethod
+    def of(cls, match: roles.AccountMatch) -> AccountView:
+        return cls(
+            match.handle, match.display_name, match.role, match.status, match.status != "active"
+        )
+
+
+TABS = ("reports", "appeals", "disputes", "flags", "labels", "removed", "accounts")
+View = TypeVar("View", ReportView, DisputeView, FlagView, LabelView, RemovedView, AppealView)
+# What a moderator reads beside the button once a decision is recorded.
+DONE = {
+    "remove": "Removed: the Test is hidden and the decision recorded.",
+    "block": "File blocked and the decision recorded.",
+    "restore": "Restored: the Test is public again.",
+    "resolve": "Report resolved.",
+    "dismiss": "Report dismissed.",
+    "uphold": "Review upheld; the contributor is told.",
+    "overturn": "Review overturned; the correction is published.",
+    "keep": "Hold kept: the Test stays out of rankings.",
+    "clear": "Cleared for rankings.",
+    "map": "Label mapped to the catalog entry.",
+    "leave": "Label left as declared.",
+    "grant": "Appeal granted: the Test is public again.",
+    "reject": "Appeal rejected: the removal stands.",
+    "suspend": "Account suspended.",
+    "reinstate": "Account reinstated.",
+    "role": "Role changed.",
+}
+
+
+def _merge(fresh: list[View], shown: list[View], done: dict[str, str]) -> list[View]:
+    """The fresh queue, with items decided on this page kept in place and marked done."""
+    by_key = {item.key: item for item in fresh}
+    merged = [
+        replace(by_key.get(item.key, item), done=done[item.key])
+        if item.key in done
+        else by_key[item.key]
+        for item in shown
+        if item.key in done or item.key in by_key
+    ]
+    kept = {item.key for item in merged}
+    return merged + [item for item in fresh if item.key not in kept]
 
 
 class ModerationState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     allowed: rx.Field[bool] = rx.field(False)
-    reports: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    disputes: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    flags: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    labels: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    removed: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    reports: rx.Field[list[ReportView]] = rx.field(default_factory=list)
+    disputes: rx.Field[list[DisputeView]] = rx.field(default_factory=list)
+    flags: rx.Field[list[FlagView]] = rx.field(default_factory=list)
+    labels: rx.Field[list[LabelView]] = rx.field(default_factory=list)
+    removed: rx.Field[list[RemovedView]] = rx.field(default_factory=list)
+    appeals: rx.Field[list[AppealView]] = rx.field(default_factory=list)
     reasons: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     extras: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
-    notice: rx.Field[str] = rx.field("")
+    done: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     account_handle: rx.Field[str] = rx.field("")
+    accounts: rx.Field[list[AccountView]] = rx.field(default_factory=list)
+    account_searched: rx.Field[bool] = rx.field(False)
+    tab: rx.Field[str] = rx.field("reports")
+
+    @rx.var
+    def open_counts(self) -> dict[str, int]:
+        """Each tab's undecided items (decided ones stay on screen until the next load)."""
+        lists: dict[str, list[ReportView] | list[DisputeView] | list[FlagView] | list[LabelView]
+                    | list[RemovedView] | list[AppealView]] = {
+            "reports": self.reports, "disputes": self.disputes, "flags": self.flags,
+            "labels": self.labels, "removed": self.removed, "appeals": self.appeals,
+        }  # fmt: skip
+        return {name: sum(1 for item in items if not item.done) for name, items in lists.items()}
 
     def _refresh(self, user: User | None) -> None:
         self.allowed = can_moderate(user)
         if not self.allowed:
             self.reports, self.disputes, self.flags, self.labels = [], [], [], []
-            self.removed = []
+            self.removed, self.appeals, self.accounts = [], [], []
             return
         with app_context().session() as session:
             found = queues.moderation_queues(session, user)
-        self.reports = [_report(item) for item in found.reports]
-        self.disputes = [_dispute(item) for item in found.disputes]
-        self.flags = [_flag(item) for item in found.flags]
-        self.labels = [_label(item) for item in found.labels]
-        self.removed = [_removed(item) for item in found.removed]
+        done = self.done
+        self.reports = _merge([ReportView.of(i) for i in found.reports], self.reports, done)
+        self.disputes = _merge([DisputeView.of(i) for i in found.disputes], self.disputes, done)
+        self.flags = _merge([FlagView.of(i) for i in found.flags], self.flags, done)
+        self.labels = _merge([LabelView.of(i) for i in found.labels], self.labels, done)
+        self.removed = _merge([RemovedView.of(i) for i in found.removed], self.removed, done)
+        self.appeals = _merge([AppealView.of(i) for i in found.appeals], self.appeals, done)
 
     @rx.event
     def on_load(self) -> None:
-        self.notice = ""
+        wanted = str(self.router.url.query_parameters.get("tab", "reports"))
+        self.tab = wanted if wanted in TABS else "reports"
+        self.done = {}
+        self.reports, self.disputes, self.flags, self.labels = [], [], [], []
+        self.removed, self.appeals = [], []
         self._refresh(self._require_user())
         self.loaded = True
+
+    @rx.event
+    def set_tab(self, value: str) -> None:
+        self.tab = value if value in TABS else "reports"
 
     @rx.event
     def set_reason(self, key: str, value: str) -> None:
@@ -129,6 +270,26 @@ class ModerationState(SessionState):
     @rx.event
     def set_account_handle(self, value: str) -> None:
         self.account_handle = value[:64]
+        self.done = {k: v for k, v in self.done.items() if k != "account"}
+
+    def _search(self, user: User | None) -> None:
+        try:
+            with app_context().session() as session:
+                found = roles.search_accounts(session, user, self.account_handle)
+        except ServiceError as error:
+            self.errors = {**self.errors, "account": error.message}
+            return
+        self.accounts = [AccountView.of(match) for match in found]
+        self.account_searched = bool(self.account_handle.strip())
+
+    @rx.event
+    def search_accounts(self) -> None:
+        self._search(self._require_user())
+
+    @rx.event
+    def pick_account(self, handle: str) -> None:
+        self.account_handle = handle
+        self.accounts = [a for a in self.accounts if a.handle == handle]
 
     @rx.event
     def decide(self, key: str, action: str, target: str, related: str) -> None:
@@ -140,7 +301,7 @@ class ModerationState(SessionState):
         user = self._require_user()
         extra = self.extras.get(key, "")
         request = actions.Request(
-            target=self.account_handle.strip() if key == "account" else target,
+            target=self.account_handle.strip().lstrip("@") if key == "account" else target,
             reason=self.reasons.get(key, ""),
             report_id=related or None,
             kind=related,
@@ -153,9 +314,11 @@ class ModerationState(SessionState):
                 actions.perform(session, user, action, request)
         except ServiceError as error:
             self.errors = {**self.errors, key: error.message}
-            self.notice = ""
             return
         self.errors = {k: v for k, v in self.errors.items() if k != key}
         self.reasons = {k: v for k, v in self.reasons.items() if k != key}
-        self.notice = "Decision recorded."
-        self._refresh(user)
+        self.done = {**self.done, key: DONE.get(action.partition(".")[2], "Decision recorded.")}
+        if key == "account":
+            self._search(user)  # the row shows the account's new role or status
+        else:
+            self._refresh(user)

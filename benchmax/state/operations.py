@@ -16,6 +16,7 @@ from typing import Any
 
 import reflex as rx
 
+from benchmax.components.dashboard import line_chart_svg
 from benchmax.context import app_context
 from benchmax.services import backup as backups
 from benchmax.services.dates import chart_time, clock_time
@@ -27,7 +28,8 @@ from benchmax.services.operations import (
     requeue_job,
     require_owner,
 )
-from benchmax.services.operations.dashboard import BackupSummary
+from benchmax.services.operations.dashboard import AuditSummary, BackupSummary
+from benchmax.services.operations.metrics import JobStatePoint
 from benchmax.state.session import SessionState
 from benchmax.state.views import size_text
 
@@ -81,11 +83,34 @@ class BackupPanel:
 
 @dataclass(frozen=True)
 class AuditRow:
+    """An audit event with names for people: ``@handle`` links and the Test's title."""
+
     id: str
     action: str
-    actor: str
-    subject: str
+    actor: str  # "@handle", or "system" for the scheduler and the command line
+    actor_href: str  # "" when there is no account to link
+    subject: str  # the Test's title, "@handle", or "type id" when nothing better is known
+    subject_href: str
     time: str
+
+    @classmethod
+    def of(cls, event: AuditSummary) -> AuditRow:
+        actor, actor_href = "system", ""
+        if event.actor_handle:
+            actor, actor_href = "@" + event.actor_handle, "/u/" + event.actor_handle
+        elif event.actor_id:
+            actor = event.actor_id
+        subject, subject_href = f"{event.subject_type} {event.subject_id}", ""
+        if event.test_title:
+            subject, subject_href = event.test_title, "/tests/" + event.test_id
+            if event.subject_type != "test":
+                subject = f"{event.subject_type} on “{event.test_title}”"
+        elif event.subject_handle:
+            subject, subject_href = "@" + event.subject_handle, "/u/" + event.subject_handle
+        return cls(
+            str(event.id), event.action, actor, actor_href, subject, subject_href,
+            clock_time(event.created_at),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -105,6 +130,11 @@ class OperationsView:
     open_reports: int = 0
     open_disputes: int = 0
     open_holds: int = 0
+    open_appeals: int = 0
+    dead_count: int = 0
+    # Inline SVG drawn here from the recorded samples; "" until there is a sample to draw.
+    jobs_chart: str = ""
+    backlog_chart: str = ""
     ai_review: str = ""
     storage_rows: list[StorageRow] = field(default_factory=list)
     storage_taken_at: str = ""
@@ -133,9 +163,28 @@ def _backup_panel(backup: BackupSummary | None) -> BackupPanel:
     )
 
 
+def _charts(points: tuple[JobStatePoint, ...]) -> tuple[str, str]:
+    """Job states and the backlog over the last day, as two small SVG charts."""
+    if not points:
+        return "", ""
+    times = [chart_time(point.taken_at) for point in points]
+    states = [
+        (state, [float(point.counts.get(state, 0)) for point in points])
+        for state in ("pending", "running", "dead", "done")
+    ]
+    jobs = line_chart_svg("Jobs by state over the last 24 hours", times, states)
+    backlog = line_chart_svg(
+        "Backlog (pending and running jobs) over the last 24 hours",
+        times,
+        [("backlog", [float(point.backlog) for point in points])],
+    )
+    return jobs, backlog
+
+
 def view(data: Dashboard) -> OperationsView:
     """The dashboard as plain strings and numbers for the page."""
     inventory = data.inventory
+    charts = _charts(data.job_series)
     return OperationsView(
         generated_at=clock_time(data.generated_at),
         job_rows=[
@@ -168,6 +217,10 @@ def view(data: Dashboard) -> OperationsView:
         open_reports=data.open_reports,
         open_disputes=data.open_disputes,
         open_holds=data.open_holds,
+        open_appeals=data.open_appeals,
+        dead_count=len(data.dead_jobs),
+        jobs_chart=charts[0],
+        backlog_chart=charts[1],
         ai_review=data.ai_review,
         storage_rows=[
             StorageRow(usage.prefix, str(usage.objects), size_text(usage.bytes))
@@ -179,16 +232,7 @@ def view(data: Dashboard) -> OperationsView:
         missing_count=inventory.missing_object_count,
         missing_objects=list(inventory.missing_objects),
         backup=_backup_panel(data.last_backup),
-        audit_rows=[
-            AuditRow(
-                id=str(event.id),
-                action=event.action,
-                actor=event.actor_id or "—",
-                subject=f"{event.subject_type} {event.subject_id}",
-                time=clock_time(event.created_at),
-            )
-            for event in data.recent_audit
-        ],
+        audit_rows=[AuditRow.of(event) for event in data.recent_audit],
     )
 
 

@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.adapters.storage import build_storage
-from benchmax.models import Dispute, EvidenceKind, Report, Review
+from benchmax.models import Appeal, Dispute, EvidenceKind, Report, Review, Test, TestState
 from tests.e2e.conftest import ARTIFACTS, LiveApp, make_people, signed_in_page, wait_ready
 from tests.factories import make_stored_evidence, make_test
 
@@ -60,6 +60,16 @@ def _image_loads(page: Page, url: str) -> bool:
     return bool(width > 0)
 
 
+def _confirm_removal(moderator: Page, key: str) -> None:
+    """Open the removal dialog and confirm it with the keyboard."""
+    moderator.click(f"#remove-{key}")
+    confirm = moderator.locator(f"#confirm-remove-{key}")
+    expect(confirm).to_be_visible()
+    confirm.focus()
+    moderator.keyboard.press("Enter")
+    expect(confirm).to_have_count(0)
+
+
 def _in_feed(page: Page, app: LiveApp, title: str) -> bool:
     page.goto(f"{app.url}/?q={title}")
     wait_ready(page)
@@ -90,13 +100,24 @@ def test_report_remove_explain_restore(live_app: LiveApp, browser: Browser) -> N
     key = f"report-{report.id}"
     expect(moderator.locator(f"#reason-{key}")).to_be_visible()
     moderator.screenshot(path=str(ARTIFACTS / "screens" / "moderation-report-desktop.png"))
+    # The item links to its Test.
+    expect(moderator.locator(f"#test-link-{key}")).to_have_attribute("href", f"/tests/{test_id}")
     moderator.fill(f"#reason-{key}", "short")
-    moderator.click(f"#remove-{key}")
+    _confirm_removal(moderator, key)
     expect(moderator.locator(f"#error-{key}")).to_be_visible()
     expect(moderator.locator(f"#reason-{key}")).to_have_value("short")
     moderator.fill(f"#reason-{key}", "Advertising spam, not a real Test.")
+    # Removing asks first; Escape backs out and nothing happens.
     moderator.click(f"#remove-{key}")
-    expect(moderator.locator("#moderation-notice")).to_be_visible()
+    dialog = moderator.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("Remove this Test?")
+    moderator.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    with Session(live_app.engine) as session:
+        assert session.get(Test, test_id).state == TestState.PUBLIC  # type: ignore[union-attr]
+    _confirm_removal(moderator, key)
+    # The confirmation appears where the buttons were, inside the same item.
+    expect(moderator.locator(f"#{key} #done-{key}")).to_contain_text("Removed")
 
     assert not _in_feed(reporter, live_app, title)
     assert not _image_loads(reporter, image_url)
@@ -114,7 +135,7 @@ def test_report_remove_explain_restore(live_app: LiveApp, browser: Browser) -> N
     removed_key = f"removed-{test_id}"
     moderator.fill(f"#reason-{removed_key}", "Contributor explained; restoring it.")
     moderator.click(f"#restore-{removed_key}")
-    expect(moderator.locator("#moderation-notice")).to_be_visible()
+    expect(moderator.locator(f"#{removed_key} #done-{removed_key}")).to_contain_text("Restored")
     assert _in_feed(reporter, live_app, title)
     assert _image_loads(reporter, image_url)
 
@@ -154,7 +175,7 @@ def test_review_dispute_overturn_shows_the_correction(live_app: LiveApp, browser
     moderator.fill(f"#reason-{key}", "The screenshot does show all three requirements met.")
     moderator.fill(f"#score-{key}", "80")
     moderator.click(f"#overturn-{key}")
-    expect(moderator.locator("#moderation-notice")).to_be_visible()
+    expect(moderator.locator(f"#done-{key}")).to_contain_text("overturned")
 
     page = signed_in_page(browser, live_app, people["reporter"])
     page.goto(f"{live_app.url}/tests/{test_id}")
@@ -166,3 +187,61 @@ def test_review_dispute_overturn_shows_the_correction(live_app: LiveApp, browser
     expect(reviews.nth(1)).to_contain_text("Correction")
     expect(reviews.nth(1)).to_contain_text("80")
     page.screenshot(path=str(ARTIFACTS / "screens" / "test-reviews-desktop.png"), full_page=True)
+
+
+def test_appeal_lands_in_the_queue_and_a_moderator_grants_it(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    people = _people(live_app)
+    title = f"Appealed {secrets.token_hex(3)}"
+    test_id, _image = _published(live_app, people["contributor"], title)
+    moderator = signed_in_page(browser, live_app, people["moderator"])
+    moderator.goto(f"{live_app.url}/moderation?tab=accounts")
+    wait_ready(moderator)
+    # Account search shows role and status.
+    moderator.fill("#account-handle", people["contributor"][:6])
+    moderator.click("#account-search")
+    match = moderator.locator(".account-match").filter(has_text=people["contributor"])
+    expect(match.locator(".account-role")).to_have_text("contributor")
+    expect(match.locator(".account-status")).to_have_text("active")
+
+    with Session(live_app.engine) as session:
+        from benchmax.services.accounts import find_user_by_handle
+        from benchmax.services.moderation.takedowns import remove_test
+
+        remove_test(
+            session, find_user_by_handle(session, people["moderator"]), test_id,
+            "Looks like an advert for a product.",
+        )  # fmt: skip
+        session.commit()
+
+    contributor = signed_in_page(browser, live_app, people["contributor"])
+    contributor.goto(f"{live_app.url}/me")
+    wait_ready(contributor)
+    contributor.click(f"#appeal-open-{test_id}")
+    contributor.fill(f"#appeal-text-{test_id}", "too short")
+    contributor.click(f"#appeal-send-{test_id}")
+    expect(contributor.locator("#appeal-error")).to_contain_text("at least 20")
+    expect(contributor.locator(f"#appeal-text-{test_id}")).to_have_value("too short")
+    words = "It is a benchmark of our own tool, with a real prompt and output."
+    contributor.fill(f"#appeal-text-{test_id}", words)
+    contributor.click(f"#appeal-send-{test_id}")
+    expect(contributor.locator("#appeal-notice")).to_be_visible()
+    mine = contributor.locator(".my-test").filter(has_text=title)
+    expect(mine.locator(".my-appeal-open")).to_be_visible()
+    contributor.screenshot(path=str(ARTIFACTS / "screens" / "me-appeal-desktop.png"))
+
+    with Session(live_app.engine) as session:
+        appeal = session.exec(select(Appeal).where(Appeal.test_id == test_id)).one()
+    key = f"appeal-{appeal.id}"
+    moderator.goto(f"{live_app.url}/moderation?tab=appeals")
+    wait_ready(moderator)
+    expect(moderator.locator(f"#appeal-text-{key}")).to_have_text(words)
+    expect(moderator.locator(f"#test-link-{key}")).to_have_attribute("href", f"/tests/{test_id}")
+    moderator.fill(f"#reason-{key}", "It is a genuine Test; the removal was a mistake.")
+    moderator.click(f"#grant-{key}")
+    expect(moderator.locator(f"#done-{key}")).to_contain_text("Appeal granted")
+    assert _in_feed(moderator, live_app, title)
+    contributor.goto(f"{live_app.url}/me")
+    wait_ready(contributor)
+    expect(mine).to_contain_text("Your appeal was granted")

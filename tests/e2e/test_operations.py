@@ -77,3 +77,42 @@ def test_contributors_and_moderators_are_refused(live_app: LiveApp, browser: Bro
         wait_ready(page)
         expect(page.locator("#ops-not-allowed")).to_be_visible()
         expect(page.locator("#ops-jobs-table")).to_have_count(0)
+
+
+def test_audit_log_names_people_and_tests_and_charts_draw(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    from benchmax.adapters.storage import build_storage
+    from benchmax.services.moderation.takedowns import remove_test
+    from benchmax.services.operations import record_sample
+
+    title = f"Audited {secrets.token_hex(3)}"
+    handle = f"mod{secrets.token_hex(3)}"
+    with Session(live_app.engine) as session:
+        moderator = make_user(session, handle=handle, role=Role.MODERATOR)
+        test = make_test(session, title=title)
+        remove_test(session, moderator, test.id, "Spam pasted as the output.")
+        record_sample(session, build_storage(live_app.settings))
+        session.commit()
+        test_id = test.id
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)
+    owner.goto(f"{live_app.url}/operations")
+    wait_ready(owner)
+    audit = owner.locator("#ops-audit-table")
+    expect(audit.locator("a.audit-subject", has_text=title).first).to_have_attribute(
+        "href", f"/tests/{test_id}"
+    )
+    expect(audit.locator("a.audit-actor", has_text="@" + handle).first).to_have_attribute(
+        "href", f"/u/{handle}"
+    )
+    assert test_id not in audit.inner_text()  # a title, not a raw id
+    expect(owner.locator("#ops-jobs-chart svg")).to_be_visible()
+    expect(owner.locator("#ops-backlog-chart svg")).to_have_attribute(
+        "aria-label", "Backlog (pending and running jobs) over the last 24 hours"
+    )
+    # Stat tiles are links to their queue.
+    expect(owner.locator("#ops-open-reports-link")).to_have_attribute(
+        "href", "/moderation?tab=reports"
+    )
+    owner.click("#ops-open-appeals-link")
+    expect(owner.locator("#tab-appeals")).to_have_attribute("data-state", "active")

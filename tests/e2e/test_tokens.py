@@ -20,6 +20,16 @@ def test_create_use_and_revoke_a_token(live_app: LiveApp, page: Page) -> None:
     page.click("#token-create")
     token = page.locator("#new-token").inner_text()
     assert token.startswith("bmx_")
+    # Copy puts the token itself on the clipboard; the curl example is ready to paste.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("#copy-token")
+    expect(page.locator("#copy-token")).to_contain_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == token
+    curl = page.locator("#curl-example").inner_text()
+    assert f"Authorization: Bearer {token}" in curl
+    assert f"{live_app.url}/api/v1/tests" in curl
+    page.click("#copy-curl")
+    assert page.evaluate("navigator.clipboard.readText()") == curl
     row = page.locator(".token-row")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("my harness")

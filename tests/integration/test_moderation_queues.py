@@ -13,7 +13,7 @@ from benchmax.models import AccountStatus, EvidenceState, Role, Test, TestState,
 from benchmax.models._base import utcnow
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import queues, takedowns
-from benchmax.state.moderation import _removed
+from benchmax.state.moderation import RemovedView
 from tests.factories import make_evidence, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -152,9 +152,10 @@ def test_console_items_carry_the_restore_key_and_explanation() -> None:
         can_restore=False,
         restore_problem="one of its files did not pass safety processing",
     )
-    row = _removed(blocked)
-    assert row["key"] == "removed-t1"
-    assert row["restorable"] == ""
-    assert row["problem"] == blocked.restore_problem
-    assert row["removed"] == "02 Jan 2025, 03:04 UTC"
-    assert _removed(queues.RemovedItem("t2", "B", "bo", "", "", True, ""))["restorable"] == "yes"
+    row = RemovedView.of(blocked)
+    assert row.key == "removed-t1"
+    assert row.href == "/tests/t1"
+    assert row.restorable is False
+    assert row.problem == blocked.restore_problem
+    assert row.removed == "02 Jan 2025, 03:04 UTC"
+    assert RemovedView.of(queues.RemovedItem("t2", "B", "bo", "", "", True, "")).restorable

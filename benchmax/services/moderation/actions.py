@@ -16,6 +16,7 @@ from sqlmodel import Session
 from benchmax.models import ModerationAction, ModerationDecision, User
 from benchmax.services.errors import NotFound
 from benchmax.services.moderation import (
+    appeals,
     disputes,
     holds,
     label_decisions,
@@ -30,7 +31,7 @@ from benchmax.services.prompts import groups
 class Request:
     """What a moderator sent for one action.
 
-    ``target`` is what the action is about: a Test, file, report or dispute id, an account's
+    ``target`` is what the action is about: a Test, file, report, dispute or appeal id, an account's
     handle, a prompt key, or, for label actions, the declared label.
     """
 
@@ -71,6 +72,8 @@ ACTIONS: dict[ModerationAction, Perform] = {
     A.USER_SUSPEND: lambda s, u, r: roles.suspend(s, u, r.target, r.reason),
     A.USER_REINSTATE: lambda s, u, r: roles.reinstate(s, u, r.target, r.reason),
     A.PROMPT_ALIAS: lambda s, u, r: groups.record_alias(s, u, r.target, r.other_key, r.reason),
+    A.APPEAL_GRANT: lambda s, u, r: appeals.decide_appeal(s, u, r.target, "grant", r.reason),
+    A.APPEAL_REJECT: lambda s, u, r: appeals.decide_appeal(s, u, r.target, "reject", r.reason),
 }
 
 

@@ -10,16 +10,28 @@ Test, nor a dispute about their own review.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from benchmax.models import CaseState, Dispute, ModerationHold, Report, Test, User
+from benchmax.models import (
+    Appeal,
+    AuditAction,
+    CaseState,
+    Dispute,
+    ModerationHold,
+    Report,
+    Test,
+    User,
+    audit,
+)
 from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.errors import Conflict, Forbidden, NotFound
 
 _FAILURE_REASON_MAX = 500  # Test.failure_reason and EvidenceFile.block_reason columns
-Case = TypeVar("Case", Report, Dispute)
+Case = TypeVar("Case", Report, Dispute, Appeal)
 
 
 def outcome_line(outcome: str, reason: str) -> str:
@@ -51,7 +63,35 @@ def open_report_for(session: Session, report_id: str | None, test: Test) -> Repo
     return report
 
 
-def close_case(case: Report | Dispute | ModerationHold, state: CaseState, session: Session) -> None:
+def add_case(
+    session: Session,
+    case: Dispute | Appeal,
+    action: AuditAction,
+    actor: User,
+    detail: dict[str, Any],
+    refuse_if_open: Callable[[], None],
+) -> None:
+    """Insert a contributor's case with its audit event, both or neither.
+
+    A savepoint lets an insert refused by a one-open-case index leave the caller's
+    transaction usable. The audit event sits inside it so the two are written or refused
+    together: with SQLite's driver a savepoint opened before any other write is the whole
+    transaction, and releasing it commits. A lost race is answered as the service's own
+    check would answer it (``refuse_if_open``).
+    """
+    try:
+        with session.begin_nested():
+            session.add(case)
+            subject = "dispute" if isinstance(case, Dispute) else "appeal"
+            audit(session, action, (subject, case.id), actor_id=actor.id, detail=detail)
+    except IntegrityError:
+        refuse_if_open()
+        raise
+
+
+def close_case(
+    case: Report | Dispute | Appeal | ModerationHold, state: CaseState, session: Session
+) -> None:
     case.state = state
     case.closed_at = utcnow()
     session.add(case)
@@ -60,7 +100,7 @@ def close_case(case: Report | Dispute | ModerationHold, state: CaseState, sessio
 def open_case(
     session: Session, admin: User, model: type[Case], case_id: str, noun: str
 ) -> tuple[Case, Test]:
-    """The open report or dispute ``case_id`` and its Test, which is not the moderator's own."""
+    """The open case ``case_id`` and its Test, which is not the moderator's own."""
     case = session.get(model, case_id) if is_public_id(case_id) else None
     if case is None:
         raise NotFound(f"{noun}_not_found", f"No {noun} has this id.")

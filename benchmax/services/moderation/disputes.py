@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -17,11 +16,10 @@ from benchmax.models import (
     Review,
     TestState,
     User,
-    audit,
 )
 from benchmax.models._base import is_public_id
 from benchmax.services.errors import Conflict, Forbidden, NotFound
-from benchmax.services.moderation.cases import close_case, open_case
+from benchmax.services.moderation.cases import add_case, close_case, open_case
 from benchmax.services.moderation.policy import (
     REASON_MAX,
     clean_reason,
@@ -88,24 +86,11 @@ def open_dispute(
     _refuse_if_open(session, review.id)
     check_hourly_limit(session, Dispute, user.id, per_hour, "disputes")
     dispute = Dispute(review_id=review.id, test_id=test.id, contributor_id=user.id, reason=clean)
-    # A savepoint lets an insert refused by the index leave the caller's transaction usable.
-    # The audit event sits inside it so the two are written or refused together: with
-    # SQLite's driver a savepoint opened before any other write is the whole transaction,
-    # and releasing it commits.
-    try:
-        with session.begin_nested():
-            session.add(dispute)
-            audit(
-                session,
-                AuditAction.DISPUTE_OPENED,
-                ("dispute", dispute.id),
-                actor_id=user.id,
-                detail={"review_id": review.id, "test_id": test.id},
-            )
-    except IntegrityError:
-        # Lost a race (or met a path that skipped the check): answer as the check would.
-        _refuse_if_open(session, review.id)
-        raise
+    detail = {"review_id": review.id, "test_id": test.id}
+    add_case(
+        session, dispute, AuditAction.DISPUTE_OPENED, user, detail,
+        lambda: _refuse_if_open(session, review.id),
+    )  # fmt: skip
     return dispute
 
 

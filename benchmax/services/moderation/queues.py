@@ -1,5 +1,6 @@
 """What moderators work through: open reports, open disputes, injection flags and holds,
-declared labels that match no catalog entry, and removed Tests that may be restored.
+declared labels that match no catalog entry, appeals against removals, and removed Tests
+that may be restored.
 
 Items carry ids and the text moderators need to decide; each list is bounded by ``limit``
 and oldest first, so nothing waits forever behind newer work. Removed Tests are the
@@ -32,7 +33,9 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc
 from benchmax.services import catalog
+from benchmax.services.moderation.appeals import AppealItem, open_appeals
 from benchmax.services.moderation.policy import require_admin
+from benchmax.services.moderation.records import latest_removals
 from benchmax.services.moderation.reports import REASON_LABELS
 from benchmax.services.moderation.takedowns import restore_problem
 
@@ -128,6 +131,7 @@ class Queues:
     flags: list[FlagItem] = field(default_factory=list)
     labels: list[LabelItem] = field(default_factory=list)
     removed: list[RemovedItem] = field(default_factory=list)
+    appeals: list[AppealItem] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -278,20 +282,6 @@ def label_requests(session: Session, limit: int) -> list[LabelItem]:
     ]
 
 
-def _latest_removals(session: Session, test_ids: list[str]) -> dict[str, ModerationDecision]:
-    """The latest remove decision per Test, for the ones that have any."""
-    rows = session.exec(
-        select(ModerationDecision)
-        .where(
-            col(ModerationDecision.target_type) == "test",
-            col(ModerationDecision.target_id).in_(test_ids),
-            col(ModerationDecision.action) == ModerationAction.TEST_REMOVE,
-        )
-        .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
-    ).all()
-    return {row.target_id: row for row in rows}  # later rows overwrite earlier ones
-
-
 def removed_tests(session: Session, limit: int) -> list[RemovedItem]:
     """Removed Tests, most recently removed first, each with why it was removed and whether
     it could be made public again now."""
@@ -309,7 +299,7 @@ def removed_tests(session: Session, limit: int) -> list[RemovedItem]:
         select(EvidenceFile).where(col(EvidenceFile.test_id).in_(test_ids))
     ).all():
         files[file.test_id].append(file)
-    removals = _latest_removals(session, test_ids)
+    removals = latest_removals(session, test_ids)
     items: list[RemovedItem] = []
     for test, handle in rows:
         removal = removals.get(test.id)
@@ -339,4 +329,5 @@ def moderation_queues(session: Session, actor: User | None, limit: int = 50) -> 
         flags=flagged_tests(session, limit),
         labels=label_requests(session, limit),
         removed=removed_tests(session, limit),
+        appeals=open_appeals(session, limit),
     )

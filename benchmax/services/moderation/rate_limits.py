@@ -1,6 +1,6 @@
 """Per-user hourly limits, counted from the rows themselves: no extra table, no cache.
 
-Reports and disputes carry their author and creation time, so "how many in the last hour"
+Reports, disputes and appeals carry their author and creation time, so "how many in the last hour"
 is one indexed count and is right across any number of web replicas.
 """
 
@@ -11,7 +11,7 @@ from datetime import timedelta
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from benchmax.models import Dispute, Report
+from benchmax.models import Appeal, Dispute, Report
 from benchmax.models._base import utcnow
 from benchmax.services.errors import RateLimited
 
@@ -19,10 +19,15 @@ WINDOW = timedelta(hours=1)
 
 
 def check_hourly_limit(
-    session: Session, model: type[Report] | type[Dispute], user_id: str, per_hour: int, noun: str
+    session: Session,
+    model: type[Report] | type[Dispute] | type[Appeal],
+    user_id: str,
+    per_hour: int,
+    noun: str,
 ) -> None:
     """Refuse with 429 when ``user_id`` already made ``per_hour`` rows of ``model`` this hour."""
-    author = Report.reporter_id if model is Report else Dispute.contributor_id
+    authors = {Report: Report.reporter_id, Dispute: Dispute.contributor_id}
+    author = authors.get(model, Appeal.contributor_id)
     recent = session.exec(
         select(func.count())
         .select_from(model)

@@ -15,6 +15,7 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
+    Appeal,
     Dispute,
     EvidenceFile,
     ModerationAction,
@@ -35,6 +36,8 @@ OUTCOMES = {
     ModerationAction.HOLD_CLEAR: "Cleared for rankings by a moderator",
     ModerationAction.DISPUTE_UPHOLD: "Your dispute was reviewed; the review stands",
     ModerationAction.DISPUTE_OVERTURN: "Your dispute was upheld; the review was corrected",
+    ModerationAction.APPEAL_GRANT: "Your appeal was granted; the Test is public again",
+    ModerationAction.APPEAL_REJECT: "Your appeal was reviewed; the removal stands",
 }
 
 
@@ -89,10 +92,24 @@ def record_decision(
     return decision
 
 
+def latest_removals(session: Session, test_ids: Sequence[str]) -> dict[str, ModerationDecision]:
+    """The latest remove decision per Test, for the ones that have any."""
+    rows = session.exec(
+        select(ModerationDecision)
+        .where(
+            col(ModerationDecision.target_type) == "test",
+            col(ModerationDecision.target_id).in_(list(test_ids)),
+            col(ModerationDecision.action) == ModerationAction.TEST_REMOVE,
+        )
+        .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
+    ).all()
+    return {row.target_id: row for row in rows}  # later rows overwrite earlier ones
+
+
 def decisions_for_tests(
     session: Session, test_ids: Sequence[str]
 ) -> dict[str, list[DecisionOutcome]]:
-    """Decisions about each Test, its files and its disputes, oldest first, for /me.
+    """Decisions about each Test, its files, disputes and appeals, oldest first, for /me.
 
     One query per 500 Tests however many decisions there are. Report decisions are left
     out on purpose: they concern the reporter's case, and any change they caused to the Test
@@ -125,19 +142,32 @@ def _decision_rows(session: Session, test_ids: list[str]) -> list[tuple[str, Mod
     disputes = (
         select(Dispute.id, Dispute.test_id).where(col(Dispute.test_id).in_(test_ids)).subquery()
     )
+    appeals = select(Appeal.id, Appeal.test_id).where(col(Appeal.test_id).in_(test_ids)).subquery()
     on_test = (col(ModerationDecision.target_type) == "test") & col(
         ModerationDecision.target_id
     ).in_(test_ids)
     rows = session.exec(
-        select(ModerationDecision, files.c.test_id, disputes.c.test_id)
+        select(ModerationDecision, files.c.test_id, disputes.c.test_id, appeals.c.test_id)
         .outerjoin(
             files,
             (col(ModerationDecision.target_type) == "evidence")
             & (col(ModerationDecision.target_id) == files.c.id),
         )
         .outerjoin(disputes, col(ModerationDecision.dispute_id) == disputes.c.id)
+        .outerjoin(
+            appeals,
+            (col(ModerationDecision.target_type) == "appeal")
+            & (col(ModerationDecision.target_id) == appeals.c.id),
+        )
         .where(col(ModerationDecision.action).in_(OUTCOMES))
-        .where(or_(on_test, files.c.test_id.is_not(None), disputes.c.test_id.is_not(None)))
+        .where(
+            or_(
+                on_test,
+                files.c.test_id.is_not(None),
+                disputes.c.test_id.is_not(None),
+                appeals.c.test_id.is_not(None),
+            )
+        )
         .order_by(col(ModerationDecision.created_at), col(ModerationDecision.id))
     ).all()
     wanted = set(test_ids)
@@ -145,8 +175,8 @@ def _decision_rows(session: Session, test_ids: list[str]) -> list[tuple[str, Mod
         (
             row.target_id
             if row.target_type == "test" and row.target_id in wanted
-            else file_test or dispute_test,
+            else file_test or dispute_test or appeal_test,
             row,
         )
-        for row, file_test, dispute_test in rows
+        for row, file_test, dispute_test, appeal_test in rows
     ]

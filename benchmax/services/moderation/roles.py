@@ -7,7 +7,10 @@ only the reviewer bit). This layer adds what a web request must never do: make a
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
 from benchmax.models import AccountStatus, ModerationAction, Role, User
 from benchmax.services import accounts
@@ -90,3 +93,31 @@ def suspend(session: Session, actor: User | None, handle: str, reason: str) -> U
 def reinstate(session: Session, actor: User | None, handle: str, reason: str) -> User:
     """Let a suspended account write again."""
     return _set_status(session, actor, handle, reason, suspend=False)
+
+
+@dataclass(frozen=True)
+class AccountMatch:
+    """An account as the moderation search shows it, so a moderator sees whom they act on."""
+
+    handle: str
+    display_name: str
+    role: str
+    status: str
+
+
+def search_accounts(
+    session: Session, actor: User | None, query: str, limit: int = 10
+) -> list[AccountMatch]:
+    """Accounts whose handle starts with ``query`` (case-insensitive), shortest first."""
+    require_admin(actor, "search accounts")
+    prefix = query.strip().lstrip("@").lower()[:32]
+    if not prefix:
+        return []
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = session.exec(
+        select(User)
+        .where(func.lower(User.handle).like(escaped + "%", escape="\\"))
+        .order_by(func.length(User.handle), col(User.handle))
+        .limit(limit)
+    ).all()
+    return [AccountMatch(u.handle, u.display_name, str(u.role), str(u.status)) for u in rows]

@@ -20,6 +20,7 @@ from sqlmodel import col, select
 
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.models import (
+    Appeal,
     AuditEvent,
     BackupRecord,
     CaseState,
@@ -28,6 +29,7 @@ from benchmax.models import (
     JobState,
     ModerationHold,
     Report,
+    Test,
     User,
 )
 from benchmax.models._base import as_utc, utcnow
@@ -36,8 +38,10 @@ from benchmax.services.judge.snapshots import active_snapshot
 from benchmax.services.operations.access import require_owner
 from benchmax.services.operations.inventory import Inventory, take_inventory
 from benchmax.services.operations.metrics import (
+    JobStatePoint,
     SeriesPoint,
     TimeToPublic,
+    job_state_series,
     latest_sample,
     time_to_public,
     ttp_series,
@@ -72,7 +76,9 @@ class BackupSummary:
 
 @dataclass(frozen=True)
 class AuditSummary:
-    """Ids and actions only: an audit event's detail can carry an operator's free text."""
+    """Ids and actions, with the names people recognise: the actor's handle, and the title of
+    the Test the event concerns (its subject, or the Test its detail names). Nothing else
+    from the detail is read: it can carry an operator's free text."""
 
     id: int
     action: str
@@ -80,6 +86,10 @@ class AuditSummary:
     subject_type: str
     subject_id: str
     created_at: datetime
+    actor_handle: str = ""
+    subject_handle: str = ""  # the subject is an account
+    test_id: str = ""
+    test_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,13 +105,15 @@ class Dashboard:
     open_disputes: int
     open_holds: int
     ai_review: str
+    open_appeals: int
+    job_series: tuple[JobStatePoint, ...]
     inventory: Inventory
     last_backup: BackupSummary | None
     recent_audit: tuple[AuditSummary, ...]
 
 
 def _open_count(
-    session: Session, model: type[Report] | type[Dispute] | type[ModerationHold]
+    session: Session, model: type[Report] | type[Dispute] | type[Appeal] | type[ModerationHold]
 ) -> int:
     return int(session.scalar(select(func.count()).where(col(model.state) == CaseState.OPEN)) or 0)
 
@@ -141,6 +153,49 @@ def _last_backup(session: Session) -> BackupSummary | None:
     )
 
 
+def _audit_rows(session: Session, events: list[AuditEvent]) -> tuple[AuditSummary, ...]:
+    """Events with their actor's handle and their Test's title, in two lookups."""
+
+    def about_test(event: AuditEvent) -> str:
+        if event.subject_type == "test":
+            return event.subject_id
+        named = event.detail.get("test_id") if isinstance(event.detail, dict) else None
+        return named if isinstance(named, str) else ""
+
+    user_ids = {e.actor_id for e in events if e.actor_id} | {
+        e.subject_id for e in events if e.subject_type == "user"
+    }
+    rows = session.execute(
+        select(col(User.id), col(User.handle)).where(col(User.id).in_(user_ids))
+    ).all()
+    handles: dict[str, str] = {row[0]: row[1] for row in rows}
+    test_ids = {about_test(e) for e in events} - {""}
+    titles = {
+        test.id: test.display_title
+        for test in session.scalars(select(Test).where(col(Test.id).in_(test_ids)))
+    }
+    summaries = []
+    for event in events:
+        test_id = about_test(event)
+        summaries.append(
+            AuditSummary(
+                id=event.id or 0,
+                action=event.action,
+                actor_id=event.actor_id,
+                subject_type=event.subject_type,
+                subject_id=event.subject_id,
+                created_at=as_utc(event.created_at),
+                actor_handle=handles.get(event.actor_id or "", ""),
+                subject_handle=handles.get(event.subject_id, "")
+                if event.subject_type == "user"
+                else "",
+                test_id=test_id if test_id in titles else "",
+                test_title=titles.get(test_id, ""),
+            )
+        )
+    return tuple(summaries)
+
+
 def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = None) -> Dashboard:
     """Everything /operations shows, read in a handful of indexed queries."""
     now = now or utcnow()
@@ -171,6 +226,8 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
         open_reports=_open_count(session, Report),
         open_disputes=_open_count(session, Dispute),
         open_holds=_open_count(session, ModerationHold),
+        open_appeals=_open_count(session, Appeal),
+        job_series=tuple(job_state_series(session, now)),
         ai_review="on" if active_snapshot(session) is not None else "off",
         inventory=(
             Inventory.from_json(sample.storage)
@@ -178,17 +235,7 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
             else take_inventory(session, storage, now)
         ),
         last_backup=_last_backup(session),
-        recent_audit=tuple(
-            AuditSummary(
-                id=event.id or 0,
-                action=event.action,
-                actor_id=event.actor_id,
-                subject_type=event.subject_type,
-                subject_id=event.subject_id,
-                created_at=as_utc(event.created_at),
-            )
-            for event in audit
-        ),
+        recent_audit=_audit_rows(session, list(audit)),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
@@ -32,6 +33,20 @@ class TimeToPublic:
     p50_seconds: float | None
     p95_seconds: float | None
     published: int
+
+
+@dataclass(frozen=True)
+class JobStatePoint:
+    """Jobs in each state at one sample, summed over kinds, and the oldest wait then."""
+
+    taken_at: datetime
+    counts: dict[str, int]
+    oldest_waiting_seconds: float | None
+
+    @property
+    def backlog(self) -> int:
+        """Jobs not yet finished: waiting to run or running."""
+        return self.counts.get("pending", 0) + self.counts.get("running", 0)
 
 
 @dataclass(frozen=True)
@@ -118,14 +133,28 @@ def latest_sample(session: Session) -> MetricSample | None:
 
 def ttp_series(session: Session, now: datetime | None = None) -> list[SeriesPoint]:
     """The recorded time-to-public samples of the last 24 hours, oldest first."""
-    now = now or utcnow()
-    rows = session.execute(
-        select(
-            col(MetricSample.taken_at),
-            col(MetricSample.ttp_p50_seconds),
-            col(MetricSample.ttp_p95_seconds),
-        )
-        .where(col(MetricSample.taken_at) >= now - TTP_WINDOW)
+    rows = _recent(session, now, MetricSample.ttp_p50_seconds, MetricSample.ttp_p95_seconds)
+    return [SeriesPoint(as_utc(taken), p50, p95) for taken, p50, p95 in rows]
+
+
+def _recent(session: Session, now: datetime | None, *columns: Any) -> Any:
+    """``taken_at`` and ``columns`` of the samples of the last 24 hours, oldest first."""
+    since = (now or utcnow()) - TTP_WINDOW
+    return session.execute(
+        select(col(MetricSample.taken_at), *(col(c) for c in columns))
+        .where(col(MetricSample.taken_at) >= since)
         .order_by(col(MetricSample.taken_at))
     )
-    return [SeriesPoint(as_utc(taken), p50, p95) for taken, p50, p95 in rows]
+
+
+def job_state_series(session: Session, now: datetime | None = None) -> list[JobStatePoint]:
+    """Job counts by state at each recorded sample of the last 24 hours, oldest first."""
+    rows = _recent(session, now, MetricSample.queue, MetricSample.oldest_waiting_seconds)
+    points = []
+    for taken, queue, waiting in rows:
+        counts: dict[str, int] = {}
+        for states in (queue or {}).values():
+            for state, count in (states or {}).items():
+                counts[state] = counts.get(state, 0) + int(count)
+        points.append(JobStatePoint(as_utc(taken), counts, waiting))
+    return points
