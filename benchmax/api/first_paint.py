@@ -165,6 +165,12 @@ class FirstPaintMiddleware:
             await self.app(scope, receive, send)
             return
         scope = dict(scope)
+        # Without the server's "send this file" shortcut the static server streams the body
+        # through here, where it can be rewritten.
+        extensions = dict(scope.get("extensions") or {})
+        extensions.pop("http.response.pathsend", None)
+        extensions.pop("http.response.zerocopysend", None)
+        scope["extensions"] = extensions
         scope["headers"] = [
             (name, value)
             for name, value in scope.get("headers", [])

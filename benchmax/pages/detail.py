@@ -195,7 +195,7 @@ def _reviews() -> rx.Component:
                 rx.cond(
                     TEST.state == "public",
                     "No reviews yet. Reviews are added later and never change the submission.",
-                    "No reviews: a Test is reviewed only once it is public.",
+                    "No reviews: reviewing starts only after a Test goes public.",
                 ),
                 color_scheme="gray",
                 size="2",
