@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from benchmax.adapters.storage import build_storage
 from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestState
+from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.link_preview import GENERIC_TITLE
 from tests.e2e.conftest import DESKTOP, PHONE, LiveApp, make_people, sign_in, wait_ready
 from tests.factories import (
@@ -71,6 +72,15 @@ def _reading_test(app: LiveApp, title: str = "Haiku about ponds") -> dict[str, s
         )
         session.commit()
         return {"id": test.id, "log": log.id, "image": image.id, "handle": handle}
+
+
+def _open_as(browser: Browser, app: LiveApp, handle: str, test_id: str) -> Page:
+    """The Test page in a fresh context signed in as ``handle``."""
+    page = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
+    sign_in(page, app, handle)
+    page.goto(f"{app.url}/tests/{test_id}")
+    wait_ready(page)
+    return page
 
 
 def test_link_preview_tags_are_in_the_html_the_server_sends(live_app: LiveApp) -> None:
@@ -176,8 +186,6 @@ def test_dark_first_paint_is_dark_before_any_script_bundle(
 def test_a_disputed_review_is_shown_once(live_app: LiveApp, browser: Browser) -> None:
     people = make_people(live_app, "owner")
     with Session(live_app.engine) as session:
-        from benchmax.services.accounts import find_user_by_handle
-
         owner = find_user_by_handle(session, people["owner"])
         reviewer = make_user(session)
         assert owner is not None
@@ -186,10 +194,7 @@ def test_a_disputed_review_is_shown_once(live_app: LiveApp, browser: Browser) ->
         make_dispute(session, review)
         session.commit()
         test_id = test.id
-    page = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
-    sign_in(page, live_app, people["owner"])
-    page.goto(f"{live_app.url}/tests/{test_id}")
-    wait_ready(page)
+    page = _open_as(browser, live_app, people["owner"], test_id)
     expect(page.locator(".review-card")).to_have_count(1)
     expect(page.get_by_text("Misses the third line.")).to_have_count(1)
     expect(page.get_by_text("Dispute open")).to_have_count(1)
@@ -205,8 +210,6 @@ def test_honest_states_for_owner_and_stranger(
 ) -> None:
     people = make_people(live_app, "owner")
     with Session(live_app.engine) as session:
-        from benchmax.services.accounts import find_user_by_handle
-
         owner = find_user_by_handle(session, people["owner"])
         assert owner is not None
         test = make_test(
@@ -229,10 +232,7 @@ def test_honest_states_for_owner_and_stranger(
         session.commit()
         test_id = test.id
 
-    page = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
-    sign_in(page, live_app, people["owner"])
-    page.goto(f"{live_app.url}/tests/{test_id}")
-    wait_ready(page)
+    page = _open_as(browser, live_app, people["owner"], test_id)
     notice = page.locator("#owner-notice")
     label = "Removed" if state == TestState.REMOVED else "Needs attention"
     expect(notice).to_contain_text(f"State: {label}")
