@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.api import build_api
+from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.api.security_headers import SecurityHeadersMiddleware
 from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.components.layout import page_shell
@@ -131,6 +132,7 @@ app = rx.App(
     api_transformer=[
         build_api(CONTEXT),
         lambda asgi: UploadSizeLimit(asgi, CONTEXT.settings.upload_max_request_bytes),
+        lambda asgi: FirstPaintMiddleware(asgi, CONTEXT),
         lambda asgi: SecurityHeadersMiddleware(asgi, CONTEXT.settings),
     ],
 )
@@ -140,10 +142,10 @@ app.register_lifespan_task(job_runtime, ctx=CONTEXT)
 # route, page, title (before " · BenchMax"), on_load
 PAGES = [
     ("/", feed_page, "", FeedState.on_load),
-    ("/tests/[test_id]", detail_page, "Test",
+    ("/tests/[test_id]", detail_page, TestDetailState.tab_title,
      [TestDetailState.on_load, TestActionsState.reset_messages,
       TestShowcaseState.load_showcase]),
-    ("/u/[handle]", profile_page, "Contributor", ProfileState.on_load),
+    ("/u/[handle]", profile_page, ProfileState.tab_title, ProfileState.on_load),
     ("/judges/[judge_id]", judge_card_page, "AI judge", JudgeCardState.on_load),
     ("/models", models_page, "Models", ModelsState.on_load),
     ("/models/[slug]", model_detail_page, "Model", ModelDetailState.on_load),
@@ -168,6 +170,11 @@ for route, page, title, on_load in PAGES:
     app.add_page(
         page,
         route=route,
-        title=f"{title} · BenchMax" if title else "BenchMax — community AI Tests",
+        # A page whose title depends on what it shows passes a state var that says it all.
+        title=title
+        if not isinstance(title, str)
+        else f"{title} · BenchMax"
+        if title
+        else "BenchMax — community AI Tests",
         on_load=on_load,
     )

@@ -21,6 +21,7 @@ from starlette.types import ASGIApp
 
 from benchmax.adapters.storage import ObjectStorage, build_storage
 from benchmax.db import make_engine
+from benchmax.models import EvidenceKind
 from benchmax.settings import CoreSettings
 from usercontent_service.access import ServableFile, find_servable
 from usercontent_service.exports import find_export_file
@@ -51,9 +52,10 @@ def not_found() -> Response:
 class EvidenceEndpoint:
     """Authorises, then streams; every failure before the first byte becomes ``not_found``."""
 
-    def __init__(self, engine: Engine, storage: ObjectStorage) -> None:
+    def __init__(self, engine: Engine, storage: ObjectStorage, app_origin: str) -> None:
         self.engine = engine
         self.storage = storage
+        self.app_origin = app_origin
 
     async def serve(self, request: Request) -> Response:
         evidence_id = request.path_params["evidence_id"]
@@ -76,7 +78,14 @@ class EvidenceEndpoint:
             served_type,
             content_disposition(served_type, filename),
         )
-        return await send_object(request, self.storage, stored)
+        response = await send_object(request, self.storage, stored)
+        if found.kind == EvidenceKind.TEXT:
+            # The Test page reads the first part of a text file inline with fetch(): only the
+            # app's own origin may, and without credentials (this origin has no cookies).
+            # Refusals carry no such header, so they stay as opaque as ever.
+            response.headers["Access-Control-Allow-Origin"] = self.app_origin
+            response.headers["Vary"] = "Origin"
+        return response
 
 
 class LookupEndpoint:
@@ -131,7 +140,7 @@ def create_app(
     async def refuse(_request: Request, _error: Exception) -> Response:
         return not_found()
 
-    evidence = EvidenceEndpoint(engine, storage)
+    evidence = EvidenceEndpoint(engine, storage, settings.app_origin.rstrip("/"))
     exports = LookupEndpoint(storage, partial(find_export_file, storage), "name", "export file")
     previews = LookupEndpoint(
         storage, partial(find_preview_artifact, engine, storage), "artifact_id", "preview artifact"

@@ -25,7 +25,8 @@ def content_security_policy(settings: Settings) -> str:
             f"script-src 'self' 'unsafe-inline' 'unsafe-eval'{clerk}",
             "style-src 'self' 'unsafe-inline'",
             "font-src 'self' data:",
-            f"connect-src 'self' {app_ws}{clerk}",
+            # Text evidence is read inline by the page straight from the user-content origin.
+            f"connect-src 'self' {uc} {app_ws}{clerk}",
             f"frame-src 'self'{clerk}",
             "object-src 'none'",
             "base-uri 'self'",

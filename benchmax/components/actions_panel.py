@@ -138,10 +138,10 @@ def _row_button(show: Any, label: str, id_: Any, on_click: Any) -> rx.Component:
     return rx.cond(show, rx.button(label, size="1", variant="soft", id=id_, on_click=on_click))
 
 
-def _review_row(review: ObjectVar[ReviewRow]) -> rx.Component:
+def review_actions(review: ObjectVar[ReviewRow]) -> rx.Component:
+    """What this viewer may do about one review, shown on that review's own card (the page
+    lists each review once)."""
     return rx.hstack(
-        rx.text(review.score, "/100 · ", review.kind, size="2"),
-        rx.cond(review.superseded, rx.badge("Superseded", color_scheme="gray")),
         rx.cond(review.disputed, rx.badge("Dispute open", color_scheme="amber")),
         _row_button(
             S.is_contributor & ~review.superseded & ~review.disputed,
@@ -181,10 +181,6 @@ def actions_panel() -> rx.Component:
     return rx.cond(
         S.available,
         rx.vstack(
-            rx.cond(
-                (S.reviews.length() > 0) & (S.is_contributor | S.can_review),
-                rx.vstack(rx.foreach(S.reviews, _review_row), spacing="1", width="100%"),
-            ),
             _dispute_form(),
             _callout(S.dispute_notice, "green", "dispute-notice"),
             rx.cond(S.can_review, _review_form()),

@@ -7,8 +7,9 @@ from typing import cast
 import reflex as rx
 from reflex.vars import ObjectVar
 
-from benchmax.components.actions_panel import actions_panel
+from benchmax.components.actions_panel import actions_panel, review_actions
 from benchmax.components.badges import declared_label, kind_icon, status_badge
+from benchmax.components.dates import time_ago
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.preview import preview_section
@@ -66,46 +67,87 @@ def _setup() -> rx.Component:
     )
 
 
+def _file_line(item: ObjectVar[EvidenceRow], link_text: rx.Var[str] | str) -> rx.Component:
+    """Name, size and either a link (the file is served) or its state chip (it is not)."""
+    return rx.hstack(
+        kind_icon(item.kind, 16),
+        rx.cond(
+            item.url != "",
+            rx.link(
+                link_text,
+                href=item.url,
+                class_name="evidence-link",
+                is_external=True,
+                rel="noopener noreferrer",
+            ),
+            rx.text(item.name, size="2", class_name="break-all"),
+        ),
+        rx.text(item.size, size="1", color_scheme="gray"),
+        rx.cond(
+            item.chip != "",
+            rx.badge(
+                item.chip,
+                color_scheme=rx.cond(item.state == "approved", "gray", "red"),
+                class_name="evidence-chip",
+                white_space="normal",
+            ),
+        ),
+        spacing="2",
+        align="center",
+        wrap="wrap",
+    )
+
+
+def _image(item: ObjectVar[EvidenceRow]) -> rx.Component:
+    return rx.link(
+        rx.image(
+            src=item.url,
+            alt=item.name,
+            max_width="100%",
+            max_height="480px",
+            referrer_policy="no-referrer",
+            class_name="evidence-image",
+        ),
+        href=item.url,
+        is_external=True,
+    )
+
+
+def _text_file(item: ObjectVar[EvidenceRow]) -> rx.Component:
+    """The first part of a text file, read by the browser from the user-content origin."""
+    return rx.el.details(
+        rx.el.summary("Read ", item.name, " here"),
+        rx.el.pre(
+            id="evidence-text-" + item.id,
+            class_name="evidence-text",
+            custom_attrs={"data-src": item.url, "aria-live": "polite"},
+        ),
+        rx.text(id="evidence-text-" + item.id + "-note", size="1", color_scheme="gray"),
+        open=True,
+        class_name="evidence-text-details",
+        width="100%",
+    )
+
+
 def _evidence_item(item: ObjectVar[EvidenceRow]) -> rx.Component:
+    served = item.url != ""
     return rx.card(
         rx.vstack(
-            rx.match(
-                item.kind,
-                (
-                    "image",
-                    rx.link(
-                        rx.image(
-                            src=item.url,
-                            alt=item.name,
-                            max_width="100%",
-                            max_height="480px",
-                            referrer_policy="no-referrer",
-                            class_name="evidence-image",
-                        ),
-                        href=item.url,
-                        is_external=True,
-                    ),
+            rx.cond(
+                served,
+                rx.match(
+                    item.kind,
+                    ("image", _image(item)),
+                    ("video", rx.video(src=item.url, controls=True, width="100%")),
+                    ("text", _text_file(item)),
+                    rx.fragment(),
                 ),
-                ("video", rx.video(src=item.url, controls=True, width="100%")),
-                rx.fragment(),
             ),
-            rx.hstack(
-                kind_icon(item.kind, 16),
-                rx.link(
-                    item.name,
-                    href=item.url,
-                    class_name="evidence-link",
-                    is_external=True,
-                    rel="noopener noreferrer",
-                ),
-                rx.text(item.size, size="1", color_scheme="gray"),
-                spacing="2",
-                align="center",
-                wrap="wrap",
-            ),
+            _file_line(item, rx.cond(item.kind == "text", "Download " + item.name, item.name)),
             width="100%",
         ),
         width="100%",
+        class_name="evidence-item",
     )
 
 
@@ -114,7 +156,7 @@ def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
         rx.hstack(
             rx.badge(r.score, "/100", size="2"),
             rx.text(r.kind, weight="medium", size="2"),
-            rx.text(r.created, size="1", color_scheme="gray"),
+            rx.text(time_ago(r.created), size="1", color_scheme="gray"),
             rx.cond(r.superseded, rx.badge("Superseded", color_scheme="gray")),
             rx.cond(r.corrects != "", rx.badge("Correction", color_scheme="blue")),
             wrap="wrap",
@@ -122,6 +164,7 @@ def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
             align="center",
         ),
         rx.text(r.reasoning, size="2", white_space="pre-wrap"),
+        review_actions(r),
         rx.cond(
             r.judge_href != "",
             rx.hstack(
@@ -150,29 +193,34 @@ def _reviews() -> rx.Component:
                 id="reviews",
             ),
             rx.text(
-                "No reviews yet. This Test is public and awaiting review; reviews are "
-                "added later and never change the submission.",
+                rx.cond(
+                    TEST.state == "public",
+                    "No reviews yet. Reviews are added later and never change the submission.",
+                    "No reviews: reviewing starts only after a Test goes public.",
+                ),
                 color_scheme="gray",
                 size="2",
+                id="reviews-empty",
             ),
         ),
     )
 
 
 def _owner_notice() -> rx.Component:
+    """The contributor's own non-public Test: exactly its state, why, and what to do next."""
     return rx.cond(
         S.is_owner_view,
         rx.callout.root(
             rx.callout.icon(rx.icon("lock")),
-            rx.callout.text(
-                "Only you can see this Test. State: ",
-                rx.text.strong(TEST.status),
-                ". ",
-                TEST.failure,
-                " ",
-                rx.link("Go to My Tests to fix or retry", href="/me"),
+            rx.vstack(
+                rx.callout.text(rx.text.strong("State: ", TEST.status), " — ", TEST.guidance),
+                rx.cond(
+                    TEST.failure != "", rx.callout.text("Reason: ", TEST.failure, id="owner-reason")
+                ),
+                rx.link("Go to My Tests", href="/me", id="owner-next"),
+                spacing="1",
             ),
-            color_scheme="amber",
+            color_scheme=rx.cond(TEST.state == "processing", "blue", "amber"),
             id="owner-notice",
             width="100%",
         ),
@@ -180,11 +228,14 @@ def _owner_notice() -> rx.Component:
 
 
 def _heading() -> list[rx.Component]:
-    """Status, publication date, title and contributor."""
+    """Status, publication date (only once public), title and contributor."""
     return [
         rx.hstack(
             status_badge(TEST.status, TEST.status_color),
-            rx.text("Published ", TEST.published, size="2", color_scheme="gray"),
+            rx.cond(
+                TEST.published.relative != "",
+                rx.text("Published ", time_ago(TEST.published), size="2", color_scheme="gray"),
+            ),
             spacing="3",
             align="center",
             wrap="wrap",
@@ -194,24 +245,39 @@ def _heading() -> list[rx.Component]:
             rx.cond(TEST.title != "", TEST.title, "Untitled Test"),
             size="7",
             id="test-title",
+            as_="h1",
         ),
         rx.text("by ", rx.link(TEST.contributor, href="/u/" + TEST.handle), size="3"),
     ]
 
 
-def _output() -> rx.Component:
-    """The pasted output, rendered from Markdown and sanitised on the server."""
-    return rx.cond(
-        S.output_html != "",
-        _section(
-            "Output",
-            rx.box(
-                rx.html(S.output_html),
-                class_name="markdown-body",
-                width="100%",
-                id="test-output",
+def _prompt() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.heading("Prompt", size="4", as_="h2"),
+            rx.button(
+                rx.icon("copy", size=14),
+                "Copy prompt",
+                size="1",
+                variant="soft",
+                id="copy-prompt",
+                on_click=[rx.set_clipboard(TEST.prompt), rx.toast("Prompt copied")],
             ),
+            justify="between",
+            align="center",
+            width="100%",
         ),
+        _pre(TEST.prompt, id="test-prompt"),
+        spacing="2",
+        width="100%",
+    )
+
+
+def _markdown(title: str, html: rx.Var[str], id_: str) -> rx.Component:
+    """Contributor Markdown, rendered and sanitised on the server."""
+    return rx.cond(
+        html != "",
+        _section(title, rx.box(rx.html(html), class_name="markdown-body", width="100%", id=id_)),
     )
 
 
@@ -242,10 +308,10 @@ def _detail() -> rx.Component:
     return rx.vstack(
         _owner_notice(),
         *_heading(),
-        _section("Prompt", _pre(TEST.prompt, id="test-prompt")),
+        _prompt(),
         _setup(),
-        rx.cond(TEST.notes != "", _section("Notes", _pre(TEST.notes))),
-        _output(),
+        _markdown("Notes", TEST.notes_html, "test-notes"),
+        _markdown("Output", S.output_html, "test-output"),
         _evidence(),
         preview_section(),
         _reviews(),
@@ -257,4 +323,8 @@ def _detail() -> rx.Component:
 
 
 def detail_page() -> rx.Component:
-    return page_shell(once_loaded(S.loaded, S.found, _detail(), not_found_panel()))
+    # At least a screen tall from the first frame, so the footer starts below the fold and
+    # never jumps when the Test arrives (layout shift).
+    return page_shell(
+        rx.box(once_loaded(S.loaded, S.found, _detail(), not_found_panel()), min_height="100vh")
+    )

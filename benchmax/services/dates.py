@@ -7,7 +7,7 @@ decided at the edge: ISO 8601 with ``+00:00`` in the JSON API, and a few fixed f
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from benchmax.models._base import as_utc
@@ -50,3 +50,34 @@ def clock_time(moment: datetime | None, *, missing: str = "—") -> str:
 def chart_time(moment: datetime) -> str:
     """A chart axis tick: "09:30"."""
     return as_utc(moment).strftime("%H:%M")
+
+
+@dataclasses.dataclass(frozen=True)
+class Stamp:
+    """A moment as pages show it: "5 min ago", with the exact time for hover and machines."""
+
+    relative: str = ""
+    exact: str = ""  # human_date's form
+    iso: str = ""  # for <time datetime>
+
+
+def relative_time(moment: datetime, now: datetime | None = None) -> str:
+    """ "just now", "5 min ago", "3 h ago", "2 days ago"; past a month, the date itself."""
+    seconds = ((now or datetime.now(UTC)) - as_utc(moment)).total_seconds()
+    if seconds < 60:
+        return "just now"
+    for limit, unit, size in _RELATIVE_STEPS:
+        if seconds < limit:
+            count = int(seconds // size)
+            return f"{count} {unit if count == 1 else unit + 's'} ago".replace("mins", "min")
+    return as_utc(moment).strftime("%d %b %Y")
+
+
+_RELATIVE_STEPS = ((3600, "min", 60), (86_400, "hour", 3600), (30 * 86_400, "day", 86_400))
+
+
+def stamp(moment: datetime | None, now: datetime | None = None) -> Stamp:
+    """The one way a page gets a date; empty for none."""
+    if moment is None:
+        return Stamp()
+    return Stamp(relative_time(moment, now), human_date(moment), iso(moment) or "")

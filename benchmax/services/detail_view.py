@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import nh3
-from markdown_it import MarkdownIt
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -32,28 +30,8 @@ from benchmax.models import (
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import json_ready
 from benchmax.services.judge.card import AiReviewSummary, ai_review_summaries
+from benchmax.services.markdown import render_markdown
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
-
-# Markdown with raw HTML off, and images off so ![x](url) renders as a plain link: an inline
-# image from an arbitrary host would let any contributor track every reader's IP address.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
-_MARKDOWN.disable("image")
-_ALLOWED_TAGS = {
-    "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
-    "li", "ol", "p", "pre", "s", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
-}  # fmt: skip
-_ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
-
-
-def render_markdown(text: str) -> str:
-    """Contributor Markdown as HTML safe to embed: nh3 re-checks whatever markdown-it emits."""
-    return nh3.clean(
-        _MARKDOWN.render(text),
-        tags=_ALLOWED_TAGS,
-        attributes=_ALLOWED_ATTRIBUTES,
-        url_schemes={"http", "https", "mailto"},
-        link_rel="nofollow noopener noreferrer",
-    )
 
 
 @dataclass(frozen=True)
@@ -97,6 +75,7 @@ class TestView:
     notes: str
     output_text: str
     output_html: str
+    notes_html: str
     state: str
     review_state: str
     failure_code: str
@@ -147,6 +126,34 @@ def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem
     ]
 
 
+# What the contributor reads on their own non-public Test: its state in plain words and the
+# next step. Never "public", "Published" or "awaiting review": none of that is true yet.
+_OWNER_GUIDANCE = {
+    TestState.DRAFT: "This is a draft: nobody else can see it. Finish it in Submit a Test.",
+    TestState.PROCESSING: (
+        "Only you can see this Test while its safety checks run; it becomes public by itself "
+        "when they pass. Nothing to do."
+    ),
+    TestState.NEEDS_ATTENTION: (
+        "Only you can see this Test: something needs fixing before it can be public. "
+        "Fix it from My Tests."
+    ),
+    TestState.FAILED: (
+        "Only you can see this Test: processing failed. Nothing you entered is lost; "
+        "retry from My Tests."
+    ),
+    TestState.REMOVED: (
+        "This Test was removed by moderation and is no longer public; only you can see it. "
+        "Nothing you entered was deleted. My Tests shows what you can do next."
+    ),
+}
+
+
+def owner_guidance(state: str) -> str:
+    """What the contributor should know and do about a Test in ``state`` (empty when public)."""
+    return _OWNER_GUIDANCE.get(TestState(state), "") if state != TestState.PUBLIC else ""
+
+
 def _ref(row: ModelFamily | CatalogModel | Harness | None) -> CatalogRef | None:
     return CatalogRef(row.slug, row.name) if row else None
 
@@ -190,6 +197,7 @@ def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> Test
         notes=test.notes,
         output_text=test.output_text,
         output_html=render_markdown(test.output_text),
+        notes_html=render_markdown(test.notes),
         state=str(test.state),
         review_state=str(test.review_state),
         failure_code=test.failure_code if is_owner else "",

@@ -7,7 +7,8 @@ per visit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import reflex as rx
 
@@ -15,7 +16,7 @@ from benchmax.components.badges import REVIEW_COLORS
 from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import detail_view
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.judge.card import AiReviewSummary
 from benchmax.services.moderation import disputes, reviews
@@ -43,16 +44,18 @@ class TestPanel:
     attempts: str = ""
     settings: str = ""
     notes: str = ""
+    notes_html: str = ""
     handle: str = ""
     contributor: str = ""
-    published: str = ""
+    published: Stamp = field(default_factory=Stamp)
     status: str = ""
     status_color: str = ""
     state: str = ""
     failure: str = ""
+    guidance: str = ""  # the owner's next step on a non-public Test
 
     @classmethod
-    def of(cls, view: detail_view.TestView) -> TestPanel:
+    def of(cls, view: detail_view.TestView, now: datetime) -> TestPanel:
         review, state = str(view.review_state), str(view.state)
         return cls(
             id=view.id,
@@ -65,19 +68,31 @@ class TestPanel:
             attempts=attempts_text(view.attempts),
             settings=view.settings_text,
             notes=view.notes,
+            notes_html=view.notes_html if view.notes.strip() else "",
             handle=view.contributor_handle,
             contributor=view.contributor_display_name or view.contributor_handle,
-            published=human_date(view.published_at),
+            published=stamp(view.published_at if state == "public" else None, now),
             status=status_label(state, review),
             status_color=REVIEW_COLORS.get(review, "gray") if state == "public" else "red",
             state=state,
             failure=view.failure_reason,
+            guidance=detail_view.owner_guidance(state),
         )
+
+
+_EVIDENCE_ORDER = {"image": 0, "video": 1, "text": 2, "source": 3}
+_FILE_STATES = {
+    "uploading": "Uploading",
+    "quarantined": "Being checked",
+    "blocked": "Blocked",
+    "removed": "Removed",
+}
 
 
 @dataclass(frozen=True)
 class EvidenceRow:
-    """One file; ``url`` points at the user-content origin, never this app."""
+    """One file. ``url`` points at the user-content origin, and is empty whenever that origin
+    would refuse the file (so no link ever 404s); ``chip`` then says why, to its owner."""
 
     id: str
     kind: str
@@ -85,17 +100,39 @@ class EvidenceRow:
     size: str
     url: str
     state: str
+    chip: str  # "Blocked: named .png but the contents aren't an image"; empty when served
 
     @classmethod
-    def of(cls, item: detail_view.EvidenceItem, origin: str) -> EvidenceRow:
+    def of(
+        cls, item: detail_view.EvidenceItem, origin: str, public: bool, source_public: bool
+    ) -> EvidenceRow:
+        kind = str(item.kind or "")
+        state = str(item.state)
+        private_source = kind == "source" and not source_public
+        served = public and state == "approved" and not private_source
         return cls(
             id=item.id,
-            kind=str(item.kind or ""),
+            kind=kind,
             name=item.safe_name,
             size=size_text(item.size_bytes),
-            url=evidence_url(origin, item.id, item.safe_name),
-            state=str(item.state),
+            url=evidence_url(origin, item.id, item.safe_name) if served else "",
+            state=state,
+            chip=_chip(state, item.block_reason, private_source, public),
         )
+
+
+def _chip(state: str, reason: str, private_source: bool, public: bool) -> str:
+    if state != "approved":
+        label = _FILE_STATES.get(state, state.capitalize())
+        return f"{label}: {reason}" if reason else label
+    if private_source:
+        return "Source: private ZIP (not downloadable)"
+    return "" if public else "Served once the Test is public"
+
+
+def ordered_evidence(rows: list[EvidenceRow]) -> list[EvidenceRow]:
+    """Images first, then video, text and source; upload order within a kind."""
+    return sorted(rows, key=lambda row: _EVIDENCE_ORDER.get(row.kind, 9))
 
 
 @dataclass(frozen=True)
@@ -108,7 +145,7 @@ class ReviewRow:
     kind: str
     corrects: str
     superseded: bool
-    created: str
+    created: Stamp
     disputed: bool  # an open dispute is waiting on it
     mine: bool  # the viewer wrote it
     judge_href: str  # an AI review's judge card; empty for people's reviews
@@ -121,6 +158,7 @@ class ReviewRow:
         viewer: User | None,
         disputed: set[str],
         ai: dict[str, AiReviewSummary],
+        now: datetime,
     ) -> ReviewRow:
         kind = str(review.reviewer_kind)
         summary = ai.get(review.id)
@@ -131,7 +169,7 @@ class ReviewRow:
             kind=_REVIEWER_KINDS.get(kind, kind),
             corrects=review.corrects_review_id or "",
             superseded=review.superseded,
-            created=human_date(review.created_at),
+            created=stamp(review.created_at, now),
             disputed=review.id in disputed,
             mine=bool(viewer and review.reviewer_handle == viewer.handle),
             judge_href=f"/judges/{review.judge_snapshot_id}" if review.judge_snapshot_id else "",
@@ -147,6 +185,7 @@ class TestDetailState(SessionState):
     found: rx.Field[bool] = rx.field(False)
     loaded: rx.Field[bool] = rx.field(False)
     test: rx.Field[TestPanel] = rx.field(default_factory=TestPanel)
+    tab_title: rx.Field[str] = rx.field("Test · BenchMax")
     output_html: rx.Field[str] = rx.field("")
     evidence: rx.Field[list[EvidenceRow]] = rx.field(default_factory=list)
     reviews: rx.Field[list[ReviewRow]] = rx.field(default_factory=list)
@@ -176,13 +215,21 @@ class TestDetailState(SessionState):
         if view is None:
             self.test, self.evidence, self.reviews, self.output_html = TestPanel(), [], [], ""
             self.can_review = self.is_contributor = False
+            self.tab_title = "Not found · BenchMax"
             return
         origin = app_context().settings.usercontent_origin
-        self.test = TestPanel.of(view)
+        now = datetime.now(UTC)
+        self.test = TestPanel.of(view, now)
+        self.tab_title = f"{view.title or 'Untitled Test'} · BenchMax"
         self.output_html = view.output_html
-        self.evidence = [EvidenceRow.of(item, origin) for item in view.evidence]
+        source_public = view.source_visibility == "public"
+        self.evidence = ordered_evidence(
+            [EvidenceRow.of(item, origin, public, source_public) for item in view.evidence]
+        )
+        # One row per review: the history is append-only, and each entry is shown once with
+        # whatever this viewer may do about it.
         self.reviews = [
-            ReviewRow.of(review, user, disputed, view.ai_reviews) for review in view.reviews
+            ReviewRow.of(review, user, disputed, view.ai_reviews, now) for review in view.reviews
         ]
         self.is_owner_view = not public
         self.has_source = any(item.kind == "source" for item in view.evidence)

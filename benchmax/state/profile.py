@@ -18,6 +18,7 @@ class ProfileState(SessionState):
     display_name: rx.Field[str] = rx.field("")
     items: rx.Field[list[CardView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
+    tab_title: rx.Field[str] = rx.field("Contributor · BenchMax")
 
     def _load(self, cursor: str | None) -> None:
         filters = feed.FeedFilters.from_query({"contributor": self.handle})
@@ -37,8 +38,10 @@ class ProfileState(SessionState):
         self.found = user is not None
         self.items, self.next_cursor = [], ""
         if user is None:
+            self.tab_title = "Not found · BenchMax"
             return
         self.handle, self.display_name = user.handle, user.display_name or user.handle
+        self.tab_title = f"{self.display_name} (@{self.handle}) · BenchMax"
         self._load(None)
 
     @rx.event

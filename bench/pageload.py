@@ -1,0 +1,199 @@
+"""How soon does a reader see what they came for?
+
+Starts the app as ``benchmax dev`` does (a Reflex production build and the user-content
+service, data in a temporary directory, a few Tests seeded), then drives Chromium: for each
+case, 5 fresh browser contexts, navigation start to the element being visible (polled every
+animation frame), median reported. Cases:
+
+* baseline — the server-rendered ``/api`` reference page's heading (one HTML document, no
+  script): what this server and network cost at best, measured in the same run;
+* feed — the first feed card;
+* Test page, first paint — the prompt as the server sends it (the HTML step);
+* Test page, live — the prompt as the running page renders it, after the websocket.
+
+Each on desktop (localhost, no throttling) and on a throttled phone (CDP: 150 ms RTT,
+1.6 Mbps down, 4x CPU). Targets: <= 500 ms desktop and <= 2.5 s phone for the feed card and
+the Test page's prompt. Also prints the Test page's cumulative layout shift (target < 0.1).
+Exits non-zero when a target is missed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a plain script from anywhere
+
+import httpx  # noqa: E402
+from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+from sqlmodel import Session  # noqa: E402
+
+from benchmax.db import make_engine  # noqa: E402
+from benchmax.settings import Settings  # noqa: E402
+
+PORT = int(os.environ.get("BENCHMAX_BENCH_PORT", "3290"))
+RUNS = 5
+CHROMIUM = os.environ.get("BENCHMAX_CHROMIUM", "/usr/bin/chromium")
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}}
+TARGET_MS = {"desktop": 500.0, "phone": 2500.0}
+VISIBLE = """sel => new Promise(resolve => {
+  const tick = () => {
+    const el = document.querySelector(sel);
+    if (el && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+      resolve(performance.now());
+    else requestAnimationFrame(tick);
+  };
+  tick();
+})"""
+LAYOUT_SHIFT = """() => new Promise(resolve => {
+  let total = 0;
+  new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) total += entry.value;
+  }).observe({type: 'layout-shift', buffered: true});
+  setTimeout(() => resolve(total), 1000);
+})"""
+
+
+def _start(data_dir: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHMAX_")}
+    env.update({"BENCHMAX_ENV": "test", "PYTHONUNBUFFERED": "1"})
+    command = [
+        sys.executable, "-m", "benchmax.cli", "dev", "--port", str(PORT),
+        "--usercontent-port", str(PORT + 1), "--data-dir", str(data_dir),
+    ]  # fmt: skip
+    log = (data_dir / "server.log").open("wb")
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], timeout: float = 900) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("benchmax dev exited; see server.log")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        time.sleep(1)
+    raise TimeoutError(url)
+
+
+def _seed(data_dir: Path) -> str:
+    from tests.factories import make_test, make_user
+
+    settings = Settings(_env_file=None, env="test", data_dir=data_dir)  # type: ignore[call-arg]
+    engine = make_engine(settings.resolved_database_url)
+    with Session(engine) as session:
+        who = make_user(session, handle="benchreader", display_name="Bench Reader")
+        tests = [
+            make_test(
+                session,
+                who,
+                title=f"Bench Test {n}",
+                prompt="Write a haiku about a pond.\nKeep it to three lines.\n" * 3,
+                output_text="| a | b |\n|--|--|\n| 1 | 2 |\n\n```python\nprint(1)\n```",
+            )
+            for n in range(5)
+        ]
+        session.commit()
+        test_id = tests[-1].id
+    engine.dispose()
+    return test_id
+
+
+def _throttle(context: Any, page: Any) -> None:
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 150,
+            "downloadThroughput": 1_600_000 / 8,
+            "uploadThroughput": 750_000 / 8,
+        },
+    )
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+
+
+def _measure(browser: Browser, device: str, url: str, selector: str) -> tuple[float, float]:
+    """Median ms from navigation start to ``selector`` visible, and the median layout shift."""
+    times, shifts = [], []
+    for _ in range(RUNS):
+        context = browser.new_context(**(PHONE if device == "phone" else DESKTOP))
+        page = context.new_page()
+        if device == "phone":
+            _throttle(context, page)
+        page.goto(url, wait_until="commit", timeout=120_000)
+        times.append(float(page.evaluate(VISIBLE, selector)))
+        shifts.append(float(page.evaluate(LAYOUT_SHIFT)))
+        context.close()
+    return statistics.median(times), statistics.median(shifts)
+
+
+def _cases(base: str, test_id: str) -> list[tuple[str, str, str, bool]]:
+    """(name, url, selector, has a target)."""
+    return [
+        ("baseline: server-rendered /api heading", f"{base}/api", "h1", False),
+        ("feed: first card", f"{base}/", ".test-card", True),
+        ("Test page: prompt, first paint", f"{base}/tests/{test_id}", "#fp-prompt", True),
+        ("Test page: prompt, live page", f"{base}/tests/{test_id}", "#test-prompt", False),
+    ]
+
+
+def main() -> int:
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-pageload-"))
+    process = _start(data_dir)
+    missed = 0
+    try:
+        base = f"http://localhost:{PORT}"
+        _wait(f"{base}/healthz", process)
+        test_id = _seed(data_dir)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+            )
+            for device in ("desktop", "phone"):
+                baseline = 0.0
+                print(f"== {device} (median of {RUNS} fresh contexts)")
+                for name, url, selector, targeted in _cases(base, test_id):
+                    ms, shift = _measure(browser, device, url, selector)
+                    baseline = baseline or ms
+                    verdict = ""
+                    if targeted:
+                        ok = ms <= TARGET_MS[device]
+                        missed += not ok
+                        verdict = (
+                            f"target <= {TARGET_MS[device]:.0f} ms: {'ok' if ok else 'MISSED'}"
+                        )
+                    print(
+                        f"  {name:<40} {ms:8.0f} ms  x{ms / baseline:5.2f} baseline  "
+                        f"CLS {shift:.3f}  {verdict}"
+                    )
+            browser.close()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

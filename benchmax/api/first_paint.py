@@ -1,0 +1,223 @@
+"""The HTML step: what the server adds to every page's HTML before the browser runs a script.
+
+Reflex renders in the browser, so the document it serves has no title, no description and no
+content until the JavaScript and the websocket have run. This middleware rewrites the HTML
+documents on their way out:
+
+* every page gets the theme's background in ``<head>`` (Reflex's own inline script already
+  sets the ``dark``/``light`` class from the stored preference before the first paint; this
+  gives that class a colour before any stylesheet has arrived), the reading styles and the
+  small script behind copy buttons and inline text evidence;
+* ``/tests/{id}`` and ``/u/{handle}`` get their tab title, description and Open Graph /
+  Twitter card tags — the Test's own only while it is public — and a first-paint view of
+  what the reader came for (title, declared model, prompt) at the place the page will show
+  it, taken away by CSS as soon as the real page has rendered.
+
+Every value is HTML-escaped here. Evidence is referenced by its user-content URL, never read.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from benchmax.context import AppContext
+from benchmax.services import link_preview
+from benchmax.services.link_preview import GENERIC, SITE_NAME, Preview
+from benchmax.services.markdown import highlight_css
+
+_TEST_PATH = re.compile(r"/tests/([^/]{1,64})/?")
+_PROFILE_PATH = re.compile(r"/u/([^/]{1,64})/?")
+# Requests for files (anything with a dot in its last segment), the API and Reflex's own
+# endpoints are never pages.
+_NOT_PAGES = ("/api/", "/_", "/assets/", "/healthz", "/ping")
+# The rewritten document differs per URL and per Test, so the static server's validators
+# (one ETag for the shared SPA shell) must not be used to answer "not modified".
+_DROPPED_REQUEST_HEADERS = {b"accept-encoding", b"if-none-match", b"if-modified-since", b"range"}
+_CLIENT = Path(__file__).with_name("first_paint_client")
+
+
+def _client_file(name: str) -> str:
+    return (_CLIENT / name).read_text(encoding="utf-8")
+
+
+def _page_style() -> str:
+    return "\n".join(
+        [
+            _client_file("first_paint.css"),
+            highlight_css(".markdown-body .code-block", "default"),
+            highlight_css(".dark .markdown-body .code-block", "monokai"),
+        ]
+    )
+
+
+_HEAD_EXTRA = (
+    f'<style id="bm-page-style">{_page_style()}</style>'
+    f'<script id="bm-page-script">{_client_file("first_paint.js")}</script>'
+)
+
+
+def head_tags(preview: Preview, url: str) -> str:
+    """Title, description and link-preview tags, every value escaped."""
+    tags = [
+        f"<title data-first-paint>{escape(preview.title)}</title>",
+        _meta("name", "description", preview.description),
+        _meta("property", "og:site_name", SITE_NAME),
+        _meta("property", "og:type", preview.kind),
+        _meta("property", "og:title", preview.title),
+        _meta("property", "og:description", preview.description),
+        _meta("property", "og:url", url),
+        _meta("name", "twitter:card", "summary_large_image" if preview.image else "summary"),
+        _meta("name", "twitter:title", preview.title),
+        _meta("name", "twitter:description", preview.description),
+    ]
+    if preview.image:
+        tags += [
+            _meta("property", "og:image", preview.image),
+            _meta("name", "twitter:image", preview.image),
+        ]
+    for number, (label, value) in enumerate(preview.facts[:2], start=1):
+        tags += [
+            _meta("name", f"twitter:label{number}", label),
+            _meta("name", f"twitter:data{number}", value),
+        ]
+    return "".join(tags)
+
+
+def _meta(attribute: str, key: str, value: str) -> str:
+    return f'<meta {attribute}="{escape(key)}" content="{escape(value)}" data-first-paint>'
+
+
+def skeleton(preview: Preview) -> str:
+    """The first paint of a Test or contributor page: fixed-height blocks where the page's
+    header, heading and prompt will be, with the real heading and prompt when public."""
+    heading = (
+        f'<h1 class="fp-title">{escape(preview.heading)}</h1>'
+        if preview.heading
+        else '<div class="fp-bar fp-title-bar"></div>'
+    )
+    byline = (
+        f'<p class="fp-byline">{escape(preview.byline)}</p>'
+        if preview.byline
+        else '<div class="fp-bar fp-byline-bar"></div>'
+    )
+    prompt = (
+        f'<h2 class="fp-section">Prompt</h2><pre class="fp-prompt" id="fp-prompt">'
+        f"{escape(preview.prompt)}</pre>"
+        if preview.prompt
+        else '<div class="fp-bar fp-block"></div>'
+    )
+    return (
+        '<div id="bm-first-paint"><div class="fp-header"></div>'
+        f'<div class="fp-main">{heading}{byline}{prompt}</div></div>'
+    )
+
+
+def rewrite(document: str, preview: Preview | None, url: str) -> str:
+    """``document`` with the head additions, and for a preview route its tags and skeleton."""
+    head = _HEAD_EXTRA
+    if preview is not None:
+        document = re.sub(r"<title>.*?</title>", "", document, count=1, flags=re.DOTALL)
+        head = head_tags(preview, url) + head
+    document = document.replace("<head>", "<head>" + head, 1)
+    if preview is not None:
+        document = document.replace("<body>", "<body>" + skeleton(preview), 1)
+    return document
+
+
+class FirstPaintMiddleware:
+    """Rewrites HTML page responses; everything else passes through untouched."""
+
+    def __init__(self, app: ASGIApp, ctx: AppContext) -> None:
+        self.app = app
+        self.ctx = ctx
+
+    def _preview(self, path: str) -> Preview | None:
+        """The preview a route gets (generic for anything not public), None for other pages."""
+        test = _TEST_PATH.fullmatch(path)
+        profile = _PROFILE_PATH.fullmatch(path)
+        if not test and not profile:
+            return None
+        try:
+            with self.ctx.session() as session:
+                if test:
+                    origin = self.ctx.settings.usercontent_origin
+                    return link_preview.preview_of_test(session, test.group(1), origin)
+                assert profile is not None
+                return link_preview.preview_of_profile(session, profile.group(1))
+        except Exception:
+            return GENERIC  # a broken database must not break the page itself
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        last = path.rsplit("/", 1)[-1]
+        if (
+            scope["type"] != "http"
+            or scope.get("method") != "GET"
+            or path.startswith(_NOT_PAGES)
+            or "." in last
+        ):
+            await self.app(scope, receive, send)
+            return
+        scope = dict(scope)
+        # Without the server's "send this file" shortcut the static server streams the body
+        # through here, where it can be rewritten.
+        extensions = dict(scope.get("extensions") or {})
+        extensions.pop("http.response.pathsend", None)
+        extensions.pop("http.response.zerocopysend", None)
+        scope["extensions"] = extensions
+        scope["headers"] = [
+            (name, value)
+            for name, value in scope.get("headers", [])
+            if name.lower() not in _DROPPED_REQUEST_HEADERS
+        ]
+        await _Rewriter(self, scope, send).run(receive)
+
+
+class _Rewriter:
+    """Holds an HTML response back until its body is complete, then sends it rewritten."""
+
+    def __init__(self, owner: FirstPaintMiddleware, scope: Scope, send: Send) -> None:
+        self.owner, self.scope, self.send = owner, scope, send
+        self.start: Message | None = None
+        self.html = False
+        self.body: list[bytes] = []
+
+    async def run(self, receive: Receive) -> None:
+        await self.owner.app(self.scope, receive, self._send)
+
+    async def _send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            content_type = MutableHeaders(scope=message).get("content-type", "")
+            self.html = content_type.startswith("text/html")
+            if not self.html:
+                await self.send(message)
+            else:
+                self.start = message
+            return
+        if not self.html or message["type"] != "http.response.body":
+            await self.send(message)
+            return
+        self.body.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            await self._finish()
+
+    async def _finish(self) -> None:
+        assert self.start is not None
+        path = self.scope.get("path", "")
+        preview = await run_in_threadpool(self.owner._preview, path)
+        url = self.owner.ctx.settings.app_origin.rstrip("/") + path
+        document = rewrite(b"".join(self.body).decode("utf-8"), preview, url).encode("utf-8")
+        headers = MutableHeaders(scope=self.start)
+        for name in ("etag", "last-modified", "content-encoding"):
+            if name in headers:
+                del headers[name]
+        headers["content-length"] = str(len(document))
+        headers["cache-control"] = "no-cache"
+        await self.send(self.start)
+        await self.send({"type": "http.response.body", "body": document, "more_body": False})

@@ -1,0 +1,165 @@
+"""The HTML step: link-preview tags, escaping, and no leak of a Test that is not public."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from sqlmodel import Session
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from benchmax.api.first_paint import FirstPaintMiddleware
+from benchmax.context import AppContext
+from benchmax.models import EvidenceKind, EvidenceState, TestState
+from tests.factories import make_evidence, make_test, make_user
+
+SHELL = (
+    '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/></head>'
+    '<body><div class="radix-themes"></div><script>window.x=1</script></body></html>'
+)
+EVIL_TITLE = "Quote \" and ' </title><script>alert(1)</script> \u202egnp.exe \x00 ok"
+
+
+def _shell(_request: Request) -> Response:
+    return HTMLResponse(SHELL, headers={"ETag": '"same-for-every-url"'})
+
+
+def _json(_request: Request) -> Response:
+    return JSONResponse({"title": "<b>not html</b>"})
+
+
+@pytest.fixture
+def client(app_ctx: AppContext) -> TestClient:
+    inner = Starlette(routes=[Route("/api/v1/x", _json), Route("/{path:path}", _shell)])
+    return TestClient(FirstPaintMiddleware(inner, app_ctx))
+
+
+class _Head(HTMLParser):
+    """The head as a browser or a link unfurler would parse it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meta: dict[str, str] = {}
+        self.titles: list[str] = []
+        self.scripts = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "meta" and values.get("content") is not None:
+            key = values.get("property") or values.get("name")
+            if key:
+                self.meta[key] = values["content"] or ""
+        self._in_title = tag == "title"
+        self.scripts += tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_title = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.titles.append(data)
+
+
+def _parse(html: str) -> _Head:
+    parser = _Head()
+    parser.feed(html)
+    return parser
+
+
+def test_public_test_gets_its_tags_escaped(app_ctx: AppContext, client: TestClient) -> None:
+    with Session(app_ctx.engine) as session:
+        who = make_user(session, display_name="Ada <img src=x>")
+        test = make_test(session, who, title=EVIL_TITLE, model_label='GPT "5"')
+        image = make_evidence(
+            session, test, kind=EvidenceKind.IMAGE, safe_name="shot.png", content_type="image/png"
+        )
+        session.commit()
+        test_id, image_id = test.id, image.id
+    response = client.get(f"/tests/{test_id}")
+    assert response.status_code == 200
+    html = response.text
+    head = _parse(html)
+    # The page's own scripts are the shell's and the step's two, nothing from the title.
+    assert head.scripts == 2
+    assert "<script>alert(1)" not in html
+    assert "<img src=x>" not in html
+    title = head.titles[0]
+    assert title.startswith("Quote \" and ' </title><script>alert(1)</script>")
+    assert "\u202e" not in html
+    assert "\x00" not in html
+    assert head.meta["og:title"] == title
+    assert 'GPT "5"' in head.meta["og:description"]
+    assert head.meta["twitter:data1"] == 'GPT "5"'
+    assert head.meta["twitter:data2"] == "Ada <img src=x>"
+    assert head.meta["og:type"] == "article"
+    uc = app_ctx.settings.usercontent_origin
+    assert head.meta["og:image"] == f"{uc}/e/{image_id}/shot.png"
+    assert head.meta["twitter:card"] == "summary_large_image"
+    # The prompt is on the first paint, escaped, and the validators of the shared shell gone.
+    assert 'id="fp-prompt"' in html
+    assert "etag" not in response.headers
+    assert int(response.headers["content-length"]) == len(response.content)
+
+
+@pytest.mark.parametrize(
+    "state", [TestState.REMOVED, TestState.NEEDS_ATTENTION, TestState.PROCESSING]
+)
+def test_non_public_test_gets_generic_tags(
+    app_ctx: AppContext, client: TestClient, state: TestState
+) -> None:
+    with Session(app_ctx.engine) as session:
+        test = make_test(session, title="Secret plans", prompt="the hidden prompt", state=state)
+        make_evidence(session, test, kind=EvidenceKind.IMAGE, state=EvidenceState.APPROVED)
+        session.commit()
+        test_id = test.id
+    html = client.get(f"/tests/{test_id}").text
+    head = _parse(html)
+    assert head.titles == ["BenchMax — community AI Tests"]
+    assert "Secret plans" not in html
+    assert "hidden prompt" not in html
+    assert "og:image" not in head.meta
+    assert 'id="fp-prompt"' not in html
+
+
+@pytest.mark.parametrize("path", ["/tests/nope", "/tests/%3Cscript%3E", "/u/nobody-here"])
+def test_unknown_ids_get_generic_tags(client: TestClient, path: str) -> None:
+    head = _parse(client.get(path).text)
+    assert head.titles == ["BenchMax — community AI Tests"]
+
+
+def test_profile_tags(app_ctx: AppContext, client: TestClient) -> None:
+    with Session(app_ctx.engine) as session:
+        make_user(session, handle="poet", display_name="The \u200bPoet")
+        session.commit()
+    head = _parse(client.get("/u/poet").text)
+    assert head.titles == ["The Poet (@poet)"]
+    assert head.meta["og:type"] == "profile"
+
+
+def test_other_pages_get_only_the_theme_and_reading_additions(client: TestClient) -> None:
+    html = client.get("/leaderboard").text
+    assert 'id="bm-page-style"' in html
+    assert "html.dark" in html
+    assert "bm-first-paint" not in html.split("</head>")[1]
+    assert "og:title" not in html
+
+
+def test_non_html_and_api_pass_through(client: TestClient) -> None:
+    response = client.get("/api/v1/x")
+    assert response.json() == {"title": "<b>not html</b>"}
+    assert "bm-page-style" not in client.get("/favicon.ico").text
+
+
+def test_only_one_title_survives_in_the_head(app_ctx: AppContext, client: TestClient) -> None:
+    with Session(app_ctx.engine) as session:
+        test = make_test(session, title="Plain")
+        session.commit()
+        test_id = test.id
+    html = client.get(f"/tests/{test_id}").text
+    assert len(re.findall(r"<title", html)) == 1
