@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 
-def text_filter(
-    prefix: str, name: str, label: str, value: rx.Var[str], placeholder: str
-) -> rx.Component:
-    """A labelled free-text filter; its value travels in the URL, so it is capped at 200."""
+def labelled(label: str, for_id: str, control: rx.Component) -> rx.Component:
+    """A field's visible label tied to its control by id, stacked above it."""
     return rx.vstack(
-        rx.text(label, as_="label", html_for=f"{prefix}-{name}", size="1", weight="medium"),
+        rx.text(label, as_="label", html_for=for_id, size="1", weight="medium"),
+        control,
+        spacing="1",
+        width="100%",
+    )
+
+
+def text_filter(
+    prefix: str, name: str, label: str, value: rx.Var[str], placeholder: str, **props: Any
+) -> rx.Component:
+    """A labelled free-text filter; its value travels in the URL, so it is capped at 200.
+    ``props`` go to the input (the feed passes an ``on_change`` that applies it)."""
+    return labelled(
+        label,
+        f"{prefix}-{name}",
         rx.input(
             id=f"{prefix}-{name}",
             name=name,
@@ -18,9 +32,8 @@ def text_filter(
             placeholder=placeholder,
             max_length=200,
             width="100%",
+            **props,
         ),
-        spacing="1",
-        width="100%",
     )
 
 
