@@ -136,9 +136,9 @@ def _typed(name: str) -> Any:
 
 
 def _panel_actions() -> rx.Component:
-    """Apply and Clear; on a phone they stick to the bottom of the screen, under the thumb,
-    while the panel is open. Filters already apply as they change, so on wider screens
-    there is no Apply, and "Show results" only closes the panel."""
+    """Apply and Clear for phones, stuck to the bottom of the screen under the thumb while
+    the panel is open. Filters already apply as they change, so "Show" only closes the
+    panel; wider screens have neither (Clear sits by the count)."""
     return rx.hstack(
         rx.button(
             "Show ",
@@ -146,7 +146,6 @@ def _panel_actions() -> rx.Component:
             type="submit",
             size="3",
             id="filter-apply-phone",
-            class_name="phone-only",
             # The form's submit applies the typed text; this closes the panel over the list.
             on_click=rx.call_script(CLOSE_PANEL),
             flex="1",
@@ -161,7 +160,7 @@ def _panel_actions() -> rx.Component:
             id="filter-clear-panel",
             disabled=~FeedState.has_filters,
         ),
-        class_name="filter-actions",
+        class_name="filter-actions phone-only",
         width="100%",
         spacing="2",
     )
