@@ -20,6 +20,17 @@ KIND_ICONS = {
 # Cards and their loading placeholders share one minimum height, so the footer stays put
 # when the real cards replace the placeholders.
 CARD_MIN_HEIGHT = "9.5rem"
+# Full width above the text on a phone, a fixed box beside it from ``sm`` up; never sends a
+# referrer to the user-content origin.
+THUMBNAIL = {
+    "width": ["100%", "140px"],
+    "height": ["160px", "100px"],
+    "object_fit": "cover",
+    "border_radius": "var(--radius-2)",
+    "loading": "lazy",
+    "referrer_policy": "no-referrer",
+    "flex_shrink": "0",
+}
 
 
 def _icon_label(icon: str, label: str) -> rx.Component:
@@ -79,17 +90,8 @@ def _card_badges(item: ObjectVar[CardView]) -> rx.Component:
 def _thumbnail(item: ObjectVar[CardView]) -> rx.Component:
     return rx.cond(
         item.thumb != "",
-        rx.image(
-            src=item.thumb,
-            alt="",  # decorative: the title link next to it says what the card is
-            width=["100%", "140px"],
-            height=["160px", "100px"],
-            object_fit="cover",
-            border_radius="var(--radius-2)",
-            loading="lazy",
-            referrer_policy="no-referrer",
-            flex_shrink="0",
-        ),
+        # alt="": decorative, the title link next to it says what the card is.
+        rx.image(src=item.thumb, alt="", **THUMBNAIL),
     )
 
 

@@ -47,3 +47,58 @@ def check_filter(prefix: str, name: str, label: str, checked: rx.Var[bool] | boo
             spacing="2",
         ),
     )
+
+
+def select_filter(
+    prefix: str,
+    name: str,
+    label: str,
+    items: list[rx.Component],
+    value: rx.Var[str],
+    on_change: Any,
+) -> rx.Component:
+    """A labelled select; the trigger carries the ``{prefix}-{name}`` id and the form sends
+    ``name``."""
+    return labelled(
+        label,
+        f"{prefix}-{name}",
+        rx.select.root(
+            rx.select.trigger(id=f"{prefix}-{name}", aria_label=label, width="100%"),
+            rx.select.content(*items),
+            name=name,
+            value=value,
+            on_change=on_change,
+        ),
+    )
+
+
+def family_select(
+    prefix: str,
+    families: rx.Var[list[list[str]]],
+    value: rx.Var[str],
+    on_change: Any,
+    any_value: str,
+) -> rx.Component:
+    """The model-family select: "Any family", then each ``[slug, name]`` of ``families``."""
+    return select_filter(
+        prefix,
+        "family",
+        "Model family",
+        [
+            rx.select.item("Any family", value=any_value),
+            rx.foreach(families, lambda fam: rx.select.item(fam[1], value=fam[0])),
+        ],
+        value,
+        on_change,
+    )
+
+
+def filter_grid(*fields: rx.Component) -> rx.Component:
+    """The fields of a filter panel: one column on a phone, up to three on a wide screen."""
+    return rx.grid(
+        *fields,
+        columns=rx.breakpoints(initial="1", xs="2", md="3"),
+        spacing="3",
+        width="100%",
+        padding_top="0.75rem",
+    )

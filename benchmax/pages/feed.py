@@ -8,7 +8,7 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.cards import card_list, card_skeletons, more_button
-from benchmax.components.filters import labelled, text_filter
+from benchmax.components.filters import family_select, filter_grid, select_filter, text_filter
 from benchmax.components.layout import page_intro, page_shell
 from benchmax.services.feed_order import MOST_REVIEWED, NEWEST, RELEVANCE, SORT_LABELS, TOP_SCORE
 from benchmax.services.submissions import REASONING_HINT
@@ -20,6 +20,17 @@ STATUS_OPTIONS = (
     ("reviewed", "Reviewed"),
     ("ranked", "Ranked"),
 )
+# A row whose ends are pushed apart: a heading and its button, the count and the sort menu.
+SPREAD: dict[str, Any] = {"justify": "between", "align": "center", "width": "100%"}
+EMPTY = {
+    True: ("No public Tests match these filters. Try fewer filters or ", "clear them", "/", "."),
+    False: (
+        "No Tests have been published yet. ",
+        "Submit the first one",
+        "/submit",
+        " — it goes public as soon as the safety scan passes.",
+    ),
+}
 CLOSE_PANEL = "document.getElementById('feed-filter-panel').open=false"
 # Text fields apply once typing pauses this long, so a word is one query, not one per letter.
 TYPING_PAUSE_MS = 450
@@ -28,43 +39,6 @@ HOW_IT_WORKS = (
     ("settings-2", "The declared setup", "model, harness and reasoning, as the contributor says"),
     ("file-check", "The evidence", "the output, screenshots and logs that came back"),
 )
-
-
-def _select_filter(
-    name: str, label: str, items: list[rx.Component], value: rx.Var[str]
-) -> rx.Component:
-    """A labelled select of the filter form; the trigger carries the ``filter-`` id."""
-    return labelled(
-        label,
-        f"filter-{name}",
-        rx.select.root(
-            rx.select.trigger(id=f"filter-{name}", aria_label=label, width="100%"),
-            rx.select.content(*items),
-            value=value,
-            on_change=lambda choice: FeedState.set_filter(name, choice),
-        ),
-    )
-
-
-def _family_select() -> rx.Component:
-    return _select_filter(
-        "family",
-        "Model family",
-        [
-            rx.select.item("Any family", value=ANY),
-            rx.foreach(FeedState.families, lambda fam: rx.select.item(fam[1], value=fam[0])),
-        ],
-        FeedState.family,
-    )
-
-
-def _status_select() -> rx.Component:
-    return _select_filter(
-        "status",
-        "Status",
-        [rx.select.item(label, value=value) for value, label in STATUS_OPTIONS],
-        FeedState.status,
-    )
 
 
 def sort_select() -> rx.Component:
@@ -84,7 +58,7 @@ def sort_select() -> rx.Component:
                 ],
             ),
             value=FeedState.sort_value,
-            on_change=lambda choice: FeedState.set_filter("sort", choice),
+            on_change=_picked("sort"),
         ),
         align="center",
         spacing="2",
@@ -92,16 +66,11 @@ def sort_select() -> rx.Component:
 
 
 def _filter_grid() -> rx.Component:
-    return rx.grid(
-        _family_select(),
+    return filter_grid(
+        family_select("filter", FeedState.families, FeedState.family, _picked("family"), ANY),
         *[
             text_filter(
-                "filter",
-                name,
-                label,
-                getattr(FeedState, name),
-                hint,
-                on_change=_typed(name),
+                "filter", name, label, getattr(FeedState, name), hint, on_change=_typed(name)
             )
             for name, label, hint in (
                 ("model", "Declared model", "e.g. sonnet 4.5"),
@@ -110,7 +79,14 @@ def _filter_grid() -> rx.Component:
                 ("contributor", "Contributor", "handle"),
             )
         ],
-        _status_select(),
+        select_filter(
+            "filter",
+            "status",
+            "Status",
+            [rx.select.item(label, value=value) for value, label in STATUS_OPTIONS],
+            FeedState.status,
+            _picked("status"),
+        ),
         rx.el.label(
             rx.hstack(
                 rx.checkbox(
@@ -123,16 +99,28 @@ def _filter_grid() -> rx.Component:
                 spacing="2",
             ),
         ),
-        columns=rx.breakpoints(initial="1", xs="2", md="3"),
-        spacing="3",
-        width="100%",
-        padding_top="0.75rem",
     )
+
+
+def _picked(name: str) -> Any:
+    """Apply a select's choice at once."""
+    return lambda choice: FeedState.set_filter(name, choice)
 
 
 def _typed(name: str) -> Any:
     """Apply a text filter once typing pauses."""
     return lambda text: FeedState.set_filter(name, text).debounce(TYPING_PAUSE_MS)
+
+
+def _clear(element_id: str, **props: Any) -> rx.Component:
+    return rx.button(
+        "Clear filters",
+        type="button",
+        on_click=FeedState.clear_filters,
+        id=element_id,
+        disabled=~FeedState.has_filters,
+        **props,
+    )
 
 
 def _panel_actions() -> rx.Component:
@@ -150,16 +138,7 @@ def _panel_actions() -> rx.Component:
             on_click=rx.call_script(CLOSE_PANEL),
             flex="1",
         ),
-        rx.button(
-            "Clear filters",
-            type="button",
-            variant="soft",
-            color_scheme="gray",
-            size="3",
-            on_click=FeedState.clear_filters,
-            id="filter-clear-panel",
-            disabled=~FeedState.has_filters,
-        ),
+        _clear("filter-clear-panel", variant="soft", color_scheme="gray", size="3"),
         class_name="filter-actions phone-only",
         width="100%",
         spacing="2",
@@ -231,9 +210,7 @@ def how_it_works() -> rx.Component:
                     on_click=FeedState.hide_how,
                     id="how-dismiss",
                 ),
-                justify="between",
-                align="center",
-                width="100%",
+                **SPREAD,
             ),
             rx.flex(
                 *[step(n, *row) for n, row in enumerate(HOW_IT_WORKS, 1)],
@@ -249,20 +226,11 @@ def how_it_works() -> rx.Component:
 
 
 def empty_state() -> rx.Component:
+    def say(before: str, link: str, href: str, after: str) -> rx.Component:
+        return rx.text(before, rx.link(link, href=href), after)
+
     return rx.callout(
-        rx.cond(
-            FeedState.has_filters,
-            rx.text(
-                "No public Tests match these filters. Try fewer filters or ",
-                rx.link("clear them", href="/"),
-                ".",
-            ),
-            rx.text(
-                "No Tests have been published yet. ",
-                rx.link("Submit the first one", href="/submit"),
-                " — it goes public as soon as the safety scan passes.",
-            ),
-        ),
+        rx.cond(FeedState.has_filters, say(*EMPTY[True]), say(*EMPTY[False])),
         icon="inbox",
         id="feed-empty",
         width="100%",
@@ -280,25 +248,14 @@ def _results() -> rx.Component:
                 aria_live="polite",
             ),
             rx.hstack(
-                rx.cond(
-                    FeedState.has_filters,
-                    rx.button(
-                        "Clear filters",
-                        type="button",
-                        variant="ghost",
-                        on_click=FeedState.clear_filters,
-                        id="filter-clear",
-                    ),
-                ),
+                rx.cond(FeedState.has_filters, _clear("filter-clear", variant="ghost")),
                 sort_select(),
                 align="center",
                 spacing="3",
                 wrap="wrap",
             ),
-            justify="between",
-            align="center",
-            width="100%",
             wrap="wrap",
+            **SPREAD,
         ),
         rx.cond(
             FeedState.error != "",

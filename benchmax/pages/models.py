@@ -33,6 +33,9 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
+ALL_MATCHED = "Every declared label matches the catalog so far."
+
+
 def label_chip(
     href: rx.Var[str], *text: rx.Var[str] | str, variant: str = "surface"
 ) -> rx.Component:
@@ -72,11 +75,7 @@ def models_page() -> rx.Component:
                     lambda d: label_chip(d["href"], d["label"], " (", d["tests"], ")"),
                     id="declared-labels",
                 ),
-                rx.text(
-                    "Every declared label matches the catalog so far.",
-                    color_scheme="gray",
-                    size="2",
-                ),
+                rx.text(ALL_MATCHED, color_scheme="gray", size="2"),
             ),
             spacing="4",
             width="100%",
