@@ -129,6 +129,7 @@ use_app_context(CONTEXT)
 
 app = rx.App(
     style=STYLE,
+    stylesheets=["/feed.css"],
     api_transformer=[
         build_api(CONTEXT),
         lambda asgi: UploadSizeLimit(asgi, CONTEXT.settings.upload_max_request_bytes),

@@ -9,46 +9,128 @@ from reflex.event import EventType
 from reflex.vars import ArrayVar, ObjectVar
 
 from benchmax.components.badges import declared_label, status_badge
-from benchmax.state.views import CardView
+from benchmax.state.views import CardView, MarkPart
+
+KIND_ICONS = {
+    "image": ("image", "Image evidence"),
+    "video": ("video", "Video evidence"),
+    "text": ("file-text", "Text or log file"),
+    "source": ("archive", "Source archive"),
+}
+# Cards and their loading placeholders share one minimum height, so the footer stays put
+# when the real cards replace the placeholders.
+CARD_MIN_HEIGHT = "9.5rem"
+# Full width above the text on a phone, a fixed box beside it from ``sm`` up; never sends a
+# referrer to the user-content origin.
+THUMBNAIL = {
+    "width": ["100%", "140px"],
+    "height": ["160px", "100px"],
+    "object_fit": "cover",
+    "border_radius": "var(--radius-2)",
+    "loading": "lazy",
+    "referrer_policy": "no-referrer",
+    "flex_shrink": "0",
+}
+
+
+def _icon_label(icon: str, label: str) -> rx.Component:
+    """An icon that says what it is to a screen reader, and on hover."""
+    return rx.el.span(
+        rx.icon(icon, size=15, aria_hidden="true"),
+        role="img",
+        aria_label=label,
+        title=label,
+        class_name="kind-icon",
+    )
+
+
+def _kind_icon(kind: rx.Var[str]) -> rx.Component:
+    cases = [(name, _icon_label(icon, label)) for name, (icon, label) in KIND_ICONS.items()]
+    return rx.match(kind, *cases, rx.fragment())
+
+
+def marked(parts: rx.Var[list[MarkPart]]) -> rx.Component:
+    """Search matches in ``<mark>``; every piece is a text node, never HTML."""
+    return rx.foreach(
+        parts,
+        lambda part: rx.cond(part.hit, rx.el.mark(part.text), rx.fragment(part.text)),
+    )
+
+
+def _card_badges(item: ObjectVar[CardView]) -> rx.Component:
+    return rx.hstack(
+        status_badge(item.status, item.status_color),
+        rx.cond(
+            item.score != "",
+            rx.badge(
+                rx.icon("star", size=12, aria_hidden="true"),
+                item.score,
+                variant="surface",
+                size="2",
+                class_name="score-chip",
+            ),
+        ),
+        rx.cond(item.sample, rx.badge("Sample", color_scheme="gray")),
+        rx.hstack(
+            rx.cond(
+                item.kind_list.length() > 0,
+                rx.foreach(item.kind_list, _kind_icon),
+                _icon_label("align-left", "Text output only"),
+            ),
+            spacing="1",
+            align="center",
+            color="var(--gray-11)",
+        ),
+        spacing="2",
+        align="center",
+        wrap="wrap",
+    )
+
+
+def _thumbnail(item: ObjectVar[CardView]) -> rx.Component:
+    return rx.cond(
+        item.thumb != "",
+        # alt="": decorative, the title link next to it says what the card is.
+        rx.image(src=item.thumb, alt="", **THUMBNAIL),
+    )
 
 
 def feed_card(item: ObjectVar[CardView]) -> rx.Component:
+    """One Test. The title link stretches over the whole card (CSS), so the card is one
+    click target and one Tab stop; the contributor link sits above it as its own target."""
     return rx.card(
         rx.flex(
-            rx.cond(
-                item.thumb != "",
-                rx.image(
-                    src=item.thumb,
-                    alt="Evidence thumbnail",
-                    width=["100%", "140px"],
-                    height=["160px", "100px"],
-                    object_fit="cover",
-                    border_radius="var(--radius-2)",
-                    loading="lazy",
-                    referrer_policy="no-referrer",
-                ),
-            ),
+            _thumbnail(item),
             rx.vstack(
-                rx.hstack(
-                    status_badge(item.status, item.status_color),
-                    rx.cond(item.sample, rx.badge("Sample", color_scheme="gray")),
-                    rx.text(item.kinds, size="1", color_scheme="gray"),
-                    spacing="2",
-                    align="center",
-                    wrap="wrap",
+                _card_badges(item),
+                rx.heading(
+                    rx.link(
+                        rx.cond(
+                            item.title_marks.length() > 0, marked(item.title_marks), item.title
+                        ),
+                        href=item.href,
+                        color_scheme="gray",
+                        high_contrast=True,
+                        class_name="test-card-link",
+                    ),
+                    size="4",
+                    as_="h2",
+                    class_name="card-title",
                 ),
-                rx.link(
-                    rx.heading(item.title, size="4", class_name="card-title"),
-                    href=item.href,
-                    color_scheme="gray",
-                    high_contrast=True,
-                    class_name="test-card-link",
+                rx.cond(
+                    item.excerpt_marks.length() > 0,
+                    rx.text(marked(item.excerpt_marks), size="2", class_name="card-excerpt"),
                 ),
                 rx.text(item.setup, " · ", item.attempts, size="2"),
                 declared_label(),
                 rx.hstack(
                     rx.text("by", size="2", color_scheme="gray"),
-                    rx.link(item.contributor, href="/u/" + item.handle, size="2"),
+                    rx.link(
+                        item.contributor,
+                        href="/u/" + item.handle,
+                        size="2",
+                        class_name="card-over",
+                    ),
                     rx.text("·", size="2", color_scheme="gray"),
                     rx.text(item.published, size="2", color_scheme="gray"),
                     spacing="1",
@@ -63,7 +145,34 @@ def feed_card(item: ObjectVar[CardView]) -> rx.Component:
             spacing="4",
         ),
         width="100%",
+        min_height=CARD_MIN_HEIGHT,
         class_name="test-card",
+    )
+
+
+def card_skeletons(count: int) -> rx.Component:
+    """Placeholders the size of a card while the first page loads (``aria-busy`` says so)."""
+    return rx.vstack(
+        *[
+            rx.card(
+                rx.vstack(
+                    rx.skeleton(rx.box(height="1.25rem", width="30%")),
+                    rx.skeleton(rx.box(height="1.5rem", width="75%")),
+                    rx.skeleton(rx.box(height="1rem", width="55%")),
+                    rx.skeleton(rx.box(height="1rem", width="40%")),
+                    spacing="3",
+                ),
+                width="100%",
+                min_height=CARD_MIN_HEIGHT,
+                class_name="card-skeleton",
+            )
+            for _ in range(count)
+        ],
+        spacing="3",
+        width="100%",
+        aria_busy="true",
+        aria_label="Loading Tests",
+        id="feed-loading",
     )
 
 

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 
-def text_filter(
-    prefix: str, name: str, label: str, value: rx.Var[str], placeholder: str
-) -> rx.Component:
-    """A labelled free-text filter; its value travels in the URL, so it is capped at 200."""
+def labelled(label: str, for_id: str, control: rx.Component) -> rx.Component:
+    """A field's visible label tied to its control by id, stacked above it."""
     return rx.vstack(
-        rx.text(label, as_="label", html_for=f"{prefix}-{name}", size="1", weight="medium"),
+        rx.text(label, as_="label", html_for=for_id, size="1", weight="medium"),
+        control,
+        spacing="1",
+        width="100%",
+    )
+
+
+def text_filter(
+    prefix: str, name: str, label: str, value: rx.Var[str], placeholder: str, **props: Any
+) -> rx.Component:
+    """A labelled free-text filter; its value travels in the URL, so it is capped at 200.
+    ``props`` go to the input (the feed passes an ``on_change`` that applies it)."""
+    return labelled(
+        label,
+        f"{prefix}-{name}",
         rx.input(
             id=f"{prefix}-{name}",
             name=name,
@@ -18,9 +32,8 @@ def text_filter(
             placeholder=placeholder,
             max_length=200,
             width="100%",
+            **props,
         ),
-        spacing="1",
-        width="100%",
     )
 
 
@@ -33,4 +46,59 @@ def check_filter(prefix: str, name: str, label: str, checked: rx.Var[bool] | boo
             align="center",
             spacing="2",
         ),
+    )
+
+
+def select_filter(
+    prefix: str,
+    name: str,
+    label: str,
+    items: list[rx.Component],
+    value: rx.Var[str],
+    on_change: Any,
+) -> rx.Component:
+    """A labelled select; the trigger carries the ``{prefix}-{name}`` id and the form sends
+    ``name``."""
+    return labelled(
+        label,
+        f"{prefix}-{name}",
+        rx.select.root(
+            rx.select.trigger(id=f"{prefix}-{name}", aria_label=label, width="100%"),
+            rx.select.content(*items),
+            name=name,
+            value=value,
+            on_change=on_change,
+        ),
+    )
+
+
+def family_select(
+    prefix: str,
+    families: rx.Var[list[list[str]]],
+    value: rx.Var[str],
+    on_change: Any,
+    any_value: str,
+) -> rx.Component:
+    """The model-family select: "Any family", then each ``[slug, name]`` of ``families``."""
+    return select_filter(
+        prefix,
+        "family",
+        "Model family",
+        [
+            rx.select.item("Any family", value=any_value),
+            rx.foreach(families, lambda fam: rx.select.item(fam[1], value=fam[0])),
+        ],
+        value,
+        on_change,
+    )
+
+
+def filter_grid(*fields: rx.Component) -> rx.Component:
+    """The fields of a filter panel: one column on a phone, up to three on a wide screen."""
+    return rx.grid(
+        *fields,
+        columns=rx.breakpoints(initial="1", xs="2", md="3"),
+        spacing="3",
+        width="100%",
+        padding_top="0.75rem",
     )

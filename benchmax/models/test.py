@@ -80,6 +80,9 @@ class Test(TestBase, table=True):
             Index(f"ix_test_{name}_feed", column, "state", "published_at", "id")
             for name, column in FILTER_INDEX_COLUMNS.items()
         ),
+        # The feed's other orders (migration 0015): most reviewed, highest reviewed score.
+        Index("ix_test_reviews_feed", "state", "review_count", "published_at", "id"),
+        Index("ix_test_score_feed", "state", "review_score", "published_at", "id"),
         # A retried API submission finds the first one by its Idempotency-Key's digest; NULLs
         # (the wizard's drafts) never collide.
         UniqueConstraint("contributor_id", "idempotency_key", name="uq_test_idempotency"),
@@ -100,6 +103,10 @@ class Test(TestBase, table=True):
     failure_reason: str = Field(default="", max_length=500)
     wizard_step: int = Field(default=1, ge=1, le=5)
     evidence_kinds: str = Field(default="", max_length=64)
+    # Current reviews (none corrects them) and their mean score rounded half up; kept by
+    # ``refresh_review_state`` so the feed can page by them.
+    review_count: int = Field(default=0, ge=0, sa_column_kwargs={"server_default": "0"})
+    review_score: int | None = Field(default=None, ge=0, le=100)
     thumbnail_evidence_id: str | None = Field(default=None, max_length=16)
     is_sample: bool = Field(default=False)
     # SHA-256 of the normalised prompt (benchmax.models.prompt_key sets it on every write).

@@ -1,12 +1,16 @@
-"""``/`` — the public feed of Tests, newest first, with filters and cursor pagination."""
+"""``/`` — the public feed of Tests: filters that apply as they change, a results count, a
+choice of order, and cursor pagination whose depth is kept in the URL."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
-from benchmax.components.cards import card_list, more_button
-from benchmax.components.filters import check_filter, text_filter
+from benchmax.components.cards import card_list, card_skeletons, more_button
+from benchmax.components.filters import family_select, filter_grid, select_filter, text_filter
 from benchmax.components.layout import page_intro, page_shell
+from benchmax.services.feed_order import MOST_REVIEWED, NEWEST, RELEVANCE, SORT_LABELS, TOP_SCORE
 from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
 
@@ -16,66 +20,128 @@ STATUS_OPTIONS = (
     ("reviewed", "Reviewed"),
     ("ranked", "Ranked"),
 )
+# A row whose ends are pushed apart: a heading and its button, the count and the sort menu.
+SPREAD: dict[str, Any] = {"justify": "between", "align": "center", "width": "100%"}
+EMPTY = {
+    True: ("No public Tests match these filters. Try fewer filters or ", "clear them", "/", "."),
+    False: (
+        "No Tests have been published yet. ",
+        "Submit the first one",
+        "/submit",
+        " — it goes public as soon as the safety scan passes.",
+    ),
+}
+CLOSE_PANEL = "document.getElementById('feed-filter-panel').open=false"
+# Text fields apply once typing pauses this long, so a word is one query, not one per letter.
+TYPING_PAUSE_MS = 450
+HOW_IT_WORKS = (
+    ("message-square-text", "The prompt", "exactly what was asked"),
+    ("settings-2", "The declared setup", "model, harness and reasoning, as the contributor says"),
+    ("file-check", "The evidence", "the output, screenshots and logs that came back"),
+)
 
 
-def _select_filter(
-    name: str,
-    label: str,
-    items: list[rx.Component],
-    value: rx.Var[str],
-    on_change: rx.EventHandler,
-) -> rx.Component:
-    """A labelled select of the filter form; the trigger carries the ``filter-`` id."""
-    return rx.vstack(
-        rx.text(label, size="1", weight="medium"),
+def sort_select() -> rx.Component:
+    """The order menu; "Best match" exists only while there is a search to match."""
+    return rx.hstack(
+        rx.text("Sort", as_="label", html_for="feed-sort", size="2", color_scheme="gray"),
         rx.select.root(
-            rx.select.trigger(id=f"filter-{name}", aria_label=label, width="100%"),
-            rx.select.content(*items),
-            name=name,
-            value=value,
-            on_change=on_change,
+            rx.select.trigger(id="feed-sort", aria_label="Sort"),
+            rx.select.content(
+                rx.cond(
+                    FeedState.q != "",
+                    rx.select.item(SORT_LABELS[RELEVANCE], value=RELEVANCE),
+                ),
+                *[
+                    rx.select.item(SORT_LABELS[sort], value=sort)
+                    for sort in (NEWEST, MOST_REVIEWED, TOP_SCORE)
+                ],
+            ),
+            value=FeedState.sort_value,
+            on_change=_picked("sort"),
         ),
-        spacing="1",
-        width="100%",
-    )
-
-
-def _family_select() -> rx.Component:
-    return _select_filter(
-        "family",
-        "Model family",
-        [
-            rx.select.item("Any family", value=ANY),
-            rx.foreach(FeedState.families, lambda fam: rx.select.item(fam[1], value=fam[0])),
-        ],
-        FeedState.family,
-        FeedState.set_family,
-    )
-
-
-def _status_select() -> rx.Component:
-    return _select_filter(
-        "status",
-        "Status",
-        [rx.select.item(label, value=value) for value, label in STATUS_OPTIONS],
-        FeedState.status,
-        FeedState.set_status,
+        align="center",
+        spacing="2",
     )
 
 
 def _filter_grid() -> rx.Component:
-    return rx.grid(
-        _family_select(),
-        text_filter("filter", "model", "Declared model", FeedState.model, "e.g. sonnet 4.5"),
-        text_filter("filter", "harness", "Harness", FeedState.harness, "e.g. Claude Code"),
-        text_filter("filter", "reasoning", "Reasoning", FeedState.reasoning, REASONING_HINT),
-        text_filter("filter", "contributor", "Contributor", FeedState.contributor, "handle"),
-        _status_select(),
-        check_filter("filter", "compare", "Prompts with 2+ setups", FeedState.compare != ""),
-        columns=rx.breakpoints(initial="1", xs="2", md="3"),
-        spacing="3",
+    return filter_grid(
+        family_select("filter", FeedState.families, FeedState.family, _picked("family"), ANY),
+        *[
+            text_filter(
+                "filter", name, label, getattr(FeedState, name), hint, on_change=_typed(name)
+            )
+            for name, label, hint in (
+                ("model", "Declared model", "e.g. sonnet 4.5"),
+                ("harness", "Harness", "e.g. Claude Code"),
+                ("reasoning", "Reasoning", REASONING_HINT),
+                ("contributor", "Contributor", "handle"),
+            )
+        ],
+        select_filter(
+            "filter",
+            "status",
+            "Status",
+            [rx.select.item(label, value=value) for value, label in STATUS_OPTIONS],
+            FeedState.status,
+            _picked("status"),
+        ),
+        rx.el.label(
+            rx.hstack(
+                rx.checkbox(
+                    id="filter-compare",
+                    checked=FeedState.compare != "",
+                    on_change=FeedState.set_compare,
+                ),
+                rx.text("Prompts with 2+ setups", size="2"),
+                align="center",
+                spacing="2",
+            ),
+        ),
+    )
+
+
+def _picked(name: str) -> Any:
+    """Apply a select's choice at once."""
+    return lambda choice: FeedState.set_filter(name, choice)
+
+
+def _typed(name: str) -> Any:
+    """Apply a text filter once typing pauses."""
+    return lambda text: FeedState.set_filter(name, text).debounce(TYPING_PAUSE_MS)
+
+
+def _clear(element_id: str, **props: Any) -> rx.Component:
+    return rx.button(
+        "Clear filters",
+        type="button",
+        on_click=FeedState.clear_filters,
+        id=element_id,
+        disabled=~FeedState.has_filters,
+        **props,
+    )
+
+
+def _panel_actions() -> rx.Component:
+    """Apply and Clear for phones, stuck to the bottom of the screen under the thumb while
+    the panel is open. Filters already apply as they change, so "Show" only closes the
+    panel; wider screens have neither (Clear sits by the count)."""
+    return rx.hstack(
+        rx.button(
+            "Show ",
+            FeedState.count,
+            type="submit",
+            size="3",
+            id="filter-apply-phone",
+            # The form's submit applies the typed text; this closes the panel over the list.
+            on_click=rx.call_script(CLOSE_PANEL),
+            flex="1",
+        ),
+        _clear("filter-clear-panel", variant="soft", color_scheme="gray", size="3"),
+        class_name="filter-actions phone-only",
         width="100%",
-        padding_top="0.75rem",
+        spacing="2",
     )
 
 
@@ -93,6 +159,8 @@ def filters() -> rx.Component:
                     max_length=200,
                     width="100%",
                     size="3",
+                    type="search",
+                    on_change=_typed("q"),
                 ),
                 rx.button("Search", type="submit", size="3", id="filter-apply"),
                 width="100%",
@@ -103,45 +171,105 @@ def filters() -> rx.Component:
                     class_name="filters-summary",
                 ),
                 _filter_grid(),
+                _panel_actions(),
                 open=FeedState.has_filters,
+                id="feed-filter-panel",
                 width="100%",
-            ),
-            rx.cond(
-                FeedState.has_filters,
-                rx.button(
-                    "Clear filters",
-                    type="button",
-                    variant="ghost",
-                    on_click=FeedState.clear_filters,
-                    id="filter-clear",
-                ),
             ),
             spacing="3",
             width="100%",
         ),
         on_submit=FeedState.apply_filters,
+        reset_on_submit=False,
         width="100%",
         id="feed-filters",
+        key=FeedState.form_key,
+    )
+
+
+def how_it_works() -> rx.Component:
+    """Three steps for someone who has never seen a Test, until they dismiss it."""
+    step = lambda n, icon, name, what: rx.hstack(  # noqa: E731
+        rx.icon(icon, size=18, aria_hidden="true", flex_shrink="0"),
+        rx.text(rx.text.strong(f"{n}. {name}"), " — ", what, size="2"),
+        align="start",
+        spacing="2",
+        flex="1",
+        min_width="12rem",
+    )
+    return rx.cond(
+        FeedState.how_hidden == "",
+        rx.box(
+            rx.hstack(
+                rx.heading("How a Test works", size="3", as_="h2"),
+                rx.icon_button(
+                    rx.icon("x", size=16),
+                    variant="ghost",
+                    color_scheme="gray",
+                    aria_label="Dismiss how a Test works",
+                    on_click=FeedState.hide_how,
+                    id="how-dismiss",
+                ),
+                **SPREAD,
+            ),
+            rx.flex(
+                *[step(n, *row) for n, row in enumerate(HOW_IT_WORKS, 1)],
+                wrap="wrap",
+                gap="3",
+                padding_top="0.5rem",
+            ),
+            id="how-it-works",
+            class_name="how-strip",
+            width="100%",
+        ),
     )
 
 
 def empty_state() -> rx.Component:
+    def say(before: str, link: str, href: str, after: str) -> rx.Component:
+        return rx.text(before, rx.link(link, href=href), after)
+
     return rx.callout(
-        rx.cond(
-            FeedState.has_filters,
-            rx.text(
-                "No public Tests match these filters. Try fewer filters or ",
-                rx.link("clear them", href="/"),
-                ".",
-            ),
-            rx.text(
-                "No Tests have been published yet. ",
-                rx.link("Submit the first one", href="/submit"),
-                " — it goes public as soon as the safety scan passes.",
-            ),
-        ),
+        rx.cond(FeedState.has_filters, say(*EMPTY[True]), say(*EMPTY[False])),
         icon="inbox",
         id="feed-empty",
+        width="100%",
+    )
+
+
+def _results() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.text(
+                rx.cond(FeedState.loaded, FeedState.count, "Loading Tests…"),
+                id="feed-count",
+                size="2",
+                weight="medium",
+                aria_live="polite",
+            ),
+            rx.hstack(
+                rx.cond(FeedState.has_filters, _clear("filter-clear", variant="ghost")),
+                sort_select(),
+                align="center",
+                spacing="3",
+                wrap="wrap",
+            ),
+            wrap="wrap",
+            **SPREAD,
+        ),
+        rx.cond(
+            FeedState.error != "",
+            rx.callout(
+                FeedState.error, color_scheme="amber", icon="triangle_alert", id="feed-error"
+            ),
+        ),
+        rx.cond(
+            FeedState.loaded,
+            rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
+            card_skeletons(3),
+        ),
+        more_button(FeedState.next_cursor, FeedState.load_more, id="feed-more"),
+        spacing="3",
         width="100%",
     )
 
@@ -152,19 +280,11 @@ def feed_page() -> rx.Component:
             *page_intro(
                 "What AI models really did",
                 "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
-                "Newest first. Reviews come later and never gate publication.",
+                "Reviews come later and never gate publication.",
             ),
+            how_it_works(),
             filters(),
-            rx.cond(
-                FeedState.error != "",
-                rx.callout(FeedState.error, color_scheme="amber", icon="triangle_alert"),
-            ),
-            rx.cond(
-                FeedState.loaded,
-                rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
-                rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
-            ),
-            more_button(FeedState.next_cursor, FeedState.load_more, id="feed-more"),
+            _results(),
             spacing="4",
             width="100%",
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import declared_label
-from benchmax.components.filters import check_filter, text_filter
+from benchmax.components.filters import check_filter, family_select, filter_grid, text_filter
 from benchmax.components.layout import page_shell
 from benchmax.components.showcase import SHOWCASE_CAVEAT
 from benchmax.state.leaderboard import ANY
@@ -87,24 +87,6 @@ def _about() -> rx.Component:
     )
 
 
-def _family_select() -> rx.Component:
-    return rx.vstack(
-        rx.text("Model family", size="1", weight="medium"),
-        rx.select.root(
-            rx.select.trigger(id="board-family", aria_label="Model family", width="100%"),
-            rx.select.content(
-                rx.select.item("Any family", value=ANY),
-                rx.foreach(S.families, lambda f: rx.select.item(f[1], value=f[0])),
-            ),
-            name="family",
-            value=S.family,
-            on_change=S.set_family,
-        ),
-        spacing="1",
-        width="100%",
-    )
-
-
 def _filters() -> rx.Component:
     return rx.form(
         rx.el.details(
@@ -112,16 +94,12 @@ def _filters() -> rx.Component:
                 rx.cond(S.has_filters, "Filters (active)", "Filter the showcase"),
                 class_name="filters-summary",
             ),
-            rx.grid(
-                _family_select(),
+            filter_grid(
+                family_select("board", S.families, S.family, S.set_family, ANY),
                 text_filter("board", "model", "Declared model", S.model, "e.g. gpt-5"),
                 text_filter("board", "harness", "Harness", S.harness, "e.g. Claude Code"),
                 text_filter("board", "reasoning", "Reasoning", S.reasoning, "none, low, high…"),
                 check_filter("board", "single", "Declared single attempt only", S.single),
-                columns=rx.breakpoints(initial="1", xs="2", md="3"),
-                spacing="3",
-                width="100%",
-                padding_top="0.75rem",
             ),
             rx.hstack(
                 rx.button("Apply filters", type="submit", id="board-apply"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from benchmax.components.badges import declared_label
@@ -31,6 +33,25 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
+ALL_MATCHED = "Every declared label matches the catalog so far."
+
+
+def label_chip(
+    href: rx.Var[str], *text: rx.Var[str] | str, variant: str = "surface"
+) -> rx.Component:
+    """A linked chip whose text (a declared label can be anything) wraps instead of
+    widening the page."""
+    return rx.link(
+        rx.badge(*text, variant=variant, size="2", class_name="label-chip"),  # type: ignore[arg-type]
+        href=href,
+        class_name="label-chip-link",
+    )
+
+
+def chip_row(items: rx.Var[list[dict[str, str]]], chip: Any, **props: Any) -> rx.Component:
+    return rx.flex(rx.foreach(items, chip), wrap="wrap", spacing="2", width="100%", **props)
+
+
 def models_page() -> rx.Component:
     return page_shell(
         rx.vstack(
@@ -49,24 +70,12 @@ def models_page() -> rx.Component:
             rx.heading("Declared labels not in the catalog", size="5", as_="h2"),
             rx.cond(
                 M.declared.length() > 0,
-                rx.flex(
-                    rx.foreach(
-                        M.declared,
-                        lambda d: rx.link(
-                            rx.badge(
-                                d["label"], " (", d["tests"], ")", variant="surface", size="2"
-                            ),
-                            href=d["href"],
-                        ),
-                    ),
-                    wrap="wrap",
-                    spacing="2",
+                chip_row(
+                    M.declared,
+                    lambda d: label_chip(d["href"], d["label"], " (", d["tests"], ")"),
+                    id="declared-labels",
                 ),
-                rx.text(
-                    "Every declared label matches the catalog so far.",
-                    color_scheme="gray",
-                    size="2",
-                ),
+                rx.text(ALL_MATCHED, color_scheme="gray", size="2"),
             ),
             spacing="4",
             width="100%",
@@ -85,16 +94,11 @@ def model_detail_page() -> rx.Component:
                 rx.text(D.subtitle, color_scheme="gray"),
                 rx.cond(
                     D.models.length() > 0,
-                    rx.flex(
-                        rx.foreach(
-                            D.models,
-                            lambda m: rx.link(
-                                rx.badge(m["name"], " · ", m["tests"], size="2", variant="soft"),
-                                href="/models/" + m["slug"],
-                            ),
+                    chip_row(
+                        D.models,
+                        lambda m: label_chip(
+                            "/models/" + m["slug"], m["name"], " · ", m["tests"], variant="soft"
                         ),
-                        wrap="wrap",
-                        spacing="2",
                     ),
                 ),
                 *paged_card_list(

@@ -6,24 +6,23 @@ next page is "rows strictly older than that pair" — a range scan of ``ix_test_
 so page 1,000 costs what page 1 costs. The cursor only carries public values, so it needs no
 signature; it is validated strictly so a mangled one is a clear 400, never a 500.
 
-With a search (``q``) the page is ordered by relevance (score, then id, and the cursor holds
-both) or, with ``sort=newest``, by the same ``(published_at, id)`` keys as the plain feed.
+``sort`` picks the order: ``newest`` (the default without a search), ``most_reviewed``,
+``top_score`` (see ``feed_order``) or, with a search (``q``), ``relevance`` (its default:
+score, then id, and the cursor holds both). Every cursor encodes its order, so one order's
+cursor handed to another is a 400.
 Only the columns a card shows are read: the heads of the prompt (for an untitled Test's title
 and a search excerpt) and of the output (search excerpts only), never whole texts.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, tuple_
+from sqlalchemy import ColumnElement, Select, and_, func
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -34,15 +33,30 @@ from benchmax.models import (
     TestState,
     User,
 )
-from benchmax.models._base import as_utc, is_public_id
+from benchmax.models._base import as_utc
 from benchmax.models.test import display_title
 from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
 from benchmax.services.errors import Invalid
+from benchmax.services.feed_order import (
+    NEWEST,
+    RELEVANCE,
+    SORTS,
+    bad_cursor,
+    check_cursor,
+    decode_cursor,
+    encode_cursor,
+    in_order,
+    keyset_page,
+)
 from benchmax.services.setup_filters import SetupColumns, setup_conditions
 
+__all__ = ["SORTS", "FeedFilters", "count_feed", "decode_cursor", "encode_cursor", "list_feed"]
+
 MAX_PAGE_SIZE = 100
-_MAX_CURSOR_LENGTH = 120
+# The results count stops here: past it the page says "1,000+", so a count never reads more
+# than this many index entries however broad the filters are.
+COUNT_CAP = 1000
 _FILTER_LENGTHS = {
     "family": 64,
     "model": 200,
@@ -55,7 +69,6 @@ _FILTER_LENGTHS = {
     "sort": 16,
 }
 _YES = frozenset({"1", "on", "yes", "true"})
-SORTS = ("relevance", "newest")
 
 
 def clean_param(value: object, max_length: int) -> str:
@@ -80,7 +93,8 @@ class FeedFilters:
     # Any of "1", "on", "yes", "true": only Tests whose prompt two or more public Tests share.
     compare: str = ""
 
-    # How a search is ordered: "relevance" (the default) or "newest"; ignored without ``q``.
+    # One of ``feed_order.SORTS``; empty is relevance with a search, newest without, and
+    # relevance without a search is newest too.
     sort: str = ""
 
     def __post_init__(self) -> None:
@@ -92,7 +106,14 @@ class FeedFilters:
 
     @property
     def by_relevance(self) -> bool:
-        return bool(self.q) and self.sort != "newest"
+        return bool(self.q) and self.sort in ("", RELEVANCE)
+
+    @property
+    def order(self) -> str:
+        """The order the page is in: relevance, or the keyset order ``feed_order`` pages."""
+        if self.by_relevance:
+            return RELEVANCE
+        return self.sort if self.sort and self.sort != RELEVANCE else NEWEST
 
     @classmethod
     def from_query(cls, query: Mapping[str, Any]) -> FeedFilters:
@@ -129,6 +150,9 @@ class FeedCard:
     thumbnail_safe_name: str | None
     is_sample: bool
     published_at: datetime
+    # Current reviews and their mean score (None until the first review).
+    review_count: int = 0
+    review_score: int | None = None
     # Search pages only: the title and an excerpt of the prompt or output, matches marked.
     title_marks: list[search.Segment] = field(default_factory=list)
     excerpt_marks: list[search.Segment] = field(default_factory=list)
@@ -151,31 +175,6 @@ class FeedPage:
 
     def to_json(self) -> dict[str, Any]:
         return {"items": [card.to_json() for card in self.items], "next_cursor": self.next_cursor}
-
-
-def encode_cursor(published_at: datetime, test_id: str) -> str:
-    raw = f"{as_utc(published_at).isoformat(timespec='microseconds')}|{test_id}"
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def bad_cursor() -> Invalid:
-    """A cursor this service did not issue (or an old one); the API answers 400."""
-    return Invalid("invalid_cursor", "The cursor is malformed or expired.", "cursor")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The ``(published_at, id)`` a cursor points after; ``bad_cursor()`` when malformed."""
-    if len(cursor) > _MAX_CURSOR_LENGTH or not re.fullmatch(r"[A-Za-z0-9_-]+", cursor):
-        raise bad_cursor()
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-        stamp, test_id = raw.split("|")
-        published_at = datetime.fromisoformat(stamp)
-    except (binascii.Error, UnicodeDecodeError, ValueError) as error:
-        raise bad_cursor() from error
-    if published_at.tzinfo is None or not is_public_id(test_id):
-        raise bad_cursor()
-    return published_at.astimezone(UTC), test_id
 
 
 TEST_SETUP = SetupColumns(
@@ -239,6 +238,8 @@ _CARD_COLUMNS = (
     col(Test.thumbnail_evidence_id),
     col(Test.is_sample),
     col(Test.published_at),
+    col(Test.review_count),
+    col(Test.review_score),
     col(User.handle),
     col(User.display_name),
     col(EvidenceFile.safe_name),
@@ -264,6 +265,8 @@ def _card(row: Any, terms: list[search.Term]) -> FeedCard:
         thumbnail_safe_name=row.safe_name,
         is_sample=row.is_sample,
         published_at=as_utc(row.published_at),
+        review_count=row.review_count,
+        review_score=row.review_score,
     )
     if not terms:
         return card
@@ -289,20 +292,6 @@ def _card_statement(searching: bool) -> Select[Any]:
         )
     )
     return statement
-
-
-def _newest_page(statement: Select[Any], cursor: str | None, limit: int) -> tuple[Select[Any], Any]:
-    """Newest first by ``(published_at, id)``, after the cursor's pair."""
-    statement = (
-        statement.where(col(Test.state) == TestState.PUBLIC, col(Test.published_at).is_not(None))
-        .order_by(col(Test.published_at).desc(), col(Test.id).desc())
-        .limit(limit + 1)
-    )
-    if cursor:
-        statement = statement.where(
-            tuple_(Test.published_at, Test.id) < tuple_(*decode_cursor(cursor))
-        )
-    return statement, lambda row: encode_cursor(row.published_at, row.id)
 
 
 def _relevance_page(
@@ -334,13 +323,13 @@ def _relevance_page(
 def list_feed(
     session: Session, filters: FeedFilters, cursor: str | None = None, limit: int = 20
 ) -> FeedPage:
-    """One page of public Tests (newest first, or by relevance when searching); pass
-    ``next_cursor`` back for the next page.
+    """One page of public Tests in ``filters.order``; pass ``next_cursor`` back for the next.
 
-    Raises ``Invalid`` (``invalid_cursor``) for a cursor this service did not issue.
+    Raises ``Invalid`` (``invalid_cursor``) for a cursor this service did not issue for this
+    order.
     """
     if cursor and not filters.by_relevance:
-        decode_cursor(cursor)  # a clear error before any query
+        check_cursor(filters.order, cursor)  # a clear error before any query
     conditions = _filter_conditions(session, filters)
     terms = search.parse(filters.q)
     if conditions is None or (filters.q and not terms):
@@ -353,8 +342,37 @@ def list_feed(
     else:
         if terms:
             conditions.append(search_sql.match_condition(dialect, terms))
-        statement, cursor_of = _newest_page(statement.where(*conditions), cursor, limit)
+        statement, cursor_of = keyset_page(
+            statement.where(*conditions), filters.order, cursor, limit
+        )
     rows = session.execute(statement).all()
     cards = [_card(row, terms) for row in rows[:limit]]
     next_cursor = cursor_of(rows[limit - 1]) if len(rows) > limit else None
     return FeedPage(items=cards, next_cursor=next_cursor)
+
+
+@dataclass(frozen=True)
+class FeedCount:
+    """How many Tests the filters match, counted no further than ``COUNT_CAP``."""
+
+    count: int
+    more: bool  # True: at least ``count + 1``; the exact number was not counted
+
+    @property
+    def text(self) -> str:
+        noun = "Test" if self.count == 1 and not self.more else "Tests"
+        return f"{self.count:,}{'+' if self.more else ''} {noun}"
+
+
+def count_feed(session: Session, filters: FeedFilters, cap: int = COUNT_CAP) -> FeedCount:
+    """The results count for ``filters`` in their order (the score order lists only scored
+    Tests), read from the same indexes as the page and bounded by ``cap``."""
+    conditions = _filter_conditions(session, filters)
+    terms = search.parse(filters.q)
+    if conditions is None or (filters.q and not terms):
+        return FeedCount(0, False)
+    if terms:
+        conditions.append(search_sql.match_condition(session.get_bind().dialect.name, terms))
+    matching = select(Test.id).where(*in_order(filters.order), *conditions).limit(cap + 1)
+    found = session.execute(select(func.count()).select_from(matching.subquery())).scalar_one()
+    return FeedCount(min(found, cap), found > cap)

@@ -9,6 +9,7 @@ from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
+from benchmax.services.search import Segment
 from benchmax.services.submissions import status_label
 
 
@@ -34,6 +35,26 @@ def setup_text(model: str, version: str, harness: str, reasoning: str) -> str:
 
 
 @dataclass(frozen=True)
+class MarkPart:
+    """A piece of a card's title or excerpt; ``hit`` pieces matched the search. The page
+    renders both as text nodes, so a Test's own text never becomes markup."""
+
+    text: str
+    hit: bool
+
+    @classmethod
+    def of(cls, segments: list[Segment]) -> list[MarkPart]:
+        return [cls(segment.text, segment.hit) for segment in segments]
+
+
+def score_text(count: int, score: int | None) -> str:
+    """The score chip of a reviewed card ("Score 87 · 2 reviews"); empty before a review."""
+    if score is None:
+        return ""
+    return f"Score {score} · {count} review" + ("" if count == 1 else "s")
+
+
+@dataclass(frozen=True)
 class CardView:
     """A feed card as the page shows it; thumbnails point at the user-content origin."""
 
@@ -50,6 +71,10 @@ class CardView:
     kinds: str
     thumb: str  # empty: no thumbnail
     published: str
+    kind_list: list[str]  # evidence kinds, each shown as an icon with its name
+    score: str  # empty: not reviewed yet
+    title_marks: list[MarkPart]  # search pages only
+    excerpt_marks: list[MarkPart]
 
     @classmethod
     def of(cls, card: FeedCard) -> CardView:
@@ -79,4 +104,8 @@ class CardView:
             kinds=" · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",
             thumb=thumb,
             published=human_date(card.published_at),
+            kind_list=list(card.evidence_kinds),
+            score=score_text(card.review_count, card.review_score),
+            title_marks=MarkPart.of(card.title_marks),
+            excerpt_marks=MarkPart.of(card.excerpt_marks),
         )

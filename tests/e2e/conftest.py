@@ -177,7 +177,7 @@ def page(context: BrowserContext) -> Page:
 def wait_ready(page: Page) -> None:
     """Reflex pages render after the websocket hydrates; wait until the main column exists."""
     page.wait_for_selector("#main", state="attached")
-    page.wait_for_function("() => !document.querySelector('.rt-Spinner')")
+    page.wait_for_function("() => !document.querySelector('.rt-Spinner, [aria-busy=\"true\"]')")
 
 
 def signed_in_page(browser: Browser, app: LiveApp, handle: str) -> Page:

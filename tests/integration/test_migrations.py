@@ -133,3 +133,28 @@ def test_append_only_refuses_orm_edit(session: Session) -> None:
     review.score = 100
     with pytest.raises(DatabaseError, match="append-only"):
         session.commit()
+
+
+@BOTH
+def test_0015_backfills_review_counts_and_scores(
+    database_url: str, engine: Engine, session: Session
+) -> None:
+    """Tests reviewed before 0015 get the count and score of their current reviews."""
+    config = alembic_config(database_url)
+    reviewer = make_user(session)
+    corrected, unreviewed = make_test(session), make_test(session)
+    first = make_review(session, corrected, reviewer, score=10)
+    make_review(session, corrected, reviewer, score=81)
+    make_review(session, corrected, reviewer, score=90, corrects_review_id=first.id)
+    session.commit()
+    ids = (corrected.id, unreviewed.id)
+    session.close()
+    command.downgrade(config, "0011")
+    command.upgrade(config, "head")
+    with engine.connect() as conn:
+        result = conn.execute(
+            text("SELECT id, review_count, review_score FROM test WHERE id IN (:a, :b)"),
+            {"a": ids[0], "b": ids[1]},
+        )
+        rows = {row[0]: (row[1], row[2]) for row in result}
+    assert rows == {ids[0]: (2, 86), ids[1]: (0, None)}  # 81 and 90: 85.5 rounds half up

@@ -39,6 +39,11 @@ FEED_FILTERS = (
     Param("status", description="awaiting, reviewed or ranked.", max_length=16),
     Param("q", description="Words that must all appear in the title, prompt or labels.",
           max_length=200),
+    Param("compare", description="1: only Tests whose prompt two or more public Tests share.",
+          max_length=8),
+    Param("sort", description="newest, most_reviewed, top_score (reviewed Tests only) or "
+          "relevance (with q; its default). A cursor only works with the sort it came from.",
+          max_length=16, pattern=r"^(newest|most_reviewed|top_score|relevance)?$"),
 )  # fmt: skip
 
 
@@ -214,7 +219,7 @@ def _moderation_table() -> dict[tuple[str, str], Operation]:
 def _read_table() -> dict[tuple[str, str], Operation]:
     return {
         ("GET", "/api/v1/tests"): Operation(
-            "List public Tests, newest first", "read",
+            "List public Tests, newest first or in another order", "read",
             Answer(200, "One page; pass next_cursor back as cursor for the next.", FeedPage),
             (400,),
             params=(*FEED_FILTERS,

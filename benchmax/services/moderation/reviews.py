@@ -104,15 +104,27 @@ def reviews_of(session: Session, test_id: str) -> list[ReviewEntry]:
 
 
 def refresh_review_state(session: Session, test: Test) -> None:
-    """Reviewed when a current review exists; a Ranked Test stays Ranked while it does."""
+    """Reviewed when a current review exists; a Ranked Test stays Ranked while it does.
+
+    Also the count and mean score of the current reviews, which the feed sorts by."""
     superseded = _corrected_ids(session, test.id)
-    ids = session.exec(select(Review.id).where(Review.test_id == test.id)).all()
-    if any(review_id not in superseded for review_id in ids):
+    rows = session.exec(select(Review.id, Review.score).where(Review.test_id == test.id)).all()
+    scores = [score for review_id, score in rows if review_id not in superseded]
+    test.review_count = len(scores)
+    test.review_score = mean_score(scores)
+    if scores:
         if test.review_state == ReviewState.AWAITING:
             test.review_state = ReviewState.REVIEWED
     else:
         test.review_state = ReviewState.AWAITING
     session.add(test)
+
+
+def mean_score(scores: list[int]) -> int | None:
+    """The mean rounded half up in integers (as migration 0015 backfills it), None if none."""
+    if not scores:
+        return None
+    return (2 * sum(scores) + len(scores)) // (2 * len(scores))
 
 
 def parse_score(raw: object) -> int:
