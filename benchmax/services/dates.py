@@ -42,6 +42,11 @@ def human_date(moment: datetime | str | None) -> str:
     return as_utc(moment).strftime("%d %b %Y, %H:%M UTC")
 
 
+def human_day(moment: datetime) -> str:
+    """A page's day without the time: "01 Dec 2026"."""
+    return as_utc(moment).strftime("%d %b %Y")
+
+
 def clock_time(moment: datetime | None, *, missing: str = "—") -> str:
     """/operations' timestamp, to the second: "2026-12-01 09:30:05 UTC"."""
     return as_utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC") if moment else missing

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_
@@ -43,7 +44,7 @@ class TestSummary:
     thumbnail_evidence_id: str | None
     thumbnail_safe_name: str | None
     is_sample: bool
-    published_at: str
+    published_at: datetime | None
 
 
 def summary_rows(session: Session, *conditions: Any) -> list[SummaryRow]:
@@ -87,5 +88,5 @@ def summarise(row: SummaryRow) -> TestSummary:
         thumbnail_evidence_id=test.thumbnail_evidence_id if thumb_name else None,
         thumbnail_safe_name=thumb_name,
         is_sample=test.is_sample,
-        published_at=as_utc(test.published_at).isoformat() if test.published_at else "",
+        published_at=as_utc(test.published_at) if test.published_at else None,
     )

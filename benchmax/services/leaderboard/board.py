@@ -10,13 +10,14 @@ title, contributor and evidence.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
+from benchmax.services.dates import json_ready
 from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
@@ -77,7 +78,7 @@ class BoardEntry:
     score_max: int
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return json_ready(self)
 
 
 @dataclass(frozen=True)
