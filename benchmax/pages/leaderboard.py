@@ -188,7 +188,7 @@ def _entry_score(item: ObjectVar[BoardEntryView]) -> rx.Component:
     return rx.vstack(
         rx.text(item.score, size="6", weight="bold", class_name="board-score"),
         rx.text(item.reviews, size="1", color_scheme="gray"),
-        rx.text("range ", item.range, size="1", color_scheme="gray"),
+        rx.text("range ", item.score_range, size="1", color_scheme="gray"),
         align=rx.breakpoints(initial="start", sm="end"),
         spacing="0",
         min_width="7rem",

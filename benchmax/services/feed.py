@@ -39,7 +39,8 @@ from benchmax.models.test import display_title
 from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
 from benchmax.services.errors import Invalid
-from benchmax.services.setup_filters import SetupColumns, setup_conditions
+from benchmax.services.setup_filters import SetupColumns, SetupFilters, setup_conditions
+from benchmax.services.summaries import TestSummary, summary_values
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR_LENGTH = 120
@@ -67,13 +68,9 @@ def clean_param(value: object, max_length: int) -> str:
 
 
 @dataclass(frozen=True)
-class FeedFilters:
+class FeedFilters(SetupFilters):
     """What the visitor narrowed the feed to; empty strings mean "any"."""
 
-    family: str = ""
-    model: str = ""
-    harness: str = ""
-    reasoning: str = ""
     contributor: str = ""
     status: str = ""
     q: str = ""
@@ -113,22 +110,10 @@ class FeedFilters:
 
 
 @dataclass(frozen=True)
-class FeedCard:
-    id: str
-    title: str
-    contributor_handle: str
-    contributor_display_name: str
-    model_label: str
-    model_version_label: str
-    harness_label: str
-    reasoning_label: str
-    attempts: int | None
-    review_state: str
-    evidence_kinds: list[str]
-    thumbnail_evidence_id: str | None
-    thumbnail_safe_name: str | None
-    is_sample: bool
-    published_at: datetime
+class FeedCard(TestSummary):
+    """A listed Test with its review state, as the feed and its search show it."""
+
+    review_state: str = ""
     # Search pages only: the title and an excerpt of the prompt or output, matches marked.
     title_marks: list[search.Segment] = field(default_factory=list)
     excerpt_marks: list[search.Segment] = field(default_factory=list)
@@ -178,26 +163,12 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     return published_at.astimezone(UTC), test_id
 
 
-TEST_SETUP = SetupColumns(
-    family_id=Test.family_id,
-    catalog_model_id=Test.catalog_model_id,
-    model_key=Test.model_key,
-    harness_id=Test.harness_id,
-    harness_key=Test.harness_key,
-    reasoning_key=Test.reasoning_key,
-)
+TEST_SETUP = SetupColumns.of(Test)
 
 
 def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnElement[bool]] | None:
     """SQL conditions for the filters, or None when a named family/contributor does not exist."""
-    conditions = setup_conditions(
-        session,
-        TEST_SETUP,
-        family=filters.family,
-        model=filters.model,
-        harness=filters.harness,
-        reasoning=filters.reasoning,
-    )
+    conditions = setup_conditions(session, TEST_SETUP, filters)
     if conditions is None:
         return None
     if filters.contributor:
@@ -249,21 +220,8 @@ def _card(row: Any, terms: list[search.Term]) -> FeedCard:
     assert row.published_at is not None  # public Tests are always published
     title = display_title(row.title, row.prompt_head)
     card = FeedCard(
-        id=row.id,
-        title=title,
-        contributor_handle=row.handle,
-        contributor_display_name=row.display_name,
-        model_label=row.model_label,
-        model_version_label=row.model_version_label,
-        harness_label=row.harness_label,
-        reasoning_label=row.reasoning_label,
-        attempts=row.attempts,
+        **summary_values(row, title, row.handle, row.display_name, row.safe_name),
         review_state=str(row.review_state),
-        evidence_kinds=[kind for kind in row.evidence_kinds.split(",") if kind],
-        thumbnail_evidence_id=row.thumbnail_evidence_id if row.safe_name else None,
-        thumbnail_safe_name=row.safe_name,
-        is_sample=row.is_sample,
-        published_at=as_utc(row.published_at),
     )
     if not terms:
         return card

@@ -65,7 +65,7 @@ REMOVED_TITLE = "Removed by moderation after this snapshot"
 class BoardEntryView(ScoredView):
     """One ranked row; only its title when the Test was removed after the snapshot."""
 
-    range: str = ""
+    score_range: str = ""
 
     @classmethod
     def of(cls, entry: board.BoardEntry) -> BoardEntryView:
@@ -79,7 +79,7 @@ class BoardEntryView(ScoredView):
             place=str(entry.rank),
             score=entry.score,
             reviews=count_text(entry.review_count, "review"),
-            range=f"{entry.score_min} to {entry.score_max}",
+            score_range=f"{entry.score_min} to {entry.score_max}",
         )
 
 

@@ -26,7 +26,7 @@ from benchmax.services.leaderboard.snapshots import (
     published_snapshot,
     summary,
 )
-from benchmax.services.setup_filters import SetupColumns, setup_conditions
+from benchmax.services.setup_filters import SetupColumns, SetupFilters, setup_conditions
 from benchmax.services.summaries import TestSummary, summaries_by_id, summarise
 
 MAX_PAGE_SIZE = 100
@@ -39,11 +39,7 @@ class InvalidBoardCursorError(ValueError):
 
 
 @dataclass(frozen=True)
-class BoardFilters:
-    family: str = ""
-    model: str = ""
-    harness: str = ""
-    reasoning: str = ""
+class BoardFilters(SetupFilters):
     single_attempt: bool = False
 
     @classmethod
@@ -101,25 +97,11 @@ def decode_cursor(cursor: str) -> int:
     return int(cursor)
 
 
-ROW_SETUP = SetupColumns(
-    family_id=LeaderboardRow.family_id,
-    catalog_model_id=LeaderboardRow.catalog_model_id,
-    model_key=LeaderboardRow.model_key,
-    harness_id=LeaderboardRow.harness_id,
-    harness_key=LeaderboardRow.harness_key,
-    reasoning_key=LeaderboardRow.reasoning_key,
-)
+ROW_SETUP = SetupColumns.of(LeaderboardRow)
 
 
 def _conditions(session: Session, filters: BoardFilters) -> list[ColumnElement[bool]] | None:
-    conditions = setup_conditions(
-        session,
-        ROW_SETUP,
-        family=filters.family,
-        model=filters.model,
-        harness=filters.harness,
-        reasoning=filters.reasoning,
-    )
+    conditions = setup_conditions(session, ROW_SETUP, filters)
     if conditions is not None and filters.single_attempt:
         conditions.append(col(LeaderboardRow.attempts) == 1)
     return conditions
