@@ -55,3 +55,8 @@ def list_or_empty(
 def when_loaded(loaded: rx.Var[bool], body: rx.Component) -> rx.Component:
     """A spinner until the state has loaded, for pages that every visitor may see."""
     return once_loaded(loaded, loaded, body, rx.fragment())
+
+
+def section_intro(title: str, intro: str) -> tuple[rx.Component, rx.Component]:
+    """A section's heading and the grey sentence under it that says what the section holds."""
+    return rx.heading(title, size="4", as_="h2"), rx.text(intro, size="2", color_scheme="gray")

@@ -7,7 +7,7 @@ from reflex.vars.object import ObjectVar
 
 from benchmax.components.dashboard import scroll_table
 from benchmax.components.layout import once_loaded, page_shell
-from benchmax.components.listing import code_box
+from benchmax.components.listing import code_box, section_intro
 from benchmax.components.not_found import not_found_panel
 from benchmax.state.judge_card import CALIBRATION_COLUMNS
 from benchmax.state.judge_card import JudgeCardState as S
@@ -35,12 +35,10 @@ def _card() -> rx.Component:
         ),
         rx.heading("Prompt template", size="4", as_="h2"),
         code_box(S.template, "judge-template"),
-        rx.heading("Calibration", size="4", as_="h2"),
-        rx.text(
+        *section_intro(
+            "Calibration",
             "Graded against a private, human-scored set (its items are never published) with "
             "adversarial twins for injection, padding and identity labels.",
-            size="2",
-            color_scheme="gray",
         ),
         scroll_table(
             [header for header, _ in CALIBRATION_COLUMNS],

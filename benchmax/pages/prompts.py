@@ -9,7 +9,13 @@ from reflex.vars.object import ObjectVar
 
 from benchmax.components.badges import declared_label
 from benchmax.components.layout import once_loaded, page_intro, page_shell
-from benchmax.components.listing import code_box, list_or_empty, thumbnail, when_loaded
+from benchmax.components.listing import (
+    code_box,
+    list_or_empty,
+    section_intro,
+    thumbnail,
+    when_loaded,
+)
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.showcase import GROUP_CAVEAT
 from benchmax.state.prompts import GroupRow, MemberView
@@ -166,12 +172,10 @@ def _alias_reason() -> rx.Component:
 
 def _similar() -> rx.Component:
     return rx.vstack(
-        rx.heading("Similar prompts", size="4", as_="h2"),
-        rx.text(
+        *section_intro(
+            "Similar prompts",
             "Near-duplicates (at least 80% of their five-word phrases in common). They are listed, "
             "never merged: a small change can ask for something different.",
-            size="2",
-            color_scheme="gray",
         ),
         rx.foreach(G.similar, _similar_row),
         _alias_reason(),

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, tuple_
+from sqlalchemy import ColumnElement, Select, func, tuple_
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
     EvidenceFile,
-    EvidenceState,
     ReviewState,
     Test,
     TestState,
@@ -40,7 +39,7 @@ from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
 from benchmax.services.errors import Invalid
 from benchmax.services.setup_filters import SetupColumns, SetupFilters, setup_conditions
-from benchmax.services.summaries import TestSummary, summary_values
+from benchmax.services.summaries import APPROVED_THUMBNAIL, TestSummary, summary_values
 
 MAX_PAGE_SIZE = 100
 _MAX_CURSOR_LENGTH = 120
@@ -238,13 +237,7 @@ def _card_statement(searching: bool) -> Select[Any]:
     statement: Select[Any] = (
         select(*columns)
         .join(User, col(User.id) == Test.contributor_id)
-        .outerjoin(
-            EvidenceFile,
-            and_(
-                col(EvidenceFile.id) == Test.thumbnail_evidence_id,
-                col(EvidenceFile.state) == EvidenceState.APPROVED,
-            ),
-        )
+        .outerjoin(EvidenceFile, APPROVED_THUMBNAIL)
     )
     return statement
 

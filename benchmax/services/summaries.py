@@ -47,19 +47,20 @@ class TestSummary:
     published_at: datetime | None
 
 
+# The join that finds a Test's thumbnail only once the file has been approved.
+APPROVED_THUMBNAIL = and_(
+    col(EvidenceFile.id) == Test.thumbnail_evidence_id,
+    col(EvidenceFile.state) == EvidenceState.APPROVED,
+)
+
+
 def summary_rows(session: Session, *conditions: Any) -> list[SummaryRow]:
     """(Test, handle, display name, approved thumbnail's safe name) for Tests matching."""
     return list(
         session.exec(
             select(Test, User.handle, User.display_name, EvidenceFile.safe_name)
             .join(User, col(User.id) == Test.contributor_id)
-            .outerjoin(
-                EvidenceFile,
-                and_(
-                    col(EvidenceFile.id) == Test.thumbnail_evidence_id,
-                    col(EvidenceFile.state) == EvidenceState.APPROVED,
-                ),
-            )
+            .outerjoin(EvidenceFile, APPROVED_THUMBNAIL)
             .where(*conditions)
             # Outputs, notes and settings can be large and no list shows them.
             .options(load_only(*(getattr(Test, name) for name in _LISTED)))
