@@ -23,6 +23,13 @@ def json_ready(dto: Any) -> dict[str, Any]:
     return {key: _jsonable(value) for key, value in dataclasses.asdict(dto).items()}
 
 
+class JsonReady:
+    """A DTO whose JSON form is its fields, every ``datetime`` in ISO form (``json_ready``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(self)
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, datetime):
         return iso(value)

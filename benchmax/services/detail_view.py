@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import nh3
 from markdown_it import MarkdownIt
@@ -30,7 +29,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import is_public_id
-from benchmax.services.dates import json_ready
+from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
 from benchmax.services.judge.card import AiReviewSummary, ai_review_summaries
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
@@ -77,7 +76,7 @@ class EvidenceItem:
 
 
 @dataclass(frozen=True)
-class TestView:
+class TestView(JsonReady):
     """Everything the detail screen shows. ``attempts`` None reads "attempts not declared"."""
 
     __test__ = False  # not a pytest class
@@ -115,9 +114,6 @@ class TestView:
     updated_at: datetime
     submitted_at: datetime | None
     published_at: datetime | None
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem]:

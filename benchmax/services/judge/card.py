@@ -21,7 +21,7 @@ from benchmax.models import (
     JudgeSnapshot,
 )
 from benchmax.models._base import is_public_id
-from benchmax.services.dates import json_ready
+from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
 from benchmax.services.judge.stats import median_score, spread
 
@@ -40,7 +40,7 @@ class CalibrationSummary:
 
 
 @dataclass(frozen=True)
-class JudgeCard:
+class JudgeCard(JsonReady):
     id: str
     name: str
     provider_label: str
@@ -62,12 +62,9 @@ class JudgeCard:
     created_at: datetime
     calibrations: list[CalibrationSummary]
 
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
-
 
 @dataclass(frozen=True)
-class AiReviewSummary:
+class AiReviewSummary(JsonReady):
     review_id: str
     judge_snapshot_id: str
     median: int
@@ -75,9 +72,6 @@ class AiReviewSummary:
     samples: int
     scores: list[int]
     models: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:

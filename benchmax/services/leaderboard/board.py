@@ -17,7 +17,7 @@ from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
-from benchmax.services.dates import json_ready
+from benchmax.services.dates import JsonReady
 from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
@@ -60,7 +60,7 @@ class BoardFilters(SetupFilters):
 
 
 @dataclass(frozen=True)
-class BoardEntry:
+class BoardEntry(JsonReady):
     """One ranked row; ``test`` is None when the Test was removed after the snapshot."""
 
     rank: int
@@ -72,9 +72,6 @@ class BoardEntry:
     review_count: int
     score_min: int
     score_max: int
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 @dataclass(frozen=True)

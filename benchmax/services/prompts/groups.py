@@ -27,7 +27,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
-from benchmax.services.dates import json_ready
+from benchmax.services.dates import JsonReady, json_ready
 from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.leaderboard.policy import counted_reviews, current_policy
 from benchmax.services.leaderboard.scoring import (
@@ -76,15 +76,12 @@ def group_size(session: Session, key: str) -> int:
 
 
 @dataclass(frozen=True)
-class GroupMember:
+class GroupMember(JsonReady):
     test: TestSummary
     prompt_key: str
     review_count: int
     median: str
     score: str
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 @dataclass(frozen=True)
