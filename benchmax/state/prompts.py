@@ -20,10 +20,10 @@ PAGE = 60
 class GroupRow:
     """A comparison group in a list: the largest on ``/prompts``, the similar ones on a group."""
 
-    key: str = ""
-    href: str = ""
-    title: str = ""
-    size: str = ""
+    key: str
+    href: str
+    title: str
+    size: str
     similarity: str = ""  # similar groups only
 
     @classmethod

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
 from benchmax.services.dates import JsonReady
+from benchmax.services.dto import from_row
 from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
@@ -159,14 +160,4 @@ def board_page(
 
 
 def _entry(row: LeaderboardRow, summary: TestSummary | None) -> BoardEntry:
-    return BoardEntry(
-        rank=row.rank,
-        position=row.position,
-        test=summary,
-        attempts=row.attempts,
-        score_bp=row.score_bp,
-        score=points_text(row.score_bp),
-        review_count=row.review_count,
-        score_min=row.score_min,
-        score_max=row.score_max,
-    )
+    return from_row(BoardEntry, row, test=summary, score=points_text(row.score_bp))
