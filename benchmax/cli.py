@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from benchmax.cli_output import fail
+
 if TYPE_CHECKING:
     from benchmax.context import AppContext
 
@@ -76,8 +78,7 @@ def _cmd_users_grant_role(args: argparse.Namespace) -> int:
         with ctx.session() as session:
             user = grant_role(session, args.handle, args.role)
     except ServiceError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(f"@{user.handle} is now {user.role}")
     return 0
 
@@ -105,8 +106,7 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
                 user = get_or_create_local_user(session, args.handle, "", ctx.settings)
             _token, plaintext = create_token(session, user, args.name)
     except ServiceError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(plaintext)
     return 0
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from pathlib import Path
+
+from benchmax.cli_output import fail
 
 
 def _cmd_create(args: argparse.Namespace) -> int:
@@ -22,8 +23,7 @@ def _cmd_create(args: argparse.Namespace) -> int:
         with args.context().session() as session:
             snapshot = create_snapshot(session, raw, args.context().settings, actor_id=None)
     except (OSError, JudgeSnapshotError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(f"judge snapshot {snapshot.id} created (draft); calibrate it next")
     return 0
 
@@ -38,8 +38,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                 session, args.snapshot_id, args.context().storage, args.context().settings
             )
     except JudgeSnapshotError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     verdict = "passed" if run.passed else "failed: " + ", ".join(run.failures)
     print(
         f"calibration {run.id}: {verdict} (items {run.item_count}, MAE {run.mae}, "
@@ -60,8 +59,7 @@ def _cmd_state(args: argparse.Namespace) -> int:
             else:
                 snapshot = deactivate(session, args.snapshot_id, actor_id=None)
     except JudgeSnapshotError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(f"judge snapshot {snapshot.id} is {snapshot.state}")
     return 0
 
@@ -82,13 +80,11 @@ def _cmd_upload_set(args: argparse.Namespace) -> int:
 
     key = args.context().settings.judge_calibration_key
     if not key.startswith(PRIVATE_PREFIX):
-        print("error: BENCHMAX_JUDGE_CALIBRATION_KEY must be under private/", file=sys.stderr)
-        return 1
+        return fail("BENCHMAX_JUDGE_CALIBRATION_KEY must be under private/")
     try:
         raw = Path(args.file).read_bytes()
     except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     args.context().storage.put(key, [raw], content_type="application/x-ndjson")
     print(f"calibration set stored at {key}; SHA-256 {hashlib.sha256(raw).hexdigest()}")
     return 0

@@ -13,6 +13,8 @@ import secrets
 import sys
 import time
 
+from benchmax.cli_output import fail
+
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
     from benchmax.services.leaderboard.snapshots import build_snapshot
@@ -34,8 +36,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         with args.context().session() as session:
             result = verify_snapshot(session, args.snapshot_id)
     except SnapshotNotFoundError:
-        print(f"error: no published snapshot {args.snapshot_id}", file=sys.stderr)
-        return 1
+        return fail(f"no published snapshot {args.snapshot_id}")
     if result.ok:
         print(f"snapshot {result.snapshot_id}: OK, {result.row_count} rows")
         print(f"sha256 {result.computed_sha256}")
@@ -75,8 +76,7 @@ def _cmd_policy_set(args: argparse.Namespace) -> int:
                 "operator-cli",
             )
     except PolicyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(f"policy v{policy.version} recorded; the next snapshot applies it")
     return 0
 

@@ -8,9 +8,9 @@ Exit status is 0 on success, 1 when an action was refused or a verify found diff
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
+from benchmax.cli_output import fail
 from benchmax.models import JobState
 
 
@@ -48,8 +48,7 @@ def _cmd_jobs_act(args: argparse.Namespace) -> int:
         with ctx.session() as session:
             job = action(session, args.job_id, actor=None, reason=args.reason)
     except ServiceError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(f"job {job.id} ({job.kind}) is now {job.state}")
     return 0
 
@@ -82,8 +81,7 @@ def _cmd_backup_create(args: argparse.Namespace) -> int:
             ctx.engine, ctx.storage, created_by=CLI_ACTOR, snapshot_format=args.format
         )
     except BackupBusyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     manifest = result.manifest
     print(f"manifest: {result.manifest_key}")
     print(f"manifest sha256: {result.manifest_sha256}")
@@ -107,8 +105,7 @@ def _cmd_backup_verify(args: argparse.Namespace) -> int:
     try:
         loaded = load_manifest(ctx.storage, args.manifest)
     except ManifestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     differences = verify(ctx.engine, ctx.storage, loaded.manifest)
     record_verification(ctx.engine, loaded.key, differences)
     print(f"manifest: {loaded.key}")
@@ -127,8 +124,7 @@ def _cmd_backup_restore(args: argparse.Namespace) -> int:
     try:
         result = restore(args.manifest, ctx.storage, args.database_url, _target_storage(args))
     except (ManifestError, RestoreRefusedError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     print(f"restored {result.manifest_key}: {result.objects_copied} objects copied")
     if result.differences:
         print(f"verify found {len(result.differences)} differences:")

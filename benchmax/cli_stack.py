@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmax.cli_output import fail
+
 
 def _running(stack: Any) -> str:
     return ", ".join(f"{n}={p.pid}" for n, p in stack.processes.items() if p.poll() is None)
@@ -48,8 +50,7 @@ def _cmd_stack(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except (RuntimeError, TimeoutError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc)
     finally:
         stack.stop()
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import reflex as rx
+from typing import cast
 
+import reflex as rx
+from reflex.vars.object import ObjectVar
+
+from benchmax.state.showcase_detail import ShowcaseLines
 from benchmax.state.showcase_detail import TestShowcaseState as S
 
 SHOWCASE_CAVEAT = (
@@ -18,28 +22,35 @@ GROUP_CAVEAT = (
     "submitted evidence. Compare within this group only, never across groups."
 )
 
+LINES = cast("ObjectVar[ShowcaseLines]", S.showcase)
+
 
 def showcase_lines() -> rx.Component:
     """ "Ranked #N in the DATE showcase" and "N other setups tried this prompt", when true."""
     return rx.flex(
         rx.cond(
-            S.ranked_text != "",
+            LINES.ranked.text != "",
             rx.link(
-                rx.badge(rx.icon("trophy", size=14), S.ranked_text, color_scheme="iris", size="2"),
-                href=S.ranked_href,
+                rx.badge(
+                    rx.icon("trophy", size=14),
+                    LINES.ranked.text,
+                    color_scheme="iris",
+                    size="2",
+                ),
+                href=LINES.ranked.href,
                 id="test-ranked",
             ),
         ),
         rx.cond(
-            S.group_text != "",
+            LINES.group.text != "",
             rx.link(
                 rx.hstack(
                     rx.icon("git-compare", size=16),
-                    rx.text(S.group_text),
+                    rx.text(LINES.group.text),
                     spacing="1",
                     align="center",
                 ),
-                href=S.group_href,
+                href=LINES.group.href,
                 id="test-group-link",
                 size="2",
             ),

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
+from reflex.vars.object import ObjectVar
 
 from benchmax.components.badges import declared_label
+from benchmax.components.cards import more_button
 from benchmax.components.filters import check_filter, family_select, filter_grid, text_filter
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.listing import list_or_empty, thumbnail
 from benchmax.components.showcase import SHOWCASE_CAVEAT
-from benchmax.state.leaderboard import ANY
+from benchmax.state.leaderboard import ANY, BoardEntryView, PolicyView
 from benchmax.state.leaderboard import LeaderboardState as S
+
+POLICY = cast("ObjectVar[PolicyView]", S.policy)
 
 
 def _caveat() -> rx.Component:
@@ -45,15 +52,13 @@ def _about() -> rx.Component:
                 wrap="wrap",
             ),
             rx.text(
-                S.policy["formula"],
+                POLICY.formula,
                 font_family="var(--code-font-family)",
                 size="2",
                 id="snapshot-formula",
             ),
-            rx.text(S.policy["prior"], size="2"),
-            rx.text(S.policy["counted"], size="2"),
-            rx.text(S.policy["eligible"], size="2"),
-            rx.text(S.policy["version"], size="2", color_scheme="gray"),
+            rx.foreach(POLICY.rules, lambda rule: rx.text(rule, size="2")),
+            rx.text(POLICY.version, size="2", color_scheme="gray"),
             rx.text(
                 "SHA-256 of policy and rows: ",
                 rx.code(S.sha256, class_name="break-all"),
@@ -119,30 +124,30 @@ def _filters() -> rx.Component:
     )
 
 
-def _entry_text(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _entry_text(item: ObjectVar[BoardEntryView]) -> rx.Component:
     """Title, declared setup with its label, contributor; only the title once removed."""
     return rx.vstack(
         rx.cond(
-            item["href"] != "",
+            item.href != "",
             rx.link(
-                rx.heading(item["title"], size="4", class_name="card-title"),
-                href=item["href"],
+                rx.heading(item.title, size="4", class_name="card-title"),
+                href=item.href,
                 color_scheme="gray",
                 high_contrast=True,
                 class_name="board-title",
             ),
-            rx.text(item["title"], color_scheme="gray", style={"font_style": "italic"}),
+            rx.text(item.title, color_scheme="gray", style={"font_style": "italic"}),
         ),
         rx.cond(
-            item["href"] != "",
+            item.href != "",
             rx.vstack(
-                rx.text(item["setup"], " · ", item["attempts"], size="2"),
+                rx.text(item.setup, " · ", item.attempts, size="2"),
                 declared_label(),
                 rx.hstack(
                     rx.text("by", size="2", color_scheme="gray"),
-                    rx.link(item["contributor"], href="/u/" + item["handle"], size="2"),
+                    rx.link(item.contributor, href="/u/" + item.handle, size="2"),
                     rx.text("·", size="2", color_scheme="gray"),
-                    rx.text(item["kinds"], size="2", color_scheme="gray"),
+                    rx.text(item.kinds, size="2", color_scheme="gray"),
                     spacing="1",
                     wrap="wrap",
                 ),
@@ -157,40 +162,32 @@ def _entry_text(item: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
-def _entry_score(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _entry_score(item: ObjectVar[BoardEntryView]) -> rx.Component:
     return rx.vstack(
-        rx.text(item["score"], size="6", weight="bold", class_name="board-score"),
-        rx.text(item["reviews"], size="1", color_scheme="gray"),
-        rx.text("range ", item["range"], size="1", color_scheme="gray"),
+        rx.text(item.score, size="6", weight="bold", class_name="board-score"),
+        rx.text(item.reviews, size="1", color_scheme="gray"),
+        rx.text("range ", item.score_range, size="1", color_scheme="gray"),
         align=rx.breakpoints(initial="start", sm="end"),
         spacing="0",
         min_width="7rem",
     )
 
 
-def _entry(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _entry(item: ObjectVar[BoardEntryView]) -> rx.Component:
     return rx.card(
         rx.flex(
             rx.vstack(
-                rx.heading("#", item["rank"], size="6", class_name="board-rank"),
+                rx.heading("#", item.place, size="6", class_name="board-rank"),
                 align="center",
                 min_width="3.5rem",
             ),
             _entry_text(item),
             _entry_score(item),
-            rx.cond(
-                item["thumb"] != "",
-                rx.image(
-                    src=item["thumb"],
-                    alt="Evidence thumbnail",
-                    width="96px",
-                    height="64px",
-                    object_fit="cover",
-                    border_radius="var(--radius-2)",
-                    loading="lazy",
-                    referrer_policy="no-referrer",
-                    display=rx.breakpoints(initial="none", md="block"),
-                ),
+            thumbnail(
+                item.thumb,
+                width="96px",
+                height="64px",
+                display=rx.breakpoints(initial="none", md="block"),
             ),
             direction=rx.breakpoints(initial="column", sm="row"),
             spacing="4",
@@ -205,22 +202,13 @@ def _ranking() -> rx.Component:
     return rx.vstack(
         _about(),
         _filters(),
-        rx.cond(
-            S.items.length() > 0,
+        list_or_empty(
+            S.items,
             rx.vstack(rx.foreach(S.items, _entry), spacing="3", width="100%", id="board-rows"),
-            rx.callout(
-                "No ranked Test in this snapshot matches these filters.",
-                icon="inbox",
-                width="100%",
-                id="board-empty",
-            ),
+            "No ranked Test in this snapshot matches these filters.",
+            "board-empty",
         ),
-        rx.cond(
-            S.next_cursor != "",
-            rx.button(
-                "Load more", on_click=S.load_more, variant="soft", width="100%", id="board-more"
-            ),
-        ),
+        more_button(S.next_cursor, S.load_more, id="board-more"),
         spacing="4",
         width="100%",
     )
@@ -275,11 +263,7 @@ def leaderboard_page() -> rx.Component:
             rx.cond(
                 S.error != "", rx.callout(S.error, color_scheme="amber", icon="triangle_alert")
             ),
-            rx.cond(
-                S.loaded,
-                rx.cond(S.snapshot_id != "", _ranking(), _empty()),
-                rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
-            ),
+            once_loaded(S.loaded, S.snapshot_id != "", _ranking(), _empty()),
             spacing="4",
             width="100%",
         )

@@ -2,33 +2,51 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
+from reflex.vars.object import ObjectVar
 
 from benchmax.components.badges import declared_label
 from benchmax.components.layout import once_loaded, page_intro, page_shell
+from benchmax.components.listing import (
+    code_box,
+    list_or_empty,
+    section_intro,
+    thumbnail,
+    when_loaded,
+)
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.showcase import GROUP_CAVEAT
+from benchmax.state.prompts import GroupRow, MemberView
 from benchmax.state.prompts import PromptGroupState as G
 from benchmax.state.prompts import PromptsState as P
 
 
-def _group_row(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _group_row(
+    item: ObjectVar[GroupRow], *extra: rx.Component, card_class: str = "", **link: Any
+) -> rx.Component:
+    """A group as a link with its size; the similar list adds its share and a join button."""
     return rx.card(
         rx.flex(
-            rx.link(
-                item["title"],
-                href=item["href"],
-                weight="medium",
-                class_name="card-title",
-                flex="1",
-                min_width="0",
-            ),
-            rx.badge(item["size"], variant="soft"),
-            spacing="3",
+            rx.link(item.title, href=item.href, flex="1", min_width="0", **link),
+            *extra,
+            spacing="2",
             align="center",
+            wrap="wrap",
         ),
         width="100%",
-        class_name="group-row",
+        class_name=card_class,
+    )
+
+
+def _largest_row(item: ObjectVar[GroupRow]) -> rx.Component:
+    return _group_row(
+        item,
+        rx.badge(item.size, variant="soft"),
+        card_class="group-row",
+        weight="medium",
+        class_name="card-title",
     )
 
 
@@ -42,24 +60,19 @@ def prompts_page() -> rx.Component:
                 "spacing, line endings or invisible characters.",
             ),
             rx.callout(GROUP_CAVEAT, icon="info", width="100%"),
-            rx.cond(
+            when_loaded(
                 P.loaded,
-                rx.cond(
-                    P.groups.length() > 0,
+                list_or_empty(
+                    P.groups,
                     rx.vstack(
-                        rx.foreach(P.groups, _group_row),
+                        rx.foreach(P.groups, _largest_row),
                         spacing="2",
                         width="100%",
                         id="prompt-groups",
                     ),
-                    rx.callout(
-                        "No prompt has been tried by two setups yet.",
-                        icon="inbox",
-                        width="100%",
-                        id="prompt-groups-empty",
-                    ),
+                    "No prompt has been tried by two setups yet.",
+                    "prompt-groups-empty",
                 ),
-                rx.center(rx.spinner(size="3"), width="100%", padding="2rem"),
             ),
             spacing="4",
             width="100%",
@@ -67,44 +80,32 @@ def prompts_page() -> rx.Component:
     )
 
 
-def _member(item: rx.Var[dict[str, str]]) -> rx.Component:
+def _member(item: ObjectVar[MemberView]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.badge("#", item["place"], " in this group", variant="soft"),
-                rx.cond(item["sample"] != "", rx.badge("Sample", color_scheme="gray")),
+                rx.badge("#", item.place, " in this group", variant="soft"),
+                rx.cond(item.sample, rx.badge("Sample", color_scheme="gray")),
                 spacing="2",
                 wrap="wrap",
             ),
-            rx.cond(
-                item["thumb"] != "",
-                rx.image(
-                    src=item["thumb"],
-                    alt="Evidence thumbnail",
-                    width="100%",
-                    height="140px",
-                    object_fit="cover",
-                    border_radius="var(--radius-2)",
-                    loading="lazy",
-                    referrer_policy="no-referrer",
-                ),
-            ),
+            thumbnail(item.thumb, width="100%", height="140px"),
             rx.link(
-                rx.heading(item["title"], size="3", class_name="card-title"),
-                href=item["href"],
+                rx.heading(item.title, size="3", class_name="card-title"),
+                href=item.href,
                 color_scheme="gray",
                 high_contrast=True,
                 class_name="member-title",
             ),
-            rx.text(item["setup"], size="2", weight="medium", class_name="member-setup"),
+            rx.text(item.setup, size="2", weight="medium", class_name="member-setup"),
             declared_label(),
-            rx.text(item["attempts"], size="2"),
-            rx.text(item["kinds"], size="2", color_scheme="gray"),
+            rx.text(item.attempts, size="2"),
+            rx.text(item.kinds, size="2", color_scheme="gray"),
             rx.hstack(
-                rx.cond(item["score"] != "", rx.text(item["score"], size="5", weight="bold")),
+                rx.cond(item.score != "", rx.text(item.score, size="5", weight="bold")),
                 rx.vstack(
-                    rx.text(item["reviews"], size="1"),
-                    rx.text(item["median"], size="1", color_scheme="gray"),
+                    rx.text(item.reviews, size="1"),
+                    rx.text(item.median, size="1", color_scheme="gray"),
                     spacing="0",
                 ),
                 align="center",
@@ -112,9 +113,9 @@ def _member(item: rx.Var[dict[str, str]]) -> rx.Component:
             ),
             rx.text(
                 "by ",
-                rx.link(item["contributor"], href="/u/" + item["handle"]),
+                rx.link(item.contributor, href="/u/" + item.handle),
                 " · ",
-                item["published"],
+                item.published,
                 size="1",
                 color_scheme="gray",
             ),
@@ -126,29 +127,22 @@ def _member(item: rx.Var[dict[str, str]]) -> rx.Component:
     )
 
 
-def _similar_row(item: rx.Var[dict[str, str]]) -> rx.Component:
-    return rx.card(
-        rx.flex(
-            rx.link(
-                item["title"], href=item["href"], flex="1", min_width="0", class_name="similar-link"
+def _similar_row(item: ObjectVar[GroupRow]) -> rx.Component:
+    return _group_row(
+        item,
+        rx.badge(item.similarity, variant="soft"),
+        rx.badge(item.size, variant="outline"),
+        rx.cond(
+            G.is_moderator,
+            rx.button(
+                "Join as the same prompt",
+                size="1",
+                variant="outline",
+                on_click=G.join(item.key),
+                class_name="join-button",
             ),
-            rx.badge(item["similarity"], variant="soft"),
-            rx.badge(item["size"], variant="outline"),
-            rx.cond(
-                G.is_moderator,
-                rx.button(
-                    "Join as the same prompt",
-                    size="1",
-                    variant="outline",
-                    on_click=G.join(item["key"]),
-                    class_name="join-button",
-                ),
-            ),
-            spacing="2",
-            align="center",
-            wrap="wrap",
         ),
-        width="100%",
+        class_name="similar-link",
     )
 
 
@@ -178,12 +172,10 @@ def _alias_reason() -> rx.Component:
 
 def _similar() -> rx.Component:
     return rx.vstack(
-        rx.heading("Similar prompts", size="4", as_="h2"),
-        rx.text(
+        *section_intro(
+            "Similar prompts",
             "Near-duplicates (at least 80% of their five-word phrases in common). They are listed, "
             "never merged: a small change can ask for something different.",
-            size="2",
-            color_scheme="gray",
         ),
         rx.foreach(G.similar, _similar_row),
         _alias_reason(),
@@ -196,18 +188,7 @@ def _similar() -> rx.Component:
 def _group() -> rx.Component:
     return rx.vstack(
         rx.heading("Same prompt, different setups", size="7"),
-        rx.box(
-            rx.text(
-                G.prompt, white_space="pre-wrap", font_family="var(--code-font-family)", size="2"
-            ),
-            padding="0.75rem",
-            background="var(--gray-a3)",
-            border_radius="var(--radius-3)",
-            width="100%",
-            max_height="14rem",
-            overflow_y="auto",
-            id="group-prompt",
-        ),
+        code_box(G.prompt, "group-prompt", max_height="14rem", overflow_y="auto"),
         rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
         rx.text(
             G.total,
@@ -224,11 +205,11 @@ def _group() -> rx.Component:
                     G.aliases,
                     lambda a: rx.text(
                         "Joined by a moderator with ",
-                        rx.link("another prompt", href=a["href"]),
+                        rx.link("another prompt", href=a.href),
                         " on ",
-                        a["date"],
+                        a.date,
                         ": ",
-                        a["reason"],
+                        a.reason,
                         size="2",
                     ),
                 ),

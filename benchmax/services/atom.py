@@ -16,6 +16,7 @@ from xml.etree import ElementTree as ET
 from sqlmodel import Session, select
 
 from benchmax.models import ModelFamily, User
+from benchmax.services.dates import iso
 from benchmax.services.feed import FeedCard, FeedFilters, list_feed
 from benchmax.services.labels import DECLARED_LABEL
 
@@ -91,7 +92,7 @@ def _entry(feed: ET.Element, card: FeedCard, app_origin: str) -> None:
     url = f"{app_origin}/tests/{card.id}"
     _add(entry, "id", url)
     _add(entry, "title", card.title)
-    stamp = card.published_at.isoformat()
+    stamp = iso(card.published_at) or ""
     _add(entry, "updated", stamp)
     _add(entry, "published", stamp)
     _add(entry, "link", rel="alternate", type="text/html", href=url)
@@ -108,7 +109,7 @@ def tests_feed(session: Session, app_origin: str, subject: FeedSubject) -> bytes
     feed = ET.Element(f"{{{ATOM_NS}}}feed")
     _add(feed, "id", subject.self_url)
     _add(feed, "title", subject.title)
-    _add(feed, "updated", (cards[0].published_at if cards else _EPOCH).isoformat())
+    _add(feed, "updated", iso(cards[0].published_at if cards else _EPOCH) or "")
     _add(feed, "link", rel="self", type="application/atom+xml", href=subject.self_url)
     _add(feed, "link", rel="alternate", type="text/html", href=subject.html_url)
     _add(_add(feed, "author"), "name", "BenchMax contributors")

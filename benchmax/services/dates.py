@@ -23,6 +23,13 @@ def json_ready(dto: Any) -> dict[str, Any]:
     return {key: _jsonable(value) for key, value in dataclasses.asdict(dto).items()}
 
 
+class JsonReady:
+    """A DTO whose JSON form is its fields, every ``datetime`` in ISO form (``json_ready``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(self)
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, datetime):
         return iso(value)
@@ -40,6 +47,11 @@ def human_date(moment: datetime | str | None) -> str:
     if isinstance(moment, str):
         moment = datetime.fromisoformat(moment)
     return as_utc(moment).strftime("%d %b %Y, %H:%M UTC")
+
+
+def human_day(moment: datetime) -> str:
+    """A page's day without the time: "01 Dec 2026"."""
+    return as_utc(moment).strftime("%d %b %Y")
 
 
 def clock_time(moment: datetime | None, *, missing: str = "—") -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -27,8 +26,9 @@ from benchmax.models import (
     TestState,
     User,
 )
-from benchmax.models._base import as_utc, is_public_id
-from benchmax.services.dates import json_ready
+from benchmax.models._base import is_public_id
+from benchmax.services.dates import JsonReady
+from benchmax.services.dto import from_row
 from benchmax.services.judge.card import AiReviewSummary, ai_review_summaries
 from benchmax.services.markdown import render_markdown
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
@@ -54,7 +54,7 @@ class EvidenceItem:
 
 
 @dataclass(frozen=True)
-class TestView:
+class TestView(JsonReady):
     """Everything the detail screen shows. ``attempts`` None reads "attempts not declared"."""
 
     __test__ = False  # not a pytest class
@@ -94,9 +94,6 @@ class TestView:
     submitted_at: datetime | None
     published_at: datetime | None
 
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
-
 
 def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem]:
     files = session.exec(
@@ -106,17 +103,7 @@ def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem
     ).all()
     source_public = test.source_visibility == SourceVisibility.PUBLIC
     return [
-        EvidenceItem(
-            id=file.id,
-            kind=str(file.kind or ""),
-            safe_name=file.safe_name,
-            size_bytes=file.size_bytes,
-            content_type=file.content_type,
-            state=str(file.state),
-            width=file.width,
-            height=file.height,
-            block_reason=file.block_reason,
-        )
+        from_row(EvidenceItem, file, kind=str(file.kind or ""))
         for file in files
         if is_owner
         or (
@@ -178,40 +165,27 @@ def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> Test
     version = session.get(ModelVersion, test.model_version_id) if test.model_version_id else None
     is_owner = viewer_id is not None and viewer_id == test.contributor_id
     reviews = reviews_of(session, test.id)
-    return TestView(
-        id=test.id,
+    return from_row(
+        TestView,
+        test,
         title=test.display_title,
-        prompt=test.prompt,
-        model_label=test.model_label,
-        model_version_label=test.model_version_label,
-        harness_label=test.harness_label,
-        reasoning_label=test.reasoning_label,
         family=_ref(session.get(ModelFamily, test.family_id) if test.family_id else None),
         catalog_model=_ref(
             session.get(CatalogModel, test.catalog_model_id) if test.catalog_model_id else None
         ),
         model_version_name=version.name if version else None,
         harness=_ref(session.get(Harness, test.harness_id) if test.harness_id else None),
-        settings_text=test.settings_text,
-        attempts=test.attempts,
-        notes=test.notes,
-        output_text=test.output_text,
         output_html=render_markdown(test.output_text),
         notes_html=render_markdown(test.notes),
         state=str(test.state),
         review_state=str(test.review_state),
+        # Why processing failed is for the contributor alone.
         failure_code=test.failure_code if is_owner else "",
         failure_reason=test.failure_reason if is_owner else "",
         is_owner=is_owner,
-        is_sample=test.is_sample,
-        source_visibility=str(test.source_visibility),
         contributor_handle=contributor.handle if contributor else "",
         contributor_display_name=contributor.display_name if contributor else "",
         evidence=_evidence(session, test, is_owner),
         reviews=reviews,
         ai_reviews=ai_review_summaries(session, [(r.id, r.judge_snapshot_id) for r in reviews]),
-        created_at=as_utc(test.created_at),
-        updated_at=as_utc(test.updated_at),
-        submitted_at=as_utc(test.submitted_at) if test.submitted_at else None,
-        published_at=as_utc(test.published_at) if test.published_at else None,
     )

@@ -19,21 +19,18 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func
+from sqlalchemy import ColumnElement, Select, func
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
     EvidenceFile,
-    EvidenceState,
     ReviewState,
     Test,
     TestState,
     User,
 )
-from benchmax.models._base import as_utc
 from benchmax.models.test import display_title
 from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
@@ -49,7 +46,8 @@ from benchmax.services.feed_order import (
     in_order,
     keyset_page,
 )
-from benchmax.services.setup_filters import SetupColumns, setup_conditions
+from benchmax.services.setup_filters import SetupColumns, SetupFilters, setup_conditions
+from benchmax.services.summaries import APPROVED_THUMBNAIL, TestSummary, summary_values
 
 __all__ = ["SORTS", "FeedFilters", "count_feed", "decode_cursor", "encode_cursor", "list_feed"]
 
@@ -80,13 +78,9 @@ def clean_param(value: object, max_length: int) -> str:
 
 
 @dataclass(frozen=True)
-class FeedFilters:
+class FeedFilters(SetupFilters):
     """What the visitor narrowed the feed to; empty strings mean "any"."""
 
-    family: str = ""
-    model: str = ""
-    harness: str = ""
-    reasoning: str = ""
     contributor: str = ""
     status: str = ""
     q: str = ""
@@ -134,22 +128,10 @@ class FeedFilters:
 
 
 @dataclass(frozen=True)
-class FeedCard:
-    id: str
-    title: str
-    contributor_handle: str
-    contributor_display_name: str
-    model_label: str
-    model_version_label: str
-    harness_label: str
-    reasoning_label: str
-    attempts: int | None
-    review_state: str
-    evidence_kinds: list[str]
-    thumbnail_evidence_id: str | None
-    thumbnail_safe_name: str | None
-    is_sample: bool
-    published_at: datetime
+class FeedCard(TestSummary):
+    """A listed Test with its review state, as the feed and its search show it."""
+
+    review_state: str = ""
     # Current reviews and their mean score (None until the first review).
     review_count: int = 0
     review_score: int | None = None
@@ -177,26 +159,12 @@ class FeedPage:
         return {"items": [card.to_json() for card in self.items], "next_cursor": self.next_cursor}
 
 
-TEST_SETUP = SetupColumns(
-    family_id=Test.family_id,
-    catalog_model_id=Test.catalog_model_id,
-    model_key=Test.model_key,
-    harness_id=Test.harness_id,
-    harness_key=Test.harness_key,
-    reasoning_key=Test.reasoning_key,
-)
+TEST_SETUP = SetupColumns.of(Test)
 
 
 def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnElement[bool]] | None:
     """SQL conditions for the filters, or None when a named family/contributor does not exist."""
-    conditions = setup_conditions(
-        session,
-        TEST_SETUP,
-        family=filters.family,
-        model=filters.model,
-        harness=filters.harness,
-        reasoning=filters.reasoning,
-    )
+    conditions = setup_conditions(session, TEST_SETUP, filters)
     if conditions is None:
         return None
     if filters.contributor:
@@ -250,21 +218,8 @@ def _card(row: Any, terms: list[search.Term]) -> FeedCard:
     assert row.published_at is not None  # public Tests are always published
     title = display_title(row.title, row.prompt_head)
     card = FeedCard(
-        id=row.id,
-        title=title,
-        contributor_handle=row.handle,
-        contributor_display_name=row.display_name,
-        model_label=row.model_label,
-        model_version_label=row.model_version_label,
-        harness_label=row.harness_label,
-        reasoning_label=row.reasoning_label,
-        attempts=row.attempts,
+        **summary_values(row, title, row.handle, row.display_name, row.safe_name),
         review_state=str(row.review_state),
-        evidence_kinds=[kind for kind in row.evidence_kinds.split(",") if kind],
-        thumbnail_evidence_id=row.thumbnail_evidence_id if row.safe_name else None,
-        thumbnail_safe_name=row.safe_name,
-        is_sample=row.is_sample,
-        published_at=as_utc(row.published_at),
         review_count=row.review_count,
         review_score=row.review_score,
     )
@@ -283,13 +238,7 @@ def _card_statement(searching: bool) -> Select[Any]:
     statement: Select[Any] = (
         select(*columns)
         .join(User, col(User.id) == Test.contributor_id)
-        .outerjoin(
-            EvidenceFile,
-            and_(
-                col(EvidenceFile.id) == Test.thumbnail_evidence_id,
-                col(EvidenceFile.state) == EvidenceState.APPROVED,
-            ),
-        )
+        .outerjoin(EvidenceFile, APPROVED_THUMBNAIL)
     )
     return statement
 

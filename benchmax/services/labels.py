@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlmodel import Session, col, select
 
@@ -124,19 +124,26 @@ def find_harness_mapping(session: Session, harness_label: str) -> LabelMapping |
     return _first_mapping(session, LabelKind.HARNESS, keys)
 
 
-def resolve_model_id(session: Session, text: str) -> str | None:
-    """A catalog model id from its slug or from any label that maps to it."""
-    by_slug = session.exec(select(CatalogModel.id).where(CatalogModel.slug == text)).first()
+def _resolve_id(
+    session: Session,
+    table: type[CatalogModel] | type[Harness],
+    text: str,
+    find: Callable[[Session, str], LabelMapping | None],
+    mapped: str,
+) -> str | None:
+    """An entry's id from its slug, else from a label mapping that points at it."""
+    by_slug = session.exec(select(table.id).where(table.slug == text)).first()
     if by_slug is not None:
         return by_slug
-    mapping = find_model_mapping(session, text)
-    return mapping.model_id if mapping else None
+    mapping = find(session, text)
+    return getattr(mapping, mapped) if mapping else None
+
+
+def resolve_model_id(session: Session, text: str) -> str | None:
+    """A catalog model id from its slug or from any label that maps to it."""
+    return _resolve_id(session, CatalogModel, text, find_model_mapping, "model_id")
 
 
 def resolve_harness_id(session: Session, text: str) -> str | None:
     """A harness id from its slug or from any label that maps to it."""
-    by_slug = session.exec(select(Harness.id).where(Harness.slug == text)).first()
-    if by_slug is not None:
-        return by_slug
-    mapping = find_harness_mapping(session, text)
-    return mapping.harness_id if mapping else None
+    return _resolve_id(session, Harness, text, find_harness_mapping, "harness_id")

@@ -8,7 +8,7 @@ matches Tests declaring a label with the same normalised key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy import ColumnElement, false
@@ -29,6 +29,21 @@ class SetupColumns:
     harness_key: Any
     reasoning_key: Any
 
+    @classmethod
+    def of(cls, table: Any) -> SetupColumns:
+        """The columns of a table that names them as ``test`` does."""
+        return cls(*(getattr(table, column.name) for column in fields(cls)))
+
+
+@dataclass(frozen=True)
+class SetupFilters:
+    """The declared-setup part of a list's filters; empty strings mean "any"."""
+
+    family: str = ""
+    model: str = ""
+    harness: str = ""
+    reasoning: str = ""
+
 
 def key_matches(key_column: Any, text: str, max_length: int) -> ColumnElement[bool]:
     """Rows declaring a label with the same key; a label of punctuation alone matches none."""
@@ -46,15 +61,15 @@ def catalog_or_key(
 
 
 def setup_conditions(
-    session: Session,
-    columns: SetupColumns,
-    *,
-    family: str = "",
-    model: str = "",
-    harness: str = "",
-    reasoning: str = "",
+    session: Session, columns: SetupColumns, filters: SetupFilters
 ) -> list[ColumnElement[bool]] | None:
     """SQL conditions for the non-empty filters, or None when the named family does not exist."""
+    family, model, harness, reasoning = (
+        filters.family,
+        filters.model,
+        filters.harness,
+        filters.reasoning,
+    )
     conditions: list[ColumnElement[bool]] = []
     if family:
         family_id = session.exec(select(ModelFamily.id).where(ModelFamily.slug == family)).first()

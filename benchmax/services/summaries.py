@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_
@@ -43,7 +44,14 @@ class TestSummary:
     thumbnail_evidence_id: str | None
     thumbnail_safe_name: str | None
     is_sample: bool
-    published_at: str
+    published_at: datetime | None
+
+
+# The join that finds a Test's thumbnail only once the file has been approved.
+APPROVED_THUMBNAIL = and_(
+    col(EvidenceFile.id) == Test.thumbnail_evidence_id,
+    col(EvidenceFile.state) == EvidenceState.APPROVED,
+)
 
 
 def summary_rows(session: Session, *conditions: Any) -> list[SummaryRow]:
@@ -52,13 +60,7 @@ def summary_rows(session: Session, *conditions: Any) -> list[SummaryRow]:
         session.exec(
             select(Test, User.handle, User.display_name, EvidenceFile.safe_name)
             .join(User, col(User.id) == Test.contributor_id)
-            .outerjoin(
-                EvidenceFile,
-                and_(
-                    col(EvidenceFile.id) == Test.thumbnail_evidence_id,
-                    col(EvidenceFile.state) == EvidenceState.APPROVED,
-                ),
-            )
+            .outerjoin(EvidenceFile, APPROVED_THUMBNAIL)
             .where(*conditions)
             # Outputs, notes and settings can be large and no list shows them.
             .options(load_only(*(getattr(Test, name) for name in _LISTED)))
@@ -71,21 +73,29 @@ def summaries_by_id(session: Session, test_ids: Iterable[str]) -> dict[str, Summ
     return {row[0].id: row for row in summary_rows(session, col(Test.id).in_(ids))} if ids else {}
 
 
+def summary_values(
+    test: Any, title: str, handle: str, display_name: str, thumb_name: str | None
+) -> dict[str, Any]:
+    """A ``TestSummary``'s values from a ``Test`` or a row of the same-named columns."""
+    return {
+        "id": test.id,
+        "title": title,
+        "contributor_handle": handle,
+        "contributor_display_name": display_name,
+        "model_label": test.model_label,
+        "model_version_label": test.model_version_label,
+        "harness_label": test.harness_label,
+        "reasoning_label": test.reasoning_label,
+        "attempts": test.attempts,
+        "evidence_kinds": [kind for kind in test.evidence_kinds.split(",") if kind],
+        # Only an approved file is a thumbnail: the join finds no name for any other.
+        "thumbnail_evidence_id": test.thumbnail_evidence_id if thumb_name else None,
+        "thumbnail_safe_name": thumb_name,
+        "is_sample": test.is_sample,
+        "published_at": as_utc(test.published_at) if test.published_at else None,
+    }
+
+
 def summarise(row: SummaryRow) -> TestSummary:
     test, handle, display_name, thumb_name = row
-    return TestSummary(
-        id=test.id,
-        title=test.display_title,
-        contributor_handle=handle,
-        contributor_display_name=display_name,
-        model_label=test.model_label,
-        model_version_label=test.model_version_label,
-        harness_label=test.harness_label,
-        reasoning_label=test.reasoning_label,
-        attempts=test.attempts,
-        evidence_kinds=[kind for kind in test.evidence_kinds.split(",") if kind],
-        thumbnail_evidence_id=test.thumbnail_evidence_id if thumb_name else None,
-        thumbnail_safe_name=thumb_name,
-        is_sample=test.is_sample,
-        published_at=as_utc(test.published_at).isoformat() if test.published_at else "",
-    )
+    return TestSummary(**summary_values(test, test.display_title, handle, display_name, thumb_name))

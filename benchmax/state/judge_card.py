@@ -3,24 +3,65 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import reflex as rx
 
 from benchmax.context import app_context
 from benchmax.services.dates import human_date
-from benchmax.services.judge.card import judge_card
+from benchmax.services.judge.card import CalibrationSummary, JudgeCard, judge_card
 from benchmax.state.session import SessionState
+from benchmax.state.views import FactView
 
 
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:g}"
 
 
+def _facts(card: JudgeCard) -> list[FactView]:
+    """What the snapshot pinned, in the order the card lists it."""
+    sampling = (
+        f"{card.samples_per_review} samples per review, temperature {card.temperature:g}, "
+        f"seed {card.seed}, at most {card.max_output_tokens} tokens"
+    )
+    return [
+        FactView("id", "Snapshot", card.id),
+        FactView("state", "State", card.state),
+        FactView("provider", "Provider", f"{card.provider_label} ({card.base_url_host})"),
+        FactView(
+            "models", "Model ids", ", ".join(card.model_ids) + (" (panel)" if card.panel else "")
+        ),
+        FactView("rubric", "Rubric", card.rubric_version),
+        FactView("sampling", "Sampling", sampling),
+        FactView("template_sha256", "Template SHA-256", card.prompt_template_sha256),
+        FactView("schema_sha256", "Output schema SHA-256", card.output_schema_sha256),
+        FactView("blinding", "Blinding rules", card.blinding_version),
+        FactView("bounds", "Evidence bounds", json.dumps(card.evidence_bounds, sort_keys=True)),
+        FactView("calibration_sha256", "Calibration set SHA-256", card.calibration_sha256),
+        FactView("created", "Created", human_date(card.created_at)),
+    ]
+
+
+# Each calibration column: its header, and its cell for one run.
+CALIBRATION_COLUMNS: tuple[tuple[str, Callable[[CalibrationSummary], str]], ...] = (
+    ("Date", lambda run: human_date(run.created_at)),
+    ("Result", lambda run: "passed" if run.passed else "failed"),
+    ("Items", lambda run: str(run.item_count)),
+    ("MAE", lambda run: _number(run.mae)),
+    ("Spearman", lambda run: _number(run.spearman)),
+    ("Spread", lambda run: _number(run.median_spread)),
+    ("Failures", lambda run: ", ".join(run.failures) or "—"),
+)
+
+
 class JudgeCardState(SessionState):
     found: rx.Field[bool] = rx.field(False)
     loaded: rx.Field[bool] = rx.field(False)
-    card: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
-    calibrations: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    name: rx.Field[str] = rx.field("")
+    template: rx.Field[str] = rx.field("")
+    facts: rx.Field[list[FactView]] = rx.field(default_factory=list)
+    # One list of cells per run, in ``CALIBRATION_COLUMNS`` order.
+    calibrations: rx.Field[list[list[str]]] = rx.field(default_factory=list)
 
     @rx.event
     def on_load(self) -> None:
@@ -30,35 +71,8 @@ class JudgeCardState(SessionState):
             card = judge_card(session, judge_id)
         self.loaded = True
         self.found = card is not None
-        if card is None:
-            self.card, self.calibrations = {}, []
-            return
-        self.card = {
-            "id": card.id,
-            "name": card.name,
-            "provider": f"{card.provider_label} ({card.base_url_host})",
-            "models": ", ".join(card.model_ids) + (" (panel)" if card.panel else ""),
-            "state": card.state,
-            "template": card.prompt_template,
-            "template_sha256": card.prompt_template_sha256,
-            "schema_sha256": card.output_schema_sha256,
-            "rubric": card.rubric_version,
-            "sampling": f"{card.samples_per_review} samples per review, temperature "
-            f"{card.temperature:g}, seed {card.seed}, at most {card.max_output_tokens} tokens",
-            "blinding": card.blinding_version,
-            "bounds": json.dumps(card.evidence_bounds, sort_keys=True),
-            "calibration_sha256": card.calibration_sha256,
-            "created": human_date(card.created_at),
-        }
-        self.calibrations = [
-            {
-                "date": human_date(run.created_at),
-                "verdict": "passed" if run.passed else "failed",
-                "items": str(run.item_count),
-                "mae": _number(run.mae),
-                "spearman": _number(run.spearman),
-                "spread": _number(run.median_spread),
-                "failures": ", ".join(run.failures) or "—",
-            }
-            for run in card.calibrations
-        ]
+        self.name = card.name if card else ""
+        self.template = card.prompt_template if card else ""
+        self.facts = _facts(card) if card else []
+        runs = card.calibrations if card else []
+        self.calibrations = [[cell(run) for _, cell in CALIBRATION_COLUMNS] for run in runs]

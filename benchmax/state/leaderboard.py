@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -12,82 +13,74 @@ from benchmax.context import app_context
 from benchmax.services import catalog
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
-from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
-from benchmax.services.summaries import TestSummary
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, setup_text
+from benchmax.state.views import ListedView, ScoredView, attempts_text, count_text
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "single")
 ANY = "any"
 KIND_WORDS = {"admin": "admins", "human": "approved reviewers", "ai": "AI judges"}
 
 
-def policy_words(policy: dict[str, Any]) -> dict[str, str]:
+@dataclass(frozen=True)
+class PolicyView:
     """The recorded policy as sentences a reader can check against the formula."""
-    kinds = [KIND_WORDS.get(kind, kind) for kind in policy["review_kinds"]]
-    judges = policy["judge_snapshot_ids"]
-    counted = "Reviews counted: current reviews by " + " and ".join(
-        [", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds
-    )
-    if "ai" in policy["review_kinds"]:
-        trusted = ", ".join(judges) if judges else "none yet, so no AI review counts"
-        counted += f". AI judge versions trusted: {trusted}"
-    m, c = policy["prior_weight"], points_text(policy["prior_mean_bp"])
-    return {
-        "formula": f"score = (sum of counted scores + {m} \u00d7 {c}) "
-        f"\u00f7 (number of counted scores + {m})",
-        "prior": (
-            f"m = {m}: every Test starts with {m} imaginary reviews at C = {c}, the mean of "
-            "every counted review score in this snapshot, so one lucky review cannot top it."
-        ),
-        "counted": counted + ".",
-        "eligible": (
-            "Eligible: public, not removed, not a sample, no open moderation hold, and at "
-            "least one current review. A correction replaces the review it corrects."
-        ),
-        "version": f"Policy version {policy['policy_version']} ({policy['formula']}), "
-        f"cutoff {human_date(policy['cutoff'])}.",
-    }
+
+    formula: str = ""
+    # What the prior means, which reviews count and which Tests are eligible.
+    rules: list[str] = field(default_factory=list)
+    version: str = ""
+
+    @classmethod
+    def of(cls, policy: dict[str, Any]) -> PolicyView:
+        kinds = [KIND_WORDS.get(kind, kind) for kind in policy["review_kinds"]]
+        judges = policy["judge_snapshot_ids"]
+        counted = "Reviews counted: current reviews by " + " and ".join(
+            [", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds
+        )
+        if "ai" in policy["review_kinds"]:
+            trusted = ", ".join(judges) if judges else "none yet, so no AI review counts"
+            counted += f". AI judge versions trusted: {trusted}"
+        m, c = policy["prior_weight"], points_text(policy["prior_mean_bp"])
+        return cls(
+            formula=f"score = (sum of counted scores + {m} \u00d7 {c}) "
+            f"\u00f7 (number of counted scores + {m})",
+            rules=[
+                f"m = {m}: every Test starts with {m} imaginary reviews at C = {c}, the mean of "
+                "every counted review score in this snapshot, so one lucky review cannot top it.",
+                counted + ".",
+                "Eligible: public, not removed, not a sample, no open moderation hold, and at "
+                "least one current review. A correction replaces the review it corrects.",
+            ],
+            version=f"Policy version {policy['policy_version']} ({policy['formula']}), "
+            f"cutoff {human_date(policy['cutoff'])}.",
+        )
 
 
 REMOVED_TITLE = "Removed by moderation after this snapshot"
 
 
-def summary_dict(test: TestSummary) -> dict[str, str]:
-    """The parts of a listed Test every showcase list shows, as strings."""
-    thumb = ""
-    if test.thumbnail_evidence_id:
-        origin = app_context().settings.usercontent_origin
-        thumb = evidence_url(origin, test.thumbnail_evidence_id, test.thumbnail_safe_name or "")
-    return {
-        "href": f"/tests/{test.id}",
-        "title": test.title,
-        "handle": test.contributor_handle,
-        "contributor": test.contributor_display_name or test.contributor_handle,
-        "setup": setup_text(
-            test.model_label, test.model_version_label, test.harness_label, test.reasoning_label
-        ),
-        "attempts": attempts_text(test.attempts),
-        "kinds": " · ".join(test.evidence_kinds) if test.evidence_kinds else "text output",
-        "thumb": thumb,
-        "sample": "yes" if test.is_sample else "",
-        "published": human_date(test.published_at),
-    }
+@dataclass(frozen=True)
+class BoardEntryView(ScoredView):
+    """One ranked row; only its title when the Test was removed after the snapshot."""
 
+    score_range: str = ""
 
-def _entry_dict(entry: board.BoardEntry) -> dict[str, str]:
-    shown = summary_dict(entry.test) if entry.test else {"href": "", "title": REMOVED_TITLE}
-    return {
-        **shown,
-        "rank": str(entry.rank),
-        # The attempts the snapshot recorded, which is what was ranked.
-        "attempts": attempts_text(entry.attempts),
-        "score": entry.score,
-        "reviews": f"{entry.review_count} review" + ("" if entry.review_count == 1 else "s"),
-        "range": f"{entry.score_min} to {entry.score_max}",
-    }
+    @classmethod
+    def of(cls, entry: board.BoardEntry) -> BoardEntryView:
+        shown = ListedView.fields_of(entry.test) if entry.test else {"title": REMOVED_TITLE}
+        return cls(
+            **{
+                **shown,
+                # The attempts the snapshot recorded, which is what was ranked.
+                "attempts": attempts_text(entry.attempts),
+            },
+            place=str(entry.rank),
+            score=entry.score,
+            reviews=count_text(entry.review_count, "review"),
+            score_range=f"{entry.score_min} to {entry.score_max}",
+        )
 
 
 class LeaderboardState(SessionState):
@@ -98,7 +91,7 @@ class LeaderboardState(SessionState):
     superseded: rx.Field[bool] = rx.field(False)
     sha256: rx.Field[str] = rx.field("")
     row_count: rx.Field[str] = rx.field("")
-    policy: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    policy: rx.Field[PolicyView] = rx.field(default_factory=PolicyView)
     snapshots: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     families: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     family: rx.Field[str] = rx.field(ANY)
@@ -107,7 +100,7 @@ class LeaderboardState(SessionState):
     reasoning: rx.Field[str] = rx.field("")
     single: rx.Field[bool] = rx.field(False)
     has_filters: rx.Field[bool] = rx.field(False)
-    items: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    items: rx.Field[list[BoardEntryView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
     error: rx.Field[str] = rx.field("")
     notice: rx.Field[str] = rx.field("")
@@ -143,7 +136,7 @@ class LeaderboardState(SessionState):
             if cursor is None:
                 self._load(None)
             return
-        rows = [_entry_dict(entry) for entry in page.items]
+        rows = [BoardEntryView.of(entry) for entry in page.items]
         self.items = [*self.items, *rows] if cursor else rows
         self.next_cursor = page.next_cursor or ""
         if page.snapshot is None:
@@ -154,7 +147,7 @@ class LeaderboardState(SessionState):
         self.superseded = page.snapshot.superseded_by is not None
         self.sha256 = page.snapshot.sha256
         self.row_count = str(page.snapshot.row_count)
-        self.policy = policy_words(page.snapshot.policy)
+        self.policy = PolicyView.of(page.snapshot.policy)
 
     @rx.event
     def on_load(self) -> None:

@@ -2,43 +2,78 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import reflex as rx
 
 from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
-from benchmax.state.leaderboard import summary_dict
 from benchmax.state.session import SessionState
+from benchmax.state.views import ScoredView, count_text
 
 PAGE = 60
 
 
+@dataclass(frozen=True)
+class GroupRow:
+    """A comparison group in a list: the largest on ``/prompts``, the similar ones on a group."""
+
+    key: str
+    href: str
+    title: str
+    size: str
+    similarity: str = ""  # similar groups only
+
+    @classmethod
+    def of(cls, key: str, title: str, size: int, similarity: str = "") -> GroupRow:
+        return cls(
+            key=key,
+            href=f"/prompts/{key}",
+            title=title,
+            size=count_text(size, "Test"),
+            similarity=similarity,
+        )
+
+
+@dataclass(frozen=True)
+class MemberView(ScoredView):
+    """One Test of a group, ranked within it, with its median counted review."""
+
+    median: str = ""
+
+    @classmethod
+    def of(cls, member: groups.GroupMember, place: int) -> MemberView:
+        return cls(
+            **cls.fields_of(member.test),
+            place=str(place),
+            reviews=count_text(member.review_count, "counted review"),
+            median=f"median {member.median}" if member.median else "not reviewed yet",
+            score=member.score,
+        )
+
+
+@dataclass(frozen=True)
+class AliasView:
+    """A moderator's recorded join of another prompt into this group."""
+
+    href: str = ""
+    reason: str = ""
+    date: str = ""
+
+
 class PromptsState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
-    groups: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    groups: rx.Field[list[GroupRow]] = rx.field(default_factory=list)
 
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
         with app_context().session() as session:
             found = groups.largest_groups(session)
-        self.groups = [
-            {"href": f"/prompts/{g.prompt_key}", "title": g.title, "size": f"{g.size} Tests"}
-            for g in found
-        ]
+        self.groups = [GroupRow.of(g.prompt_key, g.title, g.size) for g in found]
         self.loaded = True
-
-
-def _member_dict(member: groups.GroupMember, place: int) -> dict[str, str]:
-    reviews = member.review_count
-    return {
-        **summary_dict(member.test),
-        "place": str(place),
-        "reviews": f"{reviews} counted review" + ("" if reviews == 1 else "s"),
-        "median": f"median {member.median}" if member.median else "not reviewed yet",
-        "score": member.score,
-    }
 
 
 class PromptGroupState(SessionState):
@@ -47,14 +82,14 @@ class PromptGroupState(SessionState):
     key: rx.Field[str] = rx.field("")
     prompt: rx.Field[str] = rx.field("")
     total: rx.Field[int] = rx.field(0)
-    members: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    similar: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    aliases: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    members: rx.Field[list[MemberView]] = rx.field(default_factory=list)
+    similar: rx.Field[list[GroupRow]] = rx.field(default_factory=list)
+    aliases: rx.Field[list[AliasView]] = rx.field(default_factory=list)
     prior: rx.Field[str] = rx.field("")
     alias_reason: rx.Field[str] = rx.field("")
     alias_error: rx.Field[str] = rx.field("")
     alias_notice: rx.Field[str] = rx.field("")
-    _all: list[dict[str, str]] = []
+    _all: list[MemberView] = []
 
     @rx.var
     def is_moderator(self) -> bool:
@@ -72,25 +107,15 @@ class PromptGroupState(SessionState):
             self._all, self.members, self.similar, self.aliases, self.total = [], [], [], [], 0
             return
         self.prompt = group.prompt
-        self._all = [_member_dict(m, i) for i, m in enumerate(group.members, start=1)]
+        self._all = [MemberView.of(m, i) for i, m in enumerate(group.members, start=1)]
         self.total = len(self._all)
         self.members = self._all[:PAGE]
         self.similar = [
-            {
-                "key": s.prompt_key,
-                "href": f"/prompts/{s.prompt_key}",
-                "title": s.title,
-                "size": f"{s.size} Test" + ("" if s.size == 1 else "s"),
-                "similarity": f"{s.similarity_percent}% similar",
-            }
+            GroupRow.of(s.prompt_key, s.title, s.size, f"{s.similarity_percent}% similar")
             for s in group.similar
         ]
         self.aliases = [
-            {
-                "href": f"/prompts/{a.other_key}",
-                "reason": a.reason,
-                "date": human_date(a.created_at),
-            }
+            AliasView(f"/prompts/{a.other_key}", a.reason, human_date(a.created_at))
             for a in group.aliases
         ]
         self.prior = f"m = {group.prior_weight}, C = {group.prior_mean_bp / 100:.2f}"

@@ -6,33 +6,51 @@ stays as it was; both read only public facts about a public Test.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.services.dates import human_date
-from benchmax.services.leaderboard.snapshots import placement
-from benchmax.services.prompts.groups import group_link
+from benchmax.services.dates import human_day
+from benchmax.services.leaderboard.snapshots import Placement, placement
+from benchmax.services.prompts.groups import GroupLink, group_link
 from benchmax.state.detail import TestDetailState
+from benchmax.state.views import LinkView, count_text
+
+
+@dataclass(frozen=True)
+class ShowcaseLines:
+    """Where the Test is ranked and which group it is in, when either is true."""
+
+    ranked: LinkView = field(default_factory=LinkView)
+    group: LinkView = field(default_factory=LinkView)
+
+    @classmethod
+    def of(cls, ranked: Placement | None, group: GroupLink | None) -> ShowcaseLines:
+        lines = cls()
+        if ranked is not None:
+            day = human_day(ranked.published_at)
+            link = LinkView(
+                f"Ranked #{ranked.rank} in the {day} showcase",
+                f"/leaderboard?snapshot={ranked.snapshot_id}",
+            )
+            lines = replace(lines, ranked=link)
+        if group is not None:
+            link = LinkView(
+                f"{count_text(group.others, 'other setup')} tried this prompt",
+                f"/prompts/{group.prompt_key}",
+            )
+            lines = replace(lines, group=link)
+        return lines
 
 
 class TestShowcaseState(TestDetailState):
-    ranked_text: rx.Field[str] = rx.field("")
-    ranked_href: rx.Field[str] = rx.field("")
-    group_text: rx.Field[str] = rx.field("")
-    group_href: rx.Field[str] = rx.field("")
+    showcase: rx.Field[ShowcaseLines] = rx.field(default_factory=ShowcaseLines)
 
     @rx.event
     def load_showcase(self) -> None:
         test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:32]
         with app_context().session() as session:
-            ranked = placement(session, test_id)
-            group = group_link(session, test_id)
-        self.ranked_text = self.ranked_href = self.group_text = self.group_href = ""
-        if ranked is not None:
-            day = human_date(ranked.published_at).split(",")[0]
-            self.ranked_text = f"Ranked #{ranked.rank} in the {day} showcase"
-            self.ranked_href = f"/leaderboard?snapshot={ranked.snapshot_id}"
-        if group is not None:
-            noun = "setup" if group.others == 1 else "setups"
-            self.group_text = f"{group.others} other {noun} tried this prompt"
-            self.group_href = f"/prompts/{group.prompt_key}"
+            self.showcase = ShowcaseLines.of(
+                placement(session, test_id), group_link(session, test_id)
+            )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from benchmax.components.badges import REVIEW_COLORS
 from benchmax.context import app_context
@@ -11,6 +12,7 @@ from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
 from benchmax.services.search import Segment
 from benchmax.services.submissions import status_label
+from benchmax.services.summaries import TestSummary
 
 
 def size_text(size: int) -> str:
@@ -23,10 +25,15 @@ def size_text(size: int) -> str:
     return f"{value:.1f} GiB"
 
 
+def count_text(count: int, noun: str) -> str:
+    """ "1 review", "3 reviews": regular English plurals only, which is all the pages need."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def attempts_text(attempts: int | None) -> str:
     if attempts is None:
         return "attempts not declared"
-    return f"best of {attempts} attempt" + ("" if attempts == 1 else "s")
+    return "best of " + count_text(attempts, "attempt")
 
 
 def setup_text(model: str, version: str, harness: str, reasoning: str) -> str:
@@ -55,55 +62,101 @@ def score_text(count: int, score: int | None) -> str:
 
 
 @dataclass(frozen=True)
-class CardView:
-    """A feed card as the page shows it; thumbnails point at the user-content origin."""
+class LinkView:
+    """A line that links somewhere; an empty text means the line is not shown."""
 
-    id: str
-    href: str
-    title: str
-    handle: str
-    contributor: str
-    setup: str
-    attempts: str
-    status: str
-    sample: bool
-    status_color: str
-    kinds: str
-    thumb: str  # empty: no thumbnail
-    published: str
-    kind_list: list[str]  # evidence kinds, each shown as an icon with its name
-    score: str  # empty: not reviewed yet
-    title_marks: list[MarkPart]  # search pages only
-    excerpt_marks: list[MarkPart]
+    text: str = ""
+    href: str = ""
+
+
+@dataclass(frozen=True)
+class FactView:
+    """One labelled value of a fact list; ``key`` names its element for tests and anchors."""
+
+    key: str
+    label: str
+    value: str
+
+
+# What a feed card and a showcase summary both say about a listed Test.
+Listed = FeedCard | TestSummary
+
+
+@dataclass(frozen=True)
+class ListedView:
+    """A listed Test as every list shows it; thumbnails point at the user-content origin.
+
+    Empty values stand for a row with nothing to show (a Test removed after a snapshot).
+    """
+
+    href: str = ""
+    title: str = ""
+    handle: str = ""
+    contributor: str = ""
+    setup: str = ""
+    attempts: str = ""
+    kinds: str = ""
+    thumb: str = ""  # empty: no thumbnail
+    sample: bool = False
+    published: str = ""
+
+    @staticmethod
+    def fields_of(test: Listed) -> dict[str, Any]:
+        """The shared values, for ``of`` here and in the views that add their own."""
+        origin = app_context().settings.usercontent_origin
+        thumb = ""
+        if test.thumbnail_evidence_id:
+            thumb = evidence_url(
+                origin, test.thumbnail_evidence_id, test.thumbnail_safe_name or "image"
+            )
+        return {
+            "href": f"/tests/{test.id}",
+            "title": test.title,
+            "handle": test.contributor_handle,
+            "contributor": test.contributor_display_name or test.contributor_handle,
+            "setup": setup_text(
+                test.model_label,
+                test.model_version_label,
+                test.harness_label,
+                test.reasoning_label,
+            ),
+            "attempts": attempts_text(test.attempts),
+            "kinds": " · ".join(test.evidence_kinds) if test.evidence_kinds else "text output",
+            "thumb": thumb,
+            "sample": test.is_sample,
+            "published": human_date(test.published_at),
+        }
+
+
+@dataclass(frozen=True)
+class ScoredView(ListedView):
+    """A listed Test with its place in a ranking and the reviews its score comes from."""
+
+    place: str = ""
+    score: str = ""
+    reviews: str = ""
+
+
+@dataclass(frozen=True)
+class CardView(ListedView):
+    """A feed card: a listed Test with its review status."""
+
+    id: str = ""
+    status: str = ""
+    status_color: str = "gray"
+    kind_list: list[str] = field(default_factory=list)  # evidence kinds, each an icon + name
+    score: str = ""  # empty: not reviewed yet
+    title_marks: list[MarkPart] = field(default_factory=list)  # search pages only
+    excerpt_marks: list[MarkPart] = field(default_factory=list)
 
     @classmethod
     def of(cls, card: FeedCard) -> CardView:
-        origin = app_context().settings.usercontent_origin
-        thumb = ""
-        if card.thumbnail_evidence_id:
-            thumb = evidence_url(
-                origin, card.thumbnail_evidence_id, card.thumbnail_safe_name or "image"
-            )
         review = str(card.review_state)
         return cls(
+            **cls.fields_of(card),
             id=card.id,
-            href=f"/tests/{card.id}",
-            title=card.title,
-            handle=card.contributor_handle,
-            contributor=card.contributor_display_name or card.contributor_handle,
-            setup=setup_text(
-                card.model_label,
-                card.model_version_label,
-                card.harness_label,
-                card.reasoning_label,
-            ),
-            attempts=attempts_text(card.attempts),
             status=status_label("public", review),
-            sample=card.is_sample,
             status_color=REVIEW_COLORS.get(review, "gray"),
-            kinds=" · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",
-            thumb=thumb,
-            published=human_date(card.published_at),
             kind_list=list(card.evidence_kinds),
             score=score_text(card.review_count, card.review_score),
             title_marks=MarkPart.of(card.title_marks),

@@ -20,8 +20,9 @@ from benchmax.models import (
     JudgeSample,
     JudgeSnapshot,
 )
-from benchmax.models._base import as_utc, is_public_id
-from benchmax.services.dates import json_ready
+from benchmax.models._base import is_public_id
+from benchmax.services.dates import JsonReady
+from benchmax.services.dto import from_row
 from benchmax.services.judge.stats import median_score, spread
 
 
@@ -39,7 +40,7 @@ class CalibrationSummary:
 
 
 @dataclass(frozen=True)
-class JudgeCard:
+class JudgeCard(JsonReady):
     id: str
     name: str
     provider_label: str
@@ -61,12 +62,9 @@ class JudgeCard:
     created_at: datetime
     calibrations: list[CalibrationSummary]
 
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
-
 
 @dataclass(frozen=True)
-class AiReviewSummary:
+class AiReviewSummary(JsonReady):
     review_id: str
     judge_snapshot_id: str
     median: int
@@ -74,9 +72,6 @@ class AiReviewSummary:
     samples: int
     scores: list[int]
     models: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
@@ -88,40 +83,10 @@ def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
         .where(JudgeCalibrationRun.snapshot_id == snapshot.id)
         .order_by(col(JudgeCalibrationRun.created_at).desc(), col(JudgeCalibrationRun.id))
     ).all()
-    return JudgeCard(
-        id=snapshot.id,
-        name=snapshot.name,
-        provider_label=snapshot.provider_label,
-        base_url_host=snapshot.base_url_host,
-        model_ids=list(snapshot.model_ids),
-        panel=snapshot.panel,
-        state=str(snapshot.state),
-        prompt_template=snapshot.prompt_template,
-        prompt_template_sha256=snapshot.prompt_template_sha256,
-        output_schema_sha256=snapshot.output_schema_sha256,
-        rubric_version=snapshot.rubric_version,
-        samples_per_review=snapshot.samples_per_review,
-        temperature=snapshot.temperature,
-        seed=snapshot.seed,
-        max_output_tokens=snapshot.max_output_tokens,
-        blinding_version=snapshot.blinding_version,
-        evidence_bounds=dict(snapshot.evidence_bounds),
-        calibration_sha256=snapshot.calibration_sha256,
-        created_at=as_utc(snapshot.created_at),
-        calibrations=[
-            CalibrationSummary(
-                id=run.id,
-                created_at=as_utc(run.created_at),
-                passed=run.passed,
-                item_count=run.item_count,
-                mae=run.mae,
-                spearman=run.spearman,
-                median_spread=run.median_spread,
-                twins=dict(run.twins),
-                failures=list(run.failures),
-            )
-            for run in runs
-        ],
+    return from_row(
+        JudgeCard,
+        snapshot,
+        calibrations=[from_row(CalibrationSummary, run) for run in runs],
     )
 
 

@@ -10,13 +10,15 @@ title, contributor and evidence.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
+from benchmax.services.dates import JsonReady
+from benchmax.services.dto import from_row
 from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
@@ -25,7 +27,7 @@ from benchmax.services.leaderboard.snapshots import (
     published_snapshot,
     summary,
 )
-from benchmax.services.setup_filters import SetupColumns, setup_conditions
+from benchmax.services.setup_filters import SetupColumns, SetupFilters, setup_conditions
 from benchmax.services.summaries import TestSummary, summaries_by_id, summarise
 
 MAX_PAGE_SIZE = 100
@@ -38,11 +40,7 @@ class InvalidBoardCursorError(ValueError):
 
 
 @dataclass(frozen=True)
-class BoardFilters:
-    family: str = ""
-    model: str = ""
-    harness: str = ""
-    reasoning: str = ""
+class BoardFilters(SetupFilters):
     single_attempt: bool = False
 
     @classmethod
@@ -63,7 +61,7 @@ class BoardFilters:
 
 
 @dataclass(frozen=True)
-class BoardEntry:
+class BoardEntry(JsonReady):
     """One ranked row; ``test`` is None when the Test was removed after the snapshot."""
 
     rank: int
@@ -75,9 +73,6 @@ class BoardEntry:
     review_count: int
     score_min: int
     score_max: int
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -100,25 +95,11 @@ def decode_cursor(cursor: str) -> int:
     return int(cursor)
 
 
-ROW_SETUP = SetupColumns(
-    family_id=LeaderboardRow.family_id,
-    catalog_model_id=LeaderboardRow.catalog_model_id,
-    model_key=LeaderboardRow.model_key,
-    harness_id=LeaderboardRow.harness_id,
-    harness_key=LeaderboardRow.harness_key,
-    reasoning_key=LeaderboardRow.reasoning_key,
-)
+ROW_SETUP = SetupColumns.of(LeaderboardRow)
 
 
 def _conditions(session: Session, filters: BoardFilters) -> list[ColumnElement[bool]] | None:
-    conditions = setup_conditions(
-        session,
-        ROW_SETUP,
-        family=filters.family,
-        model=filters.model,
-        harness=filters.harness,
-        reasoning=filters.reasoning,
-    )
+    conditions = setup_conditions(session, ROW_SETUP, filters)
     if conditions is not None and filters.single_attempt:
         conditions.append(col(LeaderboardRow.attempts) == 1)
     return conditions
@@ -179,14 +160,4 @@ def board_page(
 
 
 def _entry(row: LeaderboardRow, summary: TestSummary | None) -> BoardEntry:
-    return BoardEntry(
-        rank=row.rank,
-        position=row.position,
-        test=summary,
-        attempts=row.attempts,
-        score_bp=row.score_bp,
-        score=points_text(row.score_bp),
-        review_count=row.review_count,
-        score_min=row.score_min,
-        score_max=row.score_max,
-    )
+    return from_row(BoardEntry, row, test=summary, score=points_text(row.score_bp))

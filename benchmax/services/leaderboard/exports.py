@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from sqlmodel import Session
 
+from benchmax.services.dates import iso
 from benchmax.services.leaderboard.scoring import canonical_json
 from benchmax.services.leaderboard.snapshots import (
     ROW_FIELDS,
@@ -53,7 +54,7 @@ def csv_chunks(session: Session, snapshot_id: str) -> Iterator[str]:
     snapshot = published_snapshot(session, snapshot_id)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    published = summary(snapshot, None).published_at
+    published = iso(summary(snapshot, None).published_at)
     yield f"# BenchMax showcase snapshot {snapshot.id}, published {published}\n"
     yield f"# policy: {canonical_json(json.loads(snapshot.policy_json))}\n"
     yield f"# sha256: {snapshot.sha256}\n# {HASH_RULE}\n"

@@ -31,6 +31,7 @@ from benchmax.models import (
     Test,
 )
 from benchmax.models._base import as_utc, is_public_id, utcnow
+from benchmax.services.dates import iso
 from benchmax.services.leaderboard.policy import Policy, counted_reviews, current_policy
 from benchmax.services.leaderboard.policy import eligible_test_conditions as eligible
 from benchmax.services.leaderboard.scoring import (
@@ -268,7 +269,7 @@ def verify_snapshot(session: Session, snapshot_id: str) -> Verification:
 @dataclass(frozen=True)
 class SnapshotSummary:
     id: str
-    published_at: str
+    published_at: datetime
     row_count: int
     sha256: str
     policy_version: int
@@ -281,7 +282,7 @@ class SnapshotSummary:
         return {
             "policy": self.policy,
             "id": self.id,
-            "published_at": self.published_at,
+            "published_at": iso(self.published_at),
             "row_count": self.row_count,
             "sha256": self.sha256,
             "policy_version": self.policy_version,
@@ -296,7 +297,7 @@ def summary(snapshot: LeaderboardSnapshot, superseded_by: str | None) -> Snapsho
     policy = json.loads(snapshot.policy_json)
     return SnapshotSummary(
         id=snapshot.id,
-        published_at=as_utc(snapshot.published_at or snapshot.created_at).isoformat(),
+        published_at=as_utc(snapshot.published_at or snapshot.created_at),
         row_count=snapshot.row_count,
         sha256=snapshot.sha256,
         policy_version=int(policy["policy_version"]),
@@ -325,7 +326,7 @@ def list_snapshots(session: Session, limit: int = 50) -> list[SnapshotSummary]:
 @dataclass(frozen=True)
 class Placement:
     rank: int
-    published_at: str
+    published_at: datetime
     snapshot_id: str
 
 
@@ -341,5 +342,5 @@ def placement(session: Session, test_id: str) -> Placement | None:
     ).first()
     if rank is None:
         return None
-    published = as_utc(snapshot.published_at or snapshot.created_at).isoformat()
+    published = as_utc(snapshot.published_at or snapshot.created_at)
     return Placement(rank=rank, published_at=published, snapshot_id=snapshot.id)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from sqlalchemy import String, cast
 from sqlmodel import Session, col, select
@@ -33,6 +32,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc
 from benchmax.services import catalog
+from benchmax.services.dates import JsonReady
 from benchmax.services.moderation.appeals import AppealItem, open_appeals
 from benchmax.services.moderation.policy import require_admin
 from benchmax.services.moderation.records import latest_removals
@@ -125,16 +125,13 @@ class RemovedItem:
 
 
 @dataclass(frozen=True)
-class Queues:
+class Queues(JsonReady):
     reports: list[ReportItem] = field(default_factory=list)
     disputes: list[DisputeItem] = field(default_factory=list)
     flags: list[FlagItem] = field(default_factory=list)
     labels: list[LabelItem] = field(default_factory=list)
     removed: list[RemovedItem] = field(default_factory=list)
     appeals: list[AppealItem] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _iso(row: Report | Dispute) -> str:

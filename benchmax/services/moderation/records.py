@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import or_
 from sqlmodel import Session, col, select
@@ -24,7 +23,7 @@ from benchmax.models import (
     audit,
 )
 from benchmax.models._base import as_utc
-from benchmax.services.dates import json_ready
+from benchmax.services.dates import JsonReady
 
 _BATCH = 500
 # What a contributor reads on /me for each decision that touched their Test.
@@ -42,7 +41,7 @@ OUTCOMES = {
 
 
 @dataclass(frozen=True)
-class DecisionOutcome:
+class DecisionOutcome(JsonReady):
     id: str
     action: str
     outcome: str
@@ -50,9 +49,6 @@ class DecisionOutcome:
     previous_state: str
     next_state: str
     created_at: datetime
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 def record_decision(

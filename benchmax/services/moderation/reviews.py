@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -26,7 +25,7 @@ from benchmax.models import (
     audit,
 )
 from benchmax.models._base import as_utc, is_public_id
-from benchmax.services.dates import json_ready
+from benchmax.services.dates import JsonReady
 from benchmax.services.errors import Conflict, Forbidden, Invalid, NotFound
 from benchmax.services.moderation.policy import clean_text, is_admin, require_active
 
@@ -35,7 +34,7 @@ SCORE_MIN, SCORE_MAX = 0, 100
 
 
 @dataclass(frozen=True)
-class ReviewEntry:
+class ReviewEntry(JsonReady):
     id: str
     test_id: str
     reviewer_kind: str
@@ -46,9 +45,6 @@ class ReviewEntry:
     superseded: bool
     created_at: datetime
     judge_snapshot_id: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return json_ready(self)
 
 
 def public_test(session: Session, test_id: str, *, lock: bool = False) -> Test:

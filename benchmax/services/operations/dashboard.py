@@ -33,6 +33,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.dto import from_row
 from benchmax.services.jobs import JobCount, list_jobs, oldest_waiting_age
 from benchmax.services.judge.snapshots import active_snapshot
 from benchmax.services.operations.access import require_owner
@@ -210,17 +211,7 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
         job_counts=tuple(_job_counts(session, sample.queue if sample else {})),
         finished_counts_at=as_utc(sample.taken_at) if sample else None,
         oldest_waiting_seconds=waiting.total_seconds() if waiting is not None else None,
-        dead_jobs=tuple(
-            DeadJob(
-                id=job.id or 0,
-                kind=job.kind,
-                subject_id=job.subject_id,
-                attempts=job.attempts,
-                last_error_code=job.last_error_code,
-                updated_at=as_utc(job.updated_at),
-            )
-            for job in dead
-        ),
+        dead_jobs=tuple(from_row(DeadJob, job, id=job.id or 0) for job in dead),
         time_to_public=time_to_public(session, now),
         ttp_series=tuple(ttp_series(session, now)),
         open_reports=_open_count(session, Report),

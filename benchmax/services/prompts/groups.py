@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, or_
@@ -26,6 +27,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, is_public_id
+from benchmax.services.dates import JsonReady, json_ready
 from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.leaderboard.policy import counted_reviews, current_policy
 from benchmax.services.leaderboard.scoring import (
@@ -74,15 +76,12 @@ def group_size(session: Session, key: str) -> int:
 
 
 @dataclass(frozen=True)
-class GroupMember:
+class GroupMember(JsonReady):
     test: TestSummary
     prompt_key: str
     review_count: int
     median: str
     score: str
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ class SimilarGroup:
 class AliasEntry:
     other_key: str
     reason: str
-    created_at: str
+    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -117,8 +116,8 @@ class PromptGroup:
             "keys": self.keys,
             "prompt": self.prompt,
             "members": [member.to_json() for member in self.members],
-            "similar": [vars(item) for item in self.similar],
-            "aliases": [vars(item) for item in self.aliases],
+            "similar": [json_ready(item) for item in self.similar],
+            "aliases": [json_ready(item) for item in self.aliases],
             "prior_mean_bp": self.prior_mean_bp,
             "prior_weight": self.prior_weight,
         }
@@ -167,7 +166,7 @@ def _aliases(session: Session, key: str) -> list[AliasEntry]:
         AliasEntry(
             other_key=row.key_b if row.key_a == key else row.key_a,
             reason=row.reason,
-            created_at=as_utc(row.created_at).isoformat(),
+            created_at=as_utc(row.created_at),
         )
         for row in rows
     ]

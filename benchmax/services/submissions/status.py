@@ -6,14 +6,15 @@ a state (the pipeline, or moderation removing it) explains it there and it shows
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from sqlmodel import Session, col, select
 
 from benchmax.models import EvidenceFile, EvidenceState, ReviewState, Test, TestState, User
 from benchmax.models._base import as_utc
+from benchmax.services.dates import JsonReady
 from benchmax.services.submissions.expiry import draft_expires_at
 from benchmax.services.submissions.records import get_own_test
 
@@ -70,16 +71,13 @@ class FileStatus:
 
 
 @dataclass(frozen=True)
-class StatusView:
+class StatusView(JsonReady):
     test_id: str
     state: str
     plain_status: str
     reason: str
     files: list[FileStatus] = field(default_factory=list)
     public_url: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,62 @@
+"""Pieces every showcase list draws the same way: a thumbnail, a code box, an empty list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from benchmax.components.layout import once_loaded
+
+
+def thumbnail(src: rx.Var[str], **size: Any) -> rx.Component:
+    """An evidence thumbnail from the user-content origin; nothing when there is none.
+
+    Lazy and sent without a referrer, so a list of Tests leaks no page address to that origin.
+    """
+    return rx.cond(
+        src != "",
+        rx.image(
+            src=src,
+            alt="Evidence thumbnail",
+            object_fit="cover",
+            border_radius="var(--radius-2)",
+            loading="lazy",
+            referrer_policy="no-referrer",
+            **size,
+        ),
+    )
+
+
+def code_box(text: rx.Var[str], box_id: str, **box: Any) -> rx.Component:
+    """Verbatim text (a prompt, a template) in a grey box that keeps its line breaks."""
+    return rx.box(
+        rx.text(text, white_space="pre-wrap", font_family="var(--code-font-family)", size="2"),
+        padding="0.75rem",
+        background="var(--gray-a3)",
+        border_radius="var(--radius-3)",
+        width="100%",
+        id=box_id,
+        **box,
+    )
+
+
+def list_or_empty(
+    items: rx.Var[list[Any]], shown: rx.Component, empty: str, empty_id: str
+) -> rx.Component:
+    """The list, or one sentence saying it is empty and why."""
+    return rx.cond(
+        items.length() > 0,  # type: ignore[attr-defined]
+        shown,
+        rx.callout(empty, icon="inbox", width="100%", id=empty_id),
+    )
+
+
+def when_loaded(loaded: rx.Var[bool], body: rx.Component) -> rx.Component:
+    """A spinner until the state has loaded, for pages that every visitor may see."""
+    return once_loaded(loaded, loaded, body, rx.fragment())
+
+
+def section_intro(title: str, intro: str) -> tuple[rx.Component, rx.Component]:
+    """A section's heading and the grey sentence under it that says what the section holds."""
+    return rx.heading(title, size="4", as_="h2"), rx.text(intro, size="2", color_scheme="gray")
