@@ -27,8 +27,8 @@ from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import submissions
 from benchmax.services.catalog import suggest_harnesses, suggest_models
-from benchmax.services.markdown import render_markdown
 from benchmax.services.errors import ServiceError
+from benchmax.services.markdown import render_markdown
 from benchmax.state.session import SessionState
 from benchmax.state.submit_files import WizardFile, file_rows
 from benchmax.state.submit_steps import (
