@@ -15,8 +15,8 @@ import sqlmodel
 from alembic import op
 
 
-revision: str = '0013'
-down_revision: str | None = '0011'
+revision: str = "0013"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -18,7 +18,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0014"
-down_revision: str | None = "0011"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
