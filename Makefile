@@ -32,7 +32,7 @@ run: install ## Set up and run BenchMax on the embedded default (app :3000, evid
 run-prod: install ## Run the production topology on this machine (app :4700, evidence :4701)
 	$(PY) -m benchmax.cli stack
 
-test: lint $(STAMP)/chromium services ## Set up, lint, and run the whole suite (what CI runs)
+test: lint $(STAMP)/chromium $(STAMP)/axe services ## Set up, lint, and run the whole suite (what CI runs)
 	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
@@ -42,7 +42,7 @@ test-fast: install ## The tests that need no service and no browser, in parallel
 test-backend: install services ## Everything but the browser tests, in parallel
 	$(PY) -m pytest $(BACKEND_TESTS) $(PYTEST_ARGS)
 
-test-e2e: install $(STAMP)/chromium services ## Only the browser tests
+test-e2e: install $(STAMP)/chromium $(STAMP)/axe services ## Only the browser tests
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
 lint: install ## ruff (format check + lint) and mypy
@@ -84,5 +84,14 @@ $(STAMP)/chromium:
 	/usr/bin/chromium --version
 	touch $@
 
+# axe-core for the accessibility browser tests, pinned in its own package.json (it has no
+# dependencies, so no lockfile is kept); the test injects the file from node_modules.
+AXE_DIR := tests/e2e/axe
+$(STAMP)/axe: $(AXE_DIR)/package.json
+	@mkdir -p $(STAMP)
+	cd $(AXE_DIR) && npm install --no-save --no-package-lock --no-audit --no-fund --ignore-scripts
+	test -f $(AXE_DIR)/node_modules/axe-core/axe.min.js
+	touch $@
+
 clean: ## Remove the virtualenv, build output and embedded data
-	rm -rf $(VENV) $(STAMP) .web .states var .coverage .coverage.*
+	rm -rf $(VENV) $(STAMP) .web .states var .coverage .coverage.* $(AXE_DIR)/node_modules

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
+from benchmax.state.nav import NavState, NavView
 from benchmax.state.session import SessionState
 
 NAV_LINKS = (
@@ -19,10 +21,52 @@ FOOTER_LINKS = (
     ("Privacy", "/privacy"),
     ("Terms", "/terms"),
     ("Security", "/security"),
+    ("Open data", "/data"),
+    ("API", "/api"),
 )
+WIDTH = "1100px"
+# Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
+NAV = cast("ObjectVar[NavView]", NavState.view)
+
+# The shell's own rules (merged into the app's style). A keyboard user always sees where
+# focus is: Radix draws rings on its controls, and this ring covers every other element.
+SHELL_STYLE = {
+    ".skip-link": {"position": "absolute", "left": "-9999px"},
+    ".skip-link:focus": {
+        "left": "1rem",
+        "top": "0.5rem",
+        "z_index": "100",
+        "background": "var(--color-panel-solid)",
+        "color": "var(--gray-12)",
+        "padding": "0.5rem 0.75rem",
+        "border_radius": "var(--radius-2)",
+    },
+    ":focus-visible": {"outline": "2px solid var(--focus-8)", "outline_offset": "2px"},
+    "#main:focus": {"outline": "none"},
+    ".nav-button": {
+        "display": "inline-flex",
+        "align_items": "center",
+        "height": "var(--space-6)",
+        "padding": "0 var(--space-3)",
+        "border_radius": "var(--radius-2)",
+        "font_size": "var(--font-size-2)",
+        "font_weight": "500",
+        "text_decoration": "none",
+        "white_space": "nowrap",
+    },
+    ".nav-button-solid": {"background": "var(--accent-9)", "color": "var(--accent-contrast)"},
+    ".nav-button-solid:hover": {"background": "var(--accent-10)"},
+    ".nav-button-soft": {"background": "var(--accent-a3)", "color": "var(--accent-12)"},
+    ".nav-button-soft:hover": {"background": "var(--accent-a4)"},
+    ".nav-link[aria-current='page']": {
+        "text_decoration": "underline",
+        "text_underline_offset": "0.3em",
+        "text_decoration_thickness": "2px",
+    },
+}
 
 
-def _nav_link(label: str, href: str) -> rx.Component:
+def _nav_link(label: str, href: str, **props: Any) -> rx.Component:
     return rx.link(
         label,
         href=href,
@@ -31,25 +75,77 @@ def _nav_link(label: str, href: str) -> rx.Component:
         color_scheme="gray",
         high_contrast=True,
         underline="hover",
+        class_name="nav-link",
+        aria_current=rx.cond(SessionState.router.page.path == href, "page", "false"),
+        **props,
+    )
+
+
+def nav_button(label: str, href: str, *, solid: bool = True, **props: Any) -> rx.Component:
+    """A link that looks like a button: one element, one Tab stop (never a button in a link)."""
+    tone = "nav-button-solid" if solid else "nav-button-soft"
+    return rx.link(label, href=href, class_name=f"nav-button {tone}", underline="none", **props)
+
+
+def _role_link(label: str, href: str, count: rx.Var[int], **props: Any) -> rx.Component:
+    """A staff link with how many items wait; the number is read out as "3 open"."""
+    return rx.link(
+        label,
+        rx.cond(
+            count > 0,
+            rx.badge(count, rx.el.span(" open", class_name="visually-hidden"), margin_left="6px"),
+        ),
+        href=href,
+        size="3",
+        weight="medium",
+        color_scheme="gray",
+        high_contrast=True,
+        underline="hover",
+        class_name="nav-link",
+        aria_current=rx.cond(SessionState.router.page.path == href, "page", "false"),
+        **props,
+    )
+
+
+def _role_links() -> rx.Component:
+    """Moderation and Operations for the people whose pages they are. The role on the client
+    only decides whether to ask; the server checks again before it counts anything."""
+    return rx.cond(
+        NavState.staff,
+        rx.fragment(
+            rx.cond(
+                NAV.may_moderate,
+                _role_link("Moderation", "/moderation", NAV.moderation, id="nav-moderation"),
+            ),
+            rx.cond(
+                NAV.may_operate,
+                _role_link("Operations", "/operations", NAV.operations, id="nav-operations"),
+            ),
+            # Mounted once per page: the counts are read once per page load, not polled.
+            rx.el.span(on_mount=NavState.load_counts, hidden=True),
+        ),
     )
 
 
 def _account_area() -> rx.Component:
+    submit_wide = {"display": rx.breakpoints(initial="none", sm="inline-flex")}
     return rx.cond(
         SessionState.signed_in,
         rx.hstack(
+            nav_button("Submit a Test", "/submit", id="nav-submit", **submit_wide),
             rx.link(
-                rx.button("Submit a Test", size="2"),
-                href="/submit",
-                id="nav-submit",
-                display=rx.breakpoints(initial="none", sm="block"),
-            ),
-            rx.link(
-                rx.text("@", SessionState.viewer_handle, weight="medium"),
+                "@",
+                SessionState.viewer_handle,
                 href="/me",
                 id="nav-handle",
+                weight="medium",
                 color_scheme="gray",
                 high_contrast=True,
+                aria_label=rx.cond(
+                    SessionState.viewer_handle != "",
+                    "My Tests (@" + SessionState.viewer_handle + ")",
+                    "My Tests",
+                ),
             ),
             rx.button(
                 "Sign out",
@@ -62,42 +158,43 @@ def _account_area() -> rx.Component:
             spacing="3",
         ),
         rx.hstack(
-            rx.link(
-                rx.button("Submit a Test", size="2", variant="soft"),
-                href="/submit",
-                display=rx.breakpoints(initial="none", sm="block"),
-            ),
-            rx.link(rx.button("Sign in", size="2"), href="/sign-in", id="nav-sign-in"),
+            nav_button("Submit a Test", "/submit", solid=False, **submit_wide),
+            nav_button("Sign in", "/sign-in", id="nav-sign-in"),
+            align="center",
             spacing="3",
         ),
     )
 
 
 def header() -> rx.Component:
-    return rx.box(
+    return rx.el.header(
         rx.flex(
             rx.link(
-                rx.hstack(
-                    rx.icon("gauge", size=22),
-                    rx.heading("BenchMax", size="5", weight="bold"),
-                    align="center",
-                    spacing="2",
-                ),
+                rx.icon("gauge", size=22, aria_hidden="true"),
+                rx.text("BenchMax", size="5", weight="bold"),
                 href="/",
                 underline="none",
                 color_scheme="gray",
                 high_contrast=True,
+                display="inline-flex",
+                align_items="center",
+                gap="var(--space-2)",
                 aria_label="BenchMax home",
+                id="nav-home",
             ),
-            rx.flex(
-                *[_nav_link(label, href) for label, href in NAV_LINKS],
-                rx.box(
-                    _nav_link("Submit", "/submit"),
-                    display=rx.breakpoints(initial="block", sm="none"),
+            rx.el.nav(
+                rx.flex(
+                    *[_nav_link(label, href) for label, href in NAV_LINKS],
+                    rx.box(
+                        _nav_link("Submit", "/submit"),
+                        display=rx.breakpoints(initial="block", sm="none"),
+                    ),
+                    _role_links(),
+                    spacing="4",
+                    wrap="wrap",
+                    align="center",
+                    row_gap="2",
                 ),
-                spacing="4",
-                wrap="wrap",
-                as_="nav",
                 aria_label="Main",
                 order=rx.breakpoints(initial="3", sm="0"),
                 width=rx.breakpoints(initial="100%", sm="auto"),
@@ -114,12 +211,11 @@ def header() -> rx.Component:
             spacing="5",
             wrap="wrap",
             row_gap="3",
-            max_width="1100px",
+            max_width=WIDTH,
             margin_x="auto",
             padding_x="1rem",
             padding_y="0.75rem",
         ),
-        as_="header",
         border_bottom="1px solid var(--gray-a5)",
         background="var(--color-panel-solid)",
         position="sticky",
@@ -129,45 +225,53 @@ def header() -> rx.Component:
 
 
 def footer() -> rx.Component:
-    return rx.box(
+    return rx.el.footer(
         rx.flex(
             rx.text(
                 "BenchMax — community-run AI Tests. Setups are declared by contributors.",
                 size="2",
-                color_scheme="gray",
+                color="var(--gray-11)",
             ),
             rx.spacer(),
-            rx.flex(
-                *[
-                    rx.link(label, href=href, size="2", color_scheme="gray")
-                    for label, href in FOOTER_LINKS
-                ],
-                spacing="4",
-                wrap="wrap",
+            rx.el.nav(
+                rx.flex(
+                    *[
+                        rx.link(label, href=href, size="2", color_scheme="gray", high_contrast=True)
+                        for label, href in FOOTER_LINKS
+                    ],
+                    spacing="4",
+                    wrap="wrap",
+                ),
+                aria_label="About BenchMax",
             ),
             wrap="wrap",
             spacing="3",
-            max_width="1100px",
+            max_width=WIDTH,
             margin_x="auto",
             padding="1rem",
         ),
-        as_="footer",
         border_top="1px solid var(--gray-a5)",
         margin_top="2rem",
     )
 
 
 def page_shell(*children: rx.Component) -> rx.Component:
-    """Wrap a screen's content; every page calls this so navigation stays identical."""
+    """Wrap a screen's content; every page calls this so navigation stays identical.
+
+    One ``<header>``, ``<nav>``, ``<main>`` and ``<footer>`` per page (real elements: a Radix
+    box's ``as_`` only becomes a CSS property). ``main`` takes focus from the skip link.
+    """
     return rx.flex(
-        rx.el.a("Skip to content", href="#main", class_name="skip-link"),
+        # A plain anchor (a router link would not move focus): the browser scrolls to
+        # #main and focuses it, so the next Tab lands on the page body.
+        rx.html('<a class="skip-link" href="#main">Skip to content</a>'),
         header(),
-        rx.box(
+        rx.el.main(
             *children,
-            as_="main",
             id="main",
+            tab_index=-1,
             width="100%",
-            max_width="1100px",
+            max_width=WIDTH,
             margin_x="auto",
             padding_x="1rem",
             padding_y="1.5rem",
@@ -199,4 +303,10 @@ def once_loaded(
 
 def page_intro(title: str, intro: str, **text_props: Any) -> tuple[rx.Component, rx.Component]:
     """A page's title and the grey sentence under it that says what the page is for."""
-    return rx.heading(title, size="7"), rx.text(intro, color_scheme="gray", **text_props)
+    return rx.heading(title, size="7", as_="h1"), rx.text(intro, color_scheme="gray", **text_props)
+
+
+def page_title(*children: Any, **props: Any) -> rx.Component:
+    """The page's one ``<h1>`` (a Radix heading is an h1 unless told otherwise, so every other
+    heading names its level)."""
+    return rx.heading(*children, size=props.pop("size", "7"), as_="h1", **props)
