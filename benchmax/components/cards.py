@@ -38,7 +38,7 @@ def feed_card(item: ObjectVar[CardView]) -> rx.Component:
                     wrap="wrap",
                 ),
                 rx.link(
-                    rx.heading(item.title, size="4", class_name="card-title"),
+                    rx.heading(item.title, size="4", as_="h2", class_name="card-title"),
                     href=item.href,
                     color_scheme="gray",
                     high_contrast=True,

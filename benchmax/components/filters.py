@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.fields import field_label
+
 
 def text_filter(
     prefix: str, name: str, label: str, value: rx.Var[str], placeholder: str
 ) -> rx.Component:
     """A labelled free-text filter; its value travels in the URL, so it is capped at 200."""
     return rx.vstack(
-        rx.text(label, as_="label", html_for=f"{prefix}-{name}", size="1", weight="medium"),
+        field_label(label, f"{prefix}-{name}", size="1", weight="medium"),
         rx.input(
             id=f"{prefix}-{name}",
             name=name,

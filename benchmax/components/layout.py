@@ -7,6 +7,7 @@ from typing import Any, cast
 import reflex as rx
 from reflex.vars import ObjectVar
 
+from benchmax.components.badges import badge_style
 from benchmax.state.nav import NavState, NavView
 from benchmax.state.session import SessionState
 
@@ -43,21 +44,9 @@ SHELL_STYLE = {
     },
     ":focus-visible": {"outline": "2px solid var(--focus-8)", "outline_offset": "2px"},
     "#main:focus": {"outline": "none"},
-    ".nav-button": {
-        "display": "inline-flex",
-        "align_items": "center",
-        "height": "var(--space-6)",
-        "padding": "0 var(--space-3)",
-        "border_radius": "var(--radius-2)",
-        "font_size": "var(--font-size-2)",
-        "font_weight": "500",
-        "text_decoration": "none",
-        "white_space": "nowrap",
-    },
-    ".nav-button-solid": {"background": "var(--accent-9)", "color": "var(--accent-contrast)"},
-    ".nav-button-solid:hover": {"background": "var(--accent-10)"},
-    ".nav-button-soft": {"background": "var(--accent-a3)", "color": "var(--accent-12)"},
-    ".nav-button-soft:hover": {"background": "var(--accent-a4)"},
+    # A link inside a sentence is underlined, not told apart by colour alone.
+    ".rt-Text .rt-Link, p .rt-Link, li .rt-Link": {"text_decoration_line": "underline"},
+    **badge_style(),
     ".nav-link[aria-current='page']": {
         "text_decoration": "underline",
         "text_underline_offset": "0.3em",
@@ -81,10 +70,54 @@ def _nav_link(label: str, href: str, **props: Any) -> rx.Component:
     )
 
 
-def nav_button(label: str, href: str, *, solid: bool = True, **props: Any) -> rx.Component:
-    """A link that looks like a button: one element, one Tab stop (never a button in a link)."""
-    tone = "nav-button-solid" if solid else "nav-button-soft"
-    return rx.link(label, href=href, class_name=f"nav-button {tone}", underline="none", **props)
+# (height, horizontal padding, font size) of Radix's button sizes 1-3.
+_BUTTON_SIZES = {
+    "1": ("var(--space-5)", "var(--space-2)", "var(--font-size-1)"),
+    "2": ("var(--space-6)", "var(--space-3)", "var(--font-size-2)"),
+    "3": ("var(--space-7)", "var(--space-4)", "var(--font-size-3)"),
+}
+# (text, background, hover background). Soft buttons use step 12 for text: step 11 on a
+# tinted background falls under 4.5:1 for the warm colours (amber, yellow).
+_BUTTON_VARIANTS = {
+    "solid": ("var(--accent-contrast)", "var(--accent-9)", "var(--accent-10)"),
+    "soft": ("var(--accent-12)", "var(--accent-a3)", "var(--accent-a4)"),
+}
+
+
+def link_button(
+    label: str | rx.Var[str] | rx.Component,
+    href: str | rx.Var[str],
+    *,
+    variant: str = "solid",
+    size: str = "2",
+    color_scheme: str = "",
+    **props: Any,
+) -> rx.Component:
+    """A link that looks like a button: one element, one Tab stop, never a button inside a
+    link (which a keyboard visits twice and a screen reader announces as two controls)."""
+    height, padding, font_size = _BUTTON_SIZES[size]
+    text, background, hover = _BUTTON_VARIANTS[variant]
+    attrs = {"data-accent-color": color_scheme} if color_scheme else {}
+    return rx.link(
+        label,
+        href=href,
+        underline="none",
+        display="inline-flex",
+        align_items="center",
+        justify_content="center",
+        gap="var(--space-2)",
+        height=height,
+        padding_x=padding,
+        font_size=font_size,
+        font_weight="500",
+        white_space="nowrap",
+        border_radius="var(--radius-2)",
+        color=text,
+        background=background,
+        _hover={"color": text, "background": hover},
+        custom_attrs=attrs,
+        **props,
+    )
 
 
 def _role_link(label: str, href: str, count: rx.Var[int], **props: Any) -> rx.Component:
@@ -132,7 +165,7 @@ def _account_area() -> rx.Component:
     return rx.cond(
         SessionState.signed_in,
         rx.hstack(
-            nav_button("Submit a Test", "/submit", id="nav-submit", **submit_wide),
+            link_button("Submit a Test", "/submit", id="nav-submit", **submit_wide),
             rx.link(
                 "@",
                 SessionState.viewer_handle,
@@ -141,11 +174,8 @@ def _account_area() -> rx.Component:
                 weight="medium",
                 color_scheme="gray",
                 high_contrast=True,
-                aria_label=rx.cond(
-                    SessionState.viewer_handle != "",
-                    "My Tests (@" + SessionState.viewer_handle + ")",
-                    "My Tests",
-                ),
+                # The visible "@handle" starts the name, so speech input ("click @ada") works.
+                aria_label="@" + SessionState.viewer_handle + ", My Tests",
             ),
             rx.button(
                 "Sign out",
@@ -158,8 +188,8 @@ def _account_area() -> rx.Component:
             spacing="3",
         ),
         rx.hstack(
-            nav_button("Submit a Test", "/submit", solid=False, **submit_wide),
-            nav_button("Sign in", "/sign-in", id="nav-sign-in"),
+            link_button("Submit a Test", "/submit", variant="soft", **submit_wide),
+            link_button("Sign in", "/sign-in", id="nav-sign-in"),
             align="center",
             spacing="3",
         ),
@@ -303,7 +333,7 @@ def once_loaded(
 
 def page_intro(title: str, intro: str, **text_props: Any) -> tuple[rx.Component, rx.Component]:
     """A page's title and the grey sentence under it that says what the page is for."""
-    return rx.heading(title, size="7", as_="h1"), rx.text(intro, color_scheme="gray", **text_props)
+    return page_title(title), rx.text(intro, color="var(--gray-11)", **text_props)
 
 
 def page_title(*children: Any, **props: Any) -> rx.Component:

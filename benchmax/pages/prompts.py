@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import declared_label
+from benchmax.components.fields import field_label
 from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.showcase import GROUP_CAVEAT
@@ -90,7 +91,7 @@ def _member(item: rx.Var[dict[str, str]]) -> rx.Component:
                 ),
             ),
             rx.link(
-                rx.heading(item["title"], size="3", class_name="card-title"),
+                rx.heading(item["title"], size="3", as_="h2", class_name="card-title"),
                 href=item["href"],
                 color_scheme="gray",
                 high_contrast=True,
@@ -157,11 +158,10 @@ def _alias_reason() -> rx.Component:
     return rx.cond(
         G.is_moderator,
         rx.vstack(
-            rx.text(
+            field_label(
                 "Reason for joining (kept permanently, at least 10 characters)",
+                "alias-reason",
                 size="1",
-                as_="label",
-                html_for="alias-reason",
             ),
             rx.text_area(
                 id="alias-reason",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.fields import field_label as tied_label
 from benchmax.state.submit import SubmitState as S
 
 
@@ -15,8 +16,7 @@ def field_error(field: str) -> rx.Component:
 
 
 def field_label(text: str, field: str, required: bool = False) -> rx.Component:
-    marker = [rx.text.span(" *", color_scheme="red", aria_hidden="true")] if required else []
-    return rx.text(text, *marker, as_="label", html_for=f"field-{field}", weight="medium", size="2")
+    return tied_label(text, f"field-{field}", required=required, weight="medium")
 
 
 def _bound(field: str) -> dict[str, object]:
@@ -62,6 +62,7 @@ def text_area(
         **_bound(field),
         rows=rows,
         placeholder=placeholder,
+        aria_required="true" if required else None,
         font_family="var(--code-font-family)" if field == "prompt" else None,
     )
     return _field(field, label, control, required=required, hint=hint)
@@ -85,6 +86,7 @@ def text_input(
         placeholder=placeholder,
         list=list_id or None,
         type=input_type,
+        aria_required="true" if required else None,
         max_length=200,
     )
     return _field(field, label, control, required=required, hint=hint)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.layout import link_button
 from benchmax.pages.submit.files import file_row, live_note
 from benchmax.state.submit import SubmitState as S
 
@@ -15,7 +16,7 @@ def _heading() -> rx.Component:
             rx.spinner(size="3"),
             rx.icon(rx.cond(S.public_url != "", "circle-check", "circle-alert"), size=24),
         ),
-        rx.heading(S.status_label, size="5", id="processing-status"),
+        rx.heading(S.status_label, size="5", as_="h2", id="processing-status"),
         align="center",
         spacing="3",
     )
@@ -27,10 +28,8 @@ def _next_actions() -> tuple[rx.Component, rx.Component]:
         rx.cond(
             S.public_url != "",
             rx.hstack(
-                rx.link(
-                    rx.button("View your public Test", size="3"),
-                    href=S.public_url,
-                    id="processing-public-link",
+                link_button(
+                    "View your public Test", S.public_url, size="3", id="processing-public-link"
                 ),
                 rx.button("Submit another", size="3", variant="soft", on_click=S.start_new),
                 wrap="wrap",
@@ -39,8 +38,8 @@ def _next_actions() -> tuple[rx.Component, rx.Component]:
         rx.cond(
             (S.phase == "done") & (S.public_url == ""),
             rx.hstack(
-                rx.link(rx.button("Fix it now"), href="/submit?draft=" + S.draft_id),
-                rx.link(rx.button("My Tests", variant="soft"), href="/me"),
+                link_button("Fix it now", "/submit?draft=" + S.draft_id),
+                link_button("My Tests", "/me", variant="soft"),
             ),
         ),
     )

@@ -163,7 +163,7 @@ def _stepper() -> rx.Component:
 def editor() -> rx.Component:
     return rx.vstack(
         _stepper(),
-        rx.heading(S.step_title, size="6", id="wizard-step-title"),
+        rx.heading(S.step_title, size="6", as_="h2", id="wizard-step-title"),
         # Refusals that belong to no one field (e.g. the account's cap on open drafts), on
         # whichever step they happen.
         field_error("form"),
