@@ -23,6 +23,7 @@ BADGE_TOKENS: dict[str, dict[str, BadgeColors]] = {
 }
 ACCENT = "iris"
 # What an outline badge sits on: the page and the panel backgrounds of each theme.
+DARK = ".dark & "  # see badge_style
 PAGE_BACKGROUNDS = {"light": ("#ffffff", "#fcfcfd", "#f9f9fb"), "dark": ("#111113", "#18191b")}
 
 
@@ -30,10 +31,12 @@ def badge_style() -> dict[str, dict[str, str]]:
     """Global rules that give every ``rx.badge`` (shared or on a page) the colours above.
 
     Doubled classes outrank Radix's single-class rules whatever order the sheets load in;
-    the dark rules carry one more class, so they win in dark mode.
+    the dark rules carry one more class, so they win in dark mode. The app's style is
+    nested under the theme's root element while ``.dark`` sits on ``<html>`` above it, so
+    dark rules name the root as ``&``.
     """
     rules: dict[str, dict[str, str]] = {}
-    for theme, prefix in (("light", ""), ("dark", ".dark ")):
+    for theme, prefix in (("light", ""), ("dark", DARK)):
         text, background = BADGE_TOKENS[ACCENT][theme]
         rules[f"{prefix}.rt-Badge.rt-Badge"] = {"color": text, "background_color": background}
         for scheme, colours in BADGE_TOKENS.items():
@@ -43,7 +46,8 @@ def badge_style() -> dict[str, dict[str, str]]:
                 "background_color": background,
             }
     outline = ".rt-Badge.rt-Badge.rt-Badge.rt-variant-outline"
-    rules[f"{outline}, .dark {outline}"] = {"background_color": "transparent"}
+    rules[outline] = {"background_color": "transparent"}
+    rules[f"{DARK}{outline}"] = {"background_color": "transparent"}
     return rules
 
 

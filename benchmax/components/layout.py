@@ -25,6 +25,9 @@ FOOTER_LINKS = (
     ("Open data", "/data"),
     ("API", "/api"),
 )
+# Pages the API serves as plain HTML, outside the front end's router: a link to one loads
+# the document rather than asking the router, which would answer with its 404.
+SERVER_PAGES = ("/data", "/api", "/.well-known/security.txt")
 WIDTH = "1100px"
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 NAV = cast("ObjectVar[NavView]", NavState.view)
@@ -55,9 +58,16 @@ SHELL_STYLE = {
 }
 
 
-def _nav_link(label: str, href: str, **props: Any) -> rx.Component:
+def server_page(href: str) -> dict[str, Any]:
+    """Props that make a link to one of ``SERVER_PAGES`` load the whole document."""
+    return {"custom_attrs": {"reloadDocument": True}} if href in SERVER_PAGES else {}
+
+
+def _nav_link(label: str, href: str, *extra: rx.Component, **props: Any) -> rx.Component:
+    """A header link; ``aria-current`` marks the page the reader is on."""
     return rx.link(
         label,
+        *extra,
         href=href,
         size="3",
         weight="medium",
@@ -98,46 +108,28 @@ def link_button(
     height, padding, font_size = _BUTTON_SIZES[size]
     text, background, hover = _BUTTON_VARIANTS[variant]
     attrs = {"data-accent-color": color_scheme} if color_scheme else {}
-    return rx.link(
-        label,
-        href=href,
-        underline="none",
-        display="inline-flex",
-        align_items="center",
-        justify_content="center",
-        gap="var(--space-2)",
-        height=height,
-        padding_x=padding,
-        font_size=font_size,
-        font_weight="500",
-        white_space="nowrap",
-        border_radius="var(--radius-2)",
-        color=text,
-        background=background,
-        _hover={"color": text, "background": hover},
-        custom_attrs=attrs,
-        **props,
-    )
+    look: dict[str, Any] = {
+        "display": "inline-flex",
+        "align_items": "center",
+        "justify_content": "center",
+        "gap": "var(--space-2)",
+        "height": height,
+        "padding_x": padding,
+        "font_size": font_size,
+        "font_weight": "500",
+        "white_space": "nowrap",
+        "border_radius": "var(--radius-2)",
+        "color": text,
+        "background": background,
+        "_hover": {"color": text, "background": hover},
+    }
+    return rx.link(label, href=href, underline="none", custom_attrs=attrs, **(look | props))
 
 
 def _role_link(label: str, href: str, count: rx.Var[int], **props: Any) -> rx.Component:
     """A staff link with how many items wait; the number is read out as "3 open"."""
-    return rx.link(
-        label,
-        rx.cond(
-            count > 0,
-            rx.badge(count, rx.el.span(" open", class_name="visually-hidden"), margin_left="6px"),
-        ),
-        href=href,
-        size="3",
-        weight="medium",
-        color_scheme="gray",
-        high_contrast=True,
-        underline="hover",
-        class_name="nav-link",
-        aria_current=rx.cond(SessionState.router.page.path == href, "page", "false"),
-        **props,
-    )
+    badge = rx.badge(count, rx.el.span(" open", class_name="visually-hidden"), margin_left="6px")
+    return _nav_link(label, href, rx.cond(count > 0, badge), **props)
 
 
 def _role_links() -> rx.Component:
@@ -220,7 +212,7 @@ def header() -> rx.Component:
                         display=rx.breakpoints(initial="block", sm="none"),
                     ),
                     _role_links(),
-                    spacing="4",
+                    spacing="3",
                     wrap="wrap",
                     align="center",
                     row_gap="2",
@@ -238,7 +230,7 @@ def header() -> rx.Component:
                 wrap="wrap",
             ),
             align="center",
-            spacing="5",
+            spacing="4",
             wrap="wrap",
             row_gap="3",
             max_width=WIDTH,
@@ -266,7 +258,14 @@ def footer() -> rx.Component:
             rx.el.nav(
                 rx.flex(
                     *[
-                        rx.link(label, href=href, size="2", color_scheme="gray", high_contrast=True)
+                        rx.link(
+                            label,
+                            href=href,
+                            size="2",
+                            color_scheme="gray",
+                            high_contrast=True,
+                            **server_page(href),
+                        )
                         for label, href in FOOTER_LINKS
                     ],
                     spacing="4",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.api.security_txt import PATH as TXT
+from benchmax.components.layout import server_page
 from benchmax.pages.static import article, article_section
 from benchmax.state.security import SecurityState as S
 
@@ -56,7 +58,7 @@ def _report_section() -> rx.Component:
             rx.unordered_list(*[rx.list_item(item, size="3") for item in WHAT_TO_SEND]),
             rx.text(
                 "Machine-readable: ",
-                rx.link(rx.code("/.well-known/security.txt"), href="/.well-known/security.txt"),
+                rx.link(rx.code(TXT), href=TXT, **server_page(TXT)),
                 size="2",
                 color="var(--gray-11)",
             ),

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
+from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
 from tests.e2e.conftest import DESKTOP, OWNER_HANDLE, LiveApp, make_people, sign_in, wait_ready
 from tests.factories import make_report, make_test, make_user
@@ -116,7 +117,9 @@ def paths(live_app: LiveApp) -> dict[str, str]:
         assert sample is not None
         author = session.exec(select(User).where(User.handle == people["contributor"])).one()
         own = make_test(session, author, title="Accessibility check Test")
-        reporter = make_user(session, handle=f"rep{own.id[:8]}", auth_subject=f"local|rep{own.id[:8]}")
+        reporter = make_user(
+            session, handle=f"rep{own.id[:8]}", auth_subject=f"local|rep{own.id[:8]}"
+        )
         make_report(session, own, reporter, details="Reported so the queue has an item.")
         session.commit()
         return {
@@ -229,3 +232,35 @@ def test_focus_is_visible_on_header_links(live_app: LiveApp, page: Page) -> None
     assert element == "nav-home"
     assert outline != "none", (outline, width)
     assert width != "0px", (outline, width)
+
+
+def _rgb(colour: str) -> str:
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_badges_wear_the_contrast_checked_colours_of_the_theme(
+    live_app: LiveApp, browser: Browser, theme: str
+) -> None:
+    """The unit test checks the token table; this checks the page really uses it, in dark
+    mode too (a rule that never matches would leave Radix's own, weaker colours)."""
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+    page = context.new_page()
+    try:
+        page.goto(live_app.url + "/")
+        wait_ready(page)
+        badges = page.locator(".rt-Badge")
+        expect(badges.first).to_be_visible()
+        seen = page.evaluate(
+            "() => [...document.querySelectorAll('.rt-Badge')].map((b) => {"
+            " const s = getComputedStyle(b);"
+            " return [b.getAttribute('data-accent-color') || '', s.color, s.backgroundColor,"
+            " b.classList.contains('rt-variant-outline')]; })"
+        )
+    finally:
+        context.close()
+    for scheme, colour, background, outline in seen:
+        text, fill = BADGE_TOKENS[scheme or ACCENT][theme]
+        expected = "rgba(0, 0, 0, 0)" if outline else _rgb(fill)
+        assert (colour, background) == (_rgb(text), expected), (scheme, theme)

@@ -71,5 +71,5 @@ def test_the_css_uses_the_table_in_both_themes() -> None:
     rules = badge_style()
     amber = BADGE_TOKENS["amber"]
     assert rules[".rt-Badge.rt-Badge[data-accent-color='amber']"]["color"] == amber["light"][0]
-    dark = rules[".dark .rt-Badge.rt-Badge[data-accent-color='amber']"]
+    dark = rules[".dark & .rt-Badge.rt-Badge[data-accent-color='amber']"]
     assert (dark["color"], dark["background_color"]) == amber["dark"]
