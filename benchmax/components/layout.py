@@ -240,7 +240,9 @@ def header() -> rx.Component:
         ),
         border_bottom="1px solid var(--gray-a5)",
         background="var(--color-panel-solid)",
-        position="sticky",
+        # Sticky only where it is one short row: on a phone the wrapped header would cover
+        # a fifth of the screen and hide the focused element under it.
+        position=rx.breakpoints(initial="static", sm="sticky"),
         top="0",
         z_index="10",
     )
