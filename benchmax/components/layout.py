@@ -188,9 +188,14 @@ def _account_area() -> rx.Component:
     )
 
 
+def _band(*children: rx.Component, **props: Any) -> rx.Component:
+    """The shell's centred, wrapping row, as wide as the main column."""
+    return rx.flex(*children, wrap="wrap", max_width=WIDTH, margin_x="auto", **props)
+
+
 def header() -> rx.Component:
     return rx.el.header(
-        rx.flex(
+        _band(
             rx.link(
                 rx.icon("gauge", size=22, aria_hidden="true"),
                 rx.text("BenchMax", size="5", weight="bold"),
@@ -231,10 +236,7 @@ def header() -> rx.Component:
             ),
             align="center",
             spacing="4",
-            wrap="wrap",
             row_gap="3",
-            max_width=WIDTH,
-            margin_x="auto",
             padding_x="1rem",
             padding_y="0.75rem",
         ),
@@ -250,7 +252,7 @@ def header() -> rx.Component:
 
 def footer() -> rx.Component:
     return rx.el.footer(
-        rx.flex(
+        _band(
             rx.text(
                 "BenchMax — community-run AI Tests. Setups are declared by contributors.",
                 size="2",
@@ -275,10 +277,7 @@ def footer() -> rx.Component:
                 ),
                 aria_label="About BenchMax",
             ),
-            wrap="wrap",
             spacing="3",
-            max_width=WIDTH,
-            margin_x="auto",
             padding="1rem",
         ),
         border_top="1px solid var(--gray-a5)",
