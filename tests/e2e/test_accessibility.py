@@ -43,7 +43,8 @@ STRANGER_PAGES = [
     "/definitely/not/here",
 ]
 CONTRIBUTOR_PAGES = ["/submit", "/me", "/tests/{own}"]
-OWNER_PAGES = ["/moderation", "/operations"]
+# The owner also sees the review and moderation forms on a Test and a prompt group.
+OWNER_PAGES = ["/moderation", "/operations", "/tests/{sample}", "/prompts/{prompt_key}"]
 # Pages served as plain HTML by the API (benchmax/api/html_page.py), with no Reflex state.
 SERVER_PAGES = ("/data", "/api")
 
