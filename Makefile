@@ -85,7 +85,8 @@ $(STAMP)/chromium:
 	touch $@
 
 # The automated preview: bubblewrap (the local sandbox), Debian's ffmpeg (the recording) and
-# the evaluator's own pinned axe-core (sandbox/browser-web-v1/package-lock.json).
+# the pinned axe-core (sandbox/browser-web-v1/package-lock.json) that the evaluator and the
+# browser suite's accessibility checks both inject.
 PREVIEW_DIR := sandbox/browser-web-v1
 $(STAMP)/preview: $(STAMP)/chromium $(PREVIEW_DIR)/package-lock.json
 	@mkdir -p $(STAMP)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import reflex as rx
 
 from benchmax.api import build_api
 from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.api.security_headers import SecurityHeadersMiddleware
 from benchmax.api.upload_limits import UploadSizeLimit
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import SHELL_STYLE, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.context import AppContext, use_app_context
 from benchmax.lifespan import job_runtime
@@ -22,8 +24,9 @@ from benchmax.pages.moderation import moderation_page
 from benchmax.pages.operations import operations_page
 from benchmax.pages.profile import profile_page
 from benchmax.pages.prompts import prompt_group_page, prompts_page
+from benchmax.pages.security import security_page
 from benchmax.pages.sign_in import sign_in_page
-from benchmax.pages.static import methodology_page, privacy_page, security_page, terms_page
+from benchmax.pages.static import methodology_page, privacy_page, terms_page
 from benchmax.pages.submit.page import submit_page
 from benchmax.settings import get_settings
 from benchmax.state.actions_panel import TestActionsState
@@ -38,20 +41,13 @@ from benchmax.state.moderation import ModerationState
 from benchmax.state.operations import OperationsState
 from benchmax.state.profile import ProfileState
 from benchmax.state.prompts import PromptGroupState, PromptsState
+from benchmax.state.security import SecurityState
 from benchmax.state.session import SessionState
 from benchmax.state.showcase_detail import TestShowcaseState
 from benchmax.state.sign_in import SignInState
 from benchmax.state.submit import SubmitState
 
 STYLE = {
-    ".skip-link": {"position": "absolute", "left": "-9999px"},
-    ".skip-link:focus": {
-        "left": "1rem",
-        "top": "1rem",
-        "z_index": "100",
-        "background": "var(--color-panel-solid)",
-        "padding": "0.5rem",
-    },
     ".markdown-body": {"line_height": "1.6", "overflow_wrap": "anywhere"},
     ".markdown-body pre": {
         "overflow_x": "auto",
@@ -128,7 +124,7 @@ CONTEXT = AppContext.from_settings(get_settings())
 use_app_context(CONTEXT)
 
 app = rx.App(
-    style=STYLE,
+    style=cast("dict[str, Any]", STYLE | SHELL_STYLE),
     stylesheets=["/feed.css"],
     api_transformer=[
         build_api(CONTEXT),
@@ -161,7 +157,7 @@ PAGES = [
     ("/methodology", methodology_page, "Methodology", SessionState.load_viewer),
     ("/privacy", privacy_page, "Privacy", SessionState.load_viewer),
     ("/terms", terms_page, "Terms", SessionState.load_viewer),
-    ("/security", security_page, "Security", SessionState.load_viewer),
+    ("/security", security_page, "Security", SecurityState.on_load),
     ("/operations", operations_page, "Operations",
      [OperationsState.on_load, JudgeOperationsState.on_load]),
     ("404", lambda: page_shell(not_found_panel()), "Not found", SessionState.load_viewer),

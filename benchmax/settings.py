@@ -278,6 +278,9 @@ class Settings(CoreSettings):
         min_length=1,
         max_length=2000,
     )
+    # Where to report a vulnerability: shown on /security and as the Contact of
+    # /.well-known/security.txt. A mailto: or https: URI (RFC 9116 wants a URI).
+    security_contact: str = Field(default="mailto:security@example.org", max_length=300)
     # The AI judge: off while judge_base_url is empty. See benchmax/services/judge.
     judge_base_url: str = ""
     judge_api_key: SecretStr | None = None
@@ -313,6 +316,24 @@ class Settings(CoreSettings):
     _split_lists = field_validator("authorized_parties", "owner_subjects", mode="before")(
         _split_csv
     )
+
+    @field_validator("security_contact")
+    @classmethod
+    def _contact_is_a_uri(cls, value: str) -> str:
+        """One line, ``mailto:`` or ``https:``: it is written into a text file people and
+        scanners parse line by line, and linked from /security."""
+        value = value.strip()
+        scheme, _, rest = value.partition(":")
+        if (
+            scheme.lower() not in ("mailto", "https")
+            or not rest
+            or any(ch.isspace() or ch in "<>\"'" for ch in value)
+        ):
+            raise ValueError(
+                "BENCHMAX_SECURITY_CONTACT must be a mailto: or https: URI on one line, "
+                "e.g. mailto:security@example.org"
+            )
+        return value
 
     @model_validator(mode="after")
     def _scan_fits_lease(self) -> Settings:

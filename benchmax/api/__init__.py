@@ -15,6 +15,7 @@ from benchmax.api.moderation import moderation_routes
 from benchmax.api.open_data import open_data_routes
 from benchmax.api.openapi.routes import openapi_routes
 from benchmax.api.reviews import review_routes
+from benchmax.api.security_txt import security_txt_routes
 from benchmax.api.showcase import showcase_routes
 from benchmax.api.submissions import submission_routes
 from benchmax.api.tests_read import tests_read_routes
@@ -26,6 +27,7 @@ def build_api(ctx: AppContext) -> Starlette:
     sign-in verifier the API works with."""
     routes = [
         *health_routes(ctx),
+        *security_txt_routes(ctx),
         *tests_read_routes(ctx),
         *submission_routes(ctx),
         *draft_file_routes(ctx),

@@ -13,13 +13,14 @@ from typing import Any
 import reflex as rx
 from reflex.vars import ObjectVar
 
+from benchmax.components.fields import field_label
 from benchmax.state.actions_panel import REPORT_REASONS, WHOLE_TEST
 from benchmax.state.actions_panel import TestActionsState as S
 from benchmax.state.detail import ReviewRow
 
 
 def _label(text: str, field_id: str) -> rx.Component:
-    return rx.text(text, as_="label", html_for=field_id, size="2")
+    return field_label(text, field_id)
 
 
 def _area(field_id: str, value: rx.Var, on_change: Any, rows: int) -> rx.Component:

@@ -38,7 +38,7 @@ def stat_card(label: str, value: rx.Var | str, stat_id: str) -> rx.Component:
 
 
 def section(title: str, *children: rx.Component, section_id: str) -> rx.Component:
-    return rx.vstack(rx.heading(title, size="4"), *children, id=section_id, width="100%")
+    return rx.vstack(rx.heading(title, size="4", as_="h2"), *children, id=section_id, width="100%")
 
 
 def link_stat_card(label: str, value: rx.Var | str, stat_id: str, href: str) -> rx.Component:

@@ -6,11 +6,13 @@ from typing import Any
 
 import reflex as rx
 
+from benchmax.components.fields import field_label
+
 
 def labelled(label: str, for_id: str, control: rx.Component) -> rx.Component:
     """A field's visible label tied to its control by id, stacked above it."""
     return rx.vstack(
-        rx.text(label, as_="label", html_for=for_id, size="1", weight="medium"),
+        field_label(label, for_id, size="1", weight="medium"),
         control,
         spacing="1",
         width="100%",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
+from benchmax.components.badges import badge_style
+from benchmax.state.nav import NavState, NavView
 from benchmax.state.session import SessionState
 
 NAV_LINKS = (
@@ -19,37 +22,152 @@ FOOTER_LINKS = (
     ("Privacy", "/privacy"),
     ("Terms", "/terms"),
     ("Security", "/security"),
+    ("Open data", "/data"),
+    ("API", "/api"),
 )
+# Pages the API serves as plain HTML, outside the front end's router: a link to one loads
+# the document rather than asking the router, which would answer with its 404.
+SERVER_PAGES = ("/data", "/api", "/.well-known/security.txt")
+WIDTH = "1100px"
+# Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
+NAV = cast("ObjectVar[NavView]", NavState.view)
+
+# The shell's own rules (merged into the app's style). A keyboard user always sees where
+# focus is: Radix draws rings on its controls, and this ring covers every other element.
+SHELL_STYLE = {
+    ".skip-link": {"position": "absolute", "left": "-9999px"},
+    ".skip-link:focus": {
+        "left": "1rem",
+        "top": "0.5rem",
+        "z_index": "100",
+        "background": "var(--color-panel-solid)",
+        "color": "var(--gray-12)",
+        "padding": "0.5rem 0.75rem",
+        "border_radius": "var(--radius-2)",
+    },
+    ":focus-visible": {"outline": "2px solid var(--focus-8)", "outline_offset": "2px"},
+    "#main:focus": {"outline": "none"},
+    # A link inside a sentence is underlined, not told apart by colour alone.
+    ".rt-Text .rt-Link, p .rt-Link, li .rt-Link": {"text_decoration_line": "underline"},
+    **badge_style(),
+    ".nav-link[aria-current='page']": {
+        "text_decoration": "underline",
+        "text_underline_offset": "0.3em",
+        "text_decoration_thickness": "2px",
+    },
+}
 
 
-def _nav_link(label: str, href: str) -> rx.Component:
+def server_page(href: str) -> dict[str, Any]:
+    """Props that make a link to one of ``SERVER_PAGES`` load the whole document."""
+    return {"custom_attrs": {"reloadDocument": True}} if href in SERVER_PAGES else {}
+
+
+def _nav_link(label: str, href: str, *extra: rx.Component, **props: Any) -> rx.Component:
+    """A header link; ``aria-current`` marks the page the reader is on."""
     return rx.link(
         label,
+        *extra,
         href=href,
         size="3",
         weight="medium",
         color_scheme="gray",
         high_contrast=True,
         underline="hover",
+        class_name="nav-link",
+        aria_current=rx.cond(SessionState.router.page.path == href, "page", "false"),
+        **props,
+    )
+
+
+# (height, horizontal padding, font size) of Radix's button sizes 1-3.
+_BUTTON_SIZES = {
+    "1": ("var(--space-5)", "var(--space-2)", "var(--font-size-1)"),
+    "2": ("var(--space-6)", "var(--space-3)", "var(--font-size-2)"),
+    "3": ("var(--space-7)", "var(--space-4)", "var(--font-size-3)"),
+}
+# (text, background, hover background). Soft buttons use step 12 for text: step 11 on a
+# tinted background falls under 4.5:1 for the warm colours (amber, yellow).
+_BUTTON_VARIANTS = {
+    "solid": ("var(--accent-contrast)", "var(--accent-9)", "var(--accent-10)"),
+    "soft": ("var(--accent-12)", "var(--accent-a3)", "var(--accent-a4)"),
+}
+
+
+def link_button(
+    label: str | rx.Var[str] | rx.Component,
+    href: str | rx.Var[str],
+    *,
+    variant: str = "solid",
+    size: str = "2",
+    color_scheme: str = "",
+    **props: Any,
+) -> rx.Component:
+    """A link that looks like a button: one element, one Tab stop, never a button inside a
+    link (which a keyboard visits twice and a screen reader announces as two controls)."""
+    height, padding, font_size = _BUTTON_SIZES[size]
+    text, background, hover = _BUTTON_VARIANTS[variant]
+    attrs = {"data-accent-color": color_scheme} if color_scheme else {}
+    look: dict[str, Any] = {
+        "display": "inline-flex",
+        "align_items": "center",
+        "justify_content": "center",
+        "gap": "var(--space-2)",
+        "height": height,
+        "padding_x": padding,
+        "font_size": font_size,
+        "font_weight": "500",
+        "white_space": "nowrap",
+        "border_radius": "var(--radius-2)",
+        "color": text,
+        "background": background,
+        "_hover": {"color": text, "background": hover},
+    }
+    return rx.link(label, href=href, underline="none", custom_attrs=attrs, **(look | props))
+
+
+def _role_link(label: str, href: str, count: rx.Var[int], **props: Any) -> rx.Component:
+    """A staff link with how many items wait; the number is read out as "3 open"."""
+    badge = rx.badge(count, rx.el.span(" open", class_name="visually-hidden"), margin_left="6px")
+    return _nav_link(label, href, rx.cond(count > 0, badge), **props)
+
+
+def _role_links() -> rx.Component:
+    """Moderation and Operations for the people whose pages they are. The role on the client
+    only decides whether to ask; the server checks again before it counts anything."""
+    return rx.cond(
+        NavState.staff,
+        rx.fragment(
+            rx.cond(
+                NAV.may_moderate,
+                _role_link("Moderation", "/moderation", NAV.moderation, id="nav-moderation"),
+            ),
+            rx.cond(
+                NAV.may_operate,
+                _role_link("Operations", "/operations", NAV.operations, id="nav-operations"),
+            ),
+            # Mounted once per page: the counts are read once per page load, not polled.
+            rx.el.span(on_mount=NavState.load_counts, hidden=True),
+        ),
     )
 
 
 def _account_area() -> rx.Component:
+    submit_wide = {"display": rx.breakpoints(initial="none", sm="inline-flex")}
     return rx.cond(
         SessionState.signed_in,
         rx.hstack(
+            link_button("Submit a Test", "/submit", id="nav-submit", **submit_wide),
             rx.link(
-                rx.button("Submit a Test", size="2"),
-                href="/submit",
-                id="nav-submit",
-                display=rx.breakpoints(initial="none", sm="block"),
-            ),
-            rx.link(
-                rx.text("@", SessionState.viewer_handle, weight="medium"),
+                "@",
+                SessionState.viewer_handle,
                 href="/me",
                 id="nav-handle",
+                weight="medium",
                 color_scheme="gray",
                 high_contrast=True,
+                # The visible "@handle" starts the name, so speech input ("click @ada") works.
+                aria_label="@" + SessionState.viewer_handle + ", My Tests",
             ),
             rx.button(
                 "Sign out",
@@ -62,42 +180,48 @@ def _account_area() -> rx.Component:
             spacing="3",
         ),
         rx.hstack(
-            rx.link(
-                rx.button("Submit a Test", size="2", variant="soft"),
-                href="/submit",
-                display=rx.breakpoints(initial="none", sm="block"),
-            ),
-            rx.link(rx.button("Sign in", size="2"), href="/sign-in", id="nav-sign-in"),
+            link_button("Submit a Test", "/submit", variant="soft", **submit_wide),
+            link_button("Sign in", "/sign-in", id="nav-sign-in"),
+            align="center",
             spacing="3",
         ),
     )
 
 
+def _band(*children: rx.Component, **props: Any) -> rx.Component:
+    """The shell's centred, wrapping row, as wide as the main column."""
+    return rx.flex(*children, wrap="wrap", max_width=WIDTH, margin_x="auto", **props)
+
+
 def header() -> rx.Component:
-    return rx.box(
-        rx.flex(
+    return rx.el.header(
+        _band(
             rx.link(
-                rx.hstack(
-                    rx.icon("gauge", size=22),
-                    rx.heading("BenchMax", size="5", weight="bold"),
-                    align="center",
-                    spacing="2",
-                ),
+                rx.icon("gauge", size=22, aria_hidden="true"),
+                rx.text("BenchMax", size="5", weight="bold"),
                 href="/",
                 underline="none",
                 color_scheme="gray",
                 high_contrast=True,
+                display="inline-flex",
+                align_items="center",
+                gap="var(--space-2)",
                 aria_label="BenchMax home",
+                id="nav-home",
             ),
-            rx.flex(
-                *[_nav_link(label, href) for label, href in NAV_LINKS],
-                rx.box(
-                    _nav_link("Submit", "/submit"),
-                    display=rx.breakpoints(initial="block", sm="none"),
+            rx.el.nav(
+                rx.flex(
+                    *[_nav_link(label, href) for label, href in NAV_LINKS],
+                    rx.box(
+                        _nav_link("Submit", "/submit"),
+                        display=rx.breakpoints(initial="block", sm="none"),
+                    ),
+                    _role_links(),
+                    spacing="3",
+                    wrap="wrap",
+                    align="center",
+                    row_gap="2",
                 ),
-                spacing="4",
-                wrap="wrap",
-                as_="nav",
                 aria_label="Main",
                 order=rx.breakpoints(initial="3", sm="0"),
                 width=rx.breakpoints(initial="100%", sm="auto"),
@@ -111,63 +235,73 @@ def header() -> rx.Component:
                 wrap="wrap",
             ),
             align="center",
-            spacing="5",
-            wrap="wrap",
+            spacing="4",
             row_gap="3",
-            max_width="1100px",
-            margin_x="auto",
             padding_x="1rem",
             padding_y="0.75rem",
         ),
-        as_="header",
         border_bottom="1px solid var(--gray-a5)",
         background="var(--color-panel-solid)",
-        position="sticky",
+        # Sticky only where it is one short row: on a phone the wrapped header would cover
+        # a fifth of the screen and hide the focused element under it.
+        position=rx.breakpoints(initial="static", sm="sticky"),
         top="0",
         z_index="10",
     )
 
 
 def footer() -> rx.Component:
-    return rx.box(
-        rx.flex(
+    return rx.el.footer(
+        _band(
             rx.text(
                 "BenchMax — community-run AI Tests. Setups are declared by contributors.",
                 size="2",
-                color_scheme="gray",
+                color="var(--gray-11)",
             ),
             rx.spacer(),
-            rx.flex(
-                *[
-                    rx.link(label, href=href, size="2", color_scheme="gray")
-                    for label, href in FOOTER_LINKS
-                ],
-                spacing="4",
-                wrap="wrap",
+            rx.el.nav(
+                rx.flex(
+                    *[
+                        rx.link(
+                            label,
+                            href=href,
+                            size="2",
+                            color_scheme="gray",
+                            high_contrast=True,
+                            **server_page(href),
+                        )
+                        for label, href in FOOTER_LINKS
+                    ],
+                    spacing="4",
+                    wrap="wrap",
+                ),
+                aria_label="About BenchMax",
             ),
-            wrap="wrap",
             spacing="3",
-            max_width="1100px",
-            margin_x="auto",
             padding="1rem",
         ),
-        as_="footer",
         border_top="1px solid var(--gray-a5)",
         margin_top="2rem",
     )
 
 
 def page_shell(*children: rx.Component) -> rx.Component:
-    """Wrap a screen's content; every page calls this so navigation stays identical."""
+    """Wrap a screen's content; every page calls this so navigation stays identical.
+
+    One ``<header>``, ``<nav>``, ``<main>`` and ``<footer>`` per page (real elements: a Radix
+    box's ``as_`` only becomes a CSS property). ``main`` takes focus from the skip link.
+    """
     return rx.flex(
-        rx.el.a("Skip to content", href="#main", class_name="skip-link"),
+        # A plain anchor (a router link would not move focus): the browser scrolls to
+        # #main and focuses it, so the next Tab lands on the page body.
+        rx.html('<a class="skip-link" href="#main">Skip to content</a>'),
         header(),
-        rx.box(
+        rx.el.main(
             *children,
-            as_="main",
             id="main",
+            tab_index=-1,
             width="100%",
-            max_width="1100px",
+            max_width=WIDTH,
             margin_x="auto",
             padding_x="1rem",
             padding_y="1.5rem",
@@ -199,4 +333,10 @@ def once_loaded(
 
 def page_intro(title: str, intro: str, **text_props: Any) -> tuple[rx.Component, rx.Component]:
     """A page's title and the grey sentence under it that says what the page is for."""
-    return rx.heading(title, size="7"), rx.text(intro, color_scheme="gray", **text_props)
+    return page_title(title), rx.text(intro, color="var(--gray-11)", **text_props)
+
+
+def page_title(*children: Any, **props: Any) -> rx.Component:
+    """The page's one ``<h1>`` (a Radix heading is an h1 unless told otherwise, so every other
+    heading names its level)."""
+    return rx.heading(*children, size=props.pop("size", "7"), as_="h1", **props)

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.layout import link_button
+
 
 def not_found_panel() -> rx.Component:
     return rx.center(
         rx.vstack(
-            rx.heading("404", size="9", color_scheme="gray"),
-            rx.heading("We couldn't find that page", size="5", id="not-found"),
+            rx.text("404", size="9", weight="bold", color="var(--gray-11)", aria_hidden="true"),
+            rx.heading("We couldn't find that page", size="5", as_="h1", id="not-found"),
             rx.text(
                 "It may never have existed, or it isn't public. Check the address, "
                 "or head back to the feed.",
                 color_scheme="gray",
                 align="center",
             ),
-            rx.link(rx.button("Back to the feed"), href="/"),
+            link_button("Back to the feed", "/"),
             align="center",
             spacing="3",
         ),

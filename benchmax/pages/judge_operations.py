@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.dashboard import notice_callout, scroll_table, stat_card
+from benchmax.components.fields import field_label
 from benchmax.state.judge_operations import JudgeOperationsState as S
 
 
@@ -38,7 +39,7 @@ def judge_section() -> rx.Component:
         S.judge_allowed,
         rx.vstack(
             rx.hstack(
-                rx.heading("AI judge", size="4"),
+                rx.heading("AI judge", size="4", as_="h2"),
                 rx.button(
                     "Refresh judge",
                     size="1",
@@ -65,6 +66,7 @@ def judge_section() -> rx.Component:
                 _snapshot_row,
                 "judge-snapshots",
             ),
+            field_label("New snapshot file (JSON)", "judge-snapshot-source"),
             rx.text_area(
                 value=S.snapshot_source,
                 on_change=S.set_snapshot_source,

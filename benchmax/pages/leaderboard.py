@@ -10,7 +10,7 @@ from reflex.vars.object import ObjectVar
 from benchmax.components.badges import declared_label
 from benchmax.components.cards import more_button
 from benchmax.components.filters import check_filter, family_select, filter_grid, text_filter
-from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.layout import link_button, once_loaded, page_shell
 from benchmax.components.listing import list_or_empty, thumbnail
 from benchmax.components.showcase import SHOWCASE_CAVEAT
 from benchmax.state.leaderboard import ANY, BoardEntryView, PolicyView
@@ -44,7 +44,7 @@ def _about() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.heading("Snapshot of ", S.published, size="4", id="snapshot-date"),
+                rx.heading("Snapshot of ", S.published, size="4", as_="h2", id="snapshot-date"),
                 rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
                 rx.badge(S.row_count, " ranked Tests", variant="soft"),
                 spacing="2",
@@ -66,15 +66,17 @@ def _about() -> rx.Component:
                 color_scheme="gray",
             ),
             rx.flex(
-                rx.link(
-                    rx.button("Download JSON", variant="soft", size="2"),
-                    href=S.json_href,
+                link_button(
+                    "Download JSON",
+                    S.json_href,
+                    variant="soft",
                     id="download-json",
                     is_external=True,
                 ),
-                rx.link(
-                    rx.button("Download CSV", variant="soft", size="2"),
-                    href=S.csv_href,
+                link_button(
+                    "Download CSV",
+                    S.csv_href,
+                    variant="soft",
                     id="download-csv",
                     is_external=True,
                 ),
@@ -130,7 +132,7 @@ def _entry_text(item: ObjectVar[BoardEntryView]) -> rx.Component:
         rx.cond(
             item.href != "",
             rx.link(
-                rx.heading(item.title, size="4", class_name="card-title"),
+                rx.heading(item.title, size="4", as_="h3", class_name="card-title"),
                 href=item.href,
                 color_scheme="gray",
                 high_contrast=True,
@@ -217,16 +219,16 @@ def _ranking() -> rx.Component:
 def _empty() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("No snapshot published yet", size="4", id="leaderboard-empty"),
+            rx.heading("No snapshot published yet", size="4", as_="h2", id="leaderboard-empty"),
             rx.text(
                 "A snapshot is published once Tests have been reviewed. Meanwhile, browse the "
                 "feed, compare setups on the same prompt, or read how reviews work.",
                 color_scheme="gray",
             ),
             rx.hstack(
-                rx.link(rx.button("Browse the feed"), href="/"),
-                rx.link(rx.button("Same-prompt groups", variant="soft"), href="/prompts"),
-                rx.link(rx.button("Methodology", variant="soft"), href="/methodology"),
+                link_button("Browse the feed", "/"),
+                link_button("Same-prompt groups", "/prompts", variant="soft"),
+                link_button("Methodology", "/methodology", variant="soft"),
                 wrap="wrap",
             ),
             spacing="3",

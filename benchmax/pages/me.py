@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import ObjectVar
 
-from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.layout import link_button, once_loaded, page_shell
 from benchmax.state.me import MeState as S
 from benchmax.state.me import MyTestView, TokenView
 
@@ -13,12 +13,14 @@ from benchmax.state.me import MyTestView, TokenView
 def _action(row: ObjectVar[MyTestView]) -> rx.Component:
     return rx.match(
         row.action,
-        ("resume", rx.link(rx.button("Resume draft", size="1"), href="/submit?draft=" + row.id)),
+        ("resume", link_button("Resume draft", "/submit?draft=" + row.id, size="1")),
         (
             "fix",
-            rx.link(
-                rx.button("Fix files", size="1", color_scheme="amber"),
-                href="/submit?draft=" + row.id,
+            link_button(
+                "Fix files",
+                "/submit?draft=" + row.id,
+                size="1",
+                color_scheme="amber",
                 class_name="fix-link",
             ),
         ),
@@ -32,7 +34,7 @@ def _action(row: ObjectVar[MyTestView]) -> rx.Component:
                 class_name="retry-button",
             ),
         ),
-        ("view", rx.link(rx.button("View", size="1", variant="soft"), href="/tests/" + row.id)),
+        ("view", link_button("View", "/tests/" + row.id, size="1", variant="soft")),
         rx.fragment(),
     )
 

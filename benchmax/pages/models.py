@@ -18,7 +18,7 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.link(
         rx.card(
             rx.vstack(
-                rx.heading(family["name"], size="4"),
+                rx.heading(family["name"], size="4", as_="h2"),
                 rx.text(family["vendor"], size="2", color_scheme="gray"),
                 rx.text(family["models"], " models · ", family["tests"], " public Tests", size="2"),
                 spacing="1",

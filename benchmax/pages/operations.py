@@ -48,6 +48,7 @@ def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
                 rx.vstack(
                     rx.input(
                         placeholder="Reason (at least 10 characters)",
+                        aria_label="Reason for requeueing or discarding job " + job_id,
                         value=S.reasons.get(job_id, ""),  # type: ignore[attr-defined]  # a dict var
                         on_change=lambda value: S.set_reason(job_id, value),
                         id="ops-reason-" + job_id,

@@ -8,6 +8,7 @@ import reflex as rx
 from reflex.vars.object import ObjectVar
 
 from benchmax.components.badges import declared_label
+from benchmax.components.fields import field_label
 from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.listing import (
     code_box,
@@ -91,7 +92,7 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
             ),
             thumbnail(item.thumb, width="100%", height="140px"),
             rx.link(
-                rx.heading(item.title, size="3", class_name="card-title"),
+                rx.heading(item.title, size="3", as_="h2", class_name="card-title"),
                 href=item.href,
                 color_scheme="gray",
                 high_contrast=True,
@@ -151,11 +152,10 @@ def _alias_reason() -> rx.Component:
     return rx.cond(
         G.is_moderator,
         rx.vstack(
-            rx.text(
+            field_label(
                 "Reason for joining (kept permanently, at least 10 characters)",
+                "alias-reason",
                 size="1",
-                as_="label",
-                html_for="alias-reason",
             ),
             rx.text_area(
                 id="alias-reason",

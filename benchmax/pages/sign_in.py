@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.adapters.auth.clerk_frontend import clerk_mount_sign_in_js, clerk_script_tags
+from benchmax.components.fields import field_label
 from benchmax.components.layout import page_shell
 from benchmax.context import app_context
 from benchmax.services.accounts import HANDLE_RULES
@@ -14,7 +15,7 @@ from benchmax.state.sign_in import SignInState as S
 def _local_form() -> rx.Component:
     return rx.form(
         rx.vstack(
-            rx.text("Handle", as_="label", html_for="handle", weight="medium", size="2"),
+            field_label("Handle", "handle", required=True, weight="medium"),
             rx.input(
                 id="handle",
                 name="handle",
@@ -27,13 +28,7 @@ def _local_form() -> rx.Component:
                 width="100%",
             ),
             rx.text(HANDLE_RULES, size="1", color_scheme="gray"),
-            rx.text(
-                "Display name (optional)",
-                as_="label",
-                html_for="display_name",
-                weight="medium",
-                size="2",
-            ),
+            field_label("Display name (optional)", "display_name", weight="medium"),
             rx.input(
                 id="display_name",
                 name="display_name",

@@ -101,38 +101,23 @@ TERMS = [
     ),
 ]
 
-SECURITY = [
-    (
-        "Evidence lives on another origin",
-        "Files are served only by a separate, cookieless user-content service on a different "
-        "origin. It checks the database on every request and answers an identical 404 for "
-        "anything that is not public. HTML and SVG are downloaded, never rendered.",
-    ),
-    (
-        "Uploads are untrusted",
-        "Every file lands in quarantine first. Its type is read from its bytes, images are fully "
-        "decoded with a pixel cap, ZIPs are inspected without extraction, and text is checked "
-        "for secrets and prompt-injection signals.",
-    ),
-    (
-        "Reporting a vulnerability",
-        "Found a problem? Contact the operators of this instance privately before disclosing it. "
-        "Please do not test against other people's data.",
-    ),
-]
+
+def article_section(heading: str, *body: rx.Component | str) -> rx.Component:
+    parts = [rx.text(part, size="3") if isinstance(part, str) else part for part in body]
+    return rx.vstack(rx.heading(heading, size="5", as_="h2"), *parts, spacing="2")
 
 
-def _article(title: str, intro: str, sections: list[tuple[str, str]]) -> rx.Component:
+def article(
+    title: str, intro: str, sections: list[tuple[str, str]], *extra: rx.Component
+) -> rx.Component:
+    """A reading page: one h1, a grey intro, then (h2, paragraph) sections; ``extra`` goes
+    between the intro and the sections."""
     return page_shell(
         rx.vstack(
-            rx.heading(title, size="8"),
-            rx.text(intro, size="4", color_scheme="gray"),
-            *[
-                rx.vstack(
-                    rx.heading(heading, size="5", as_="h2"), rx.text(body, size="3"), spacing="2"
-                )
-                for heading, body in sections
-            ],
+            rx.heading(title, size="8", as_="h1"),
+            rx.text(intro, size="4", color="var(--gray-11)"),
+            *extra,
+            *[article_section(heading, body) for heading, body in sections],
             spacing="5",
             max_width="760px",
         )
@@ -140,18 +125,14 @@ def _article(title: str, intro: str, sections: list[tuple[str, str]]) -> rx.Comp
 
 
 def methodology_page() -> rx.Component:
-    return _article(
+    return article(
         "Methodology", "How to read a Test, and what BenchMax can and cannot tell you.", METHODOLOGY
     )
 
 
 def privacy_page() -> rx.Component:
-    return _article("Privacy", "What BenchMax stores about you and what it shows.", PRIVACY)
+    return article("Privacy", "What BenchMax stores about you and what it shows.", PRIVACY)
 
 
 def terms_page() -> rx.Component:
-    return _article("Terms", "The short version of the rules for contributing.", TERMS)
-
-
-def security_page() -> rx.Component:
-    return _article("Security", "How BenchMax keeps untrusted evidence away from you.", SECURITY)
+    return article("Terms", "The short version of the rules for contributing.", TERMS)

@@ -18,6 +18,12 @@ def iso(moment: datetime | None) -> str | None:
     return as_utc(moment).isoformat() if moment else None
 
 
+def internet_time(moment: datetime) -> str:
+    """RFC 3339 in UTC to the second with a ``Z`` (``2027-05-30T12:00:00Z``), the form files
+    read by other programs use (``/.well-known/security.txt``'s ``Expires``)."""
+    return as_utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def json_ready(dto: Any) -> dict[str, Any]:
     """A dataclass as a JSON-ready dict, with every ``datetime`` (at any depth) in ISO form."""
     return {key: _jsonable(value) for key, value in dataclasses.asdict(dto).items()}

@@ -215,7 +215,7 @@ def test_each_file_shows_its_verdict_in_step_three_and_me_says_when_the_draft_ex
     expect(draft.locator(".my-expiry")).to_contain_text("UTC unless you edit or submit it")
     _screens(page, "me-draft-expiry")
 
-    draft.get_by_role("button", name="Resume draft").click()
+    draft.get_by_role("link", name="Resume draft").click()
     page.wait_for_url("**/submit?draft=*")
     wait_ready(page)
     expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")

@@ -37,8 +37,11 @@ BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=
 # Routes that answer without a query by design (see benchmax/api/compat.py).
 NO_SQL = ("/evidence/",)
 # The API's description, built from the routes alone (benchmax/api/openapi/routes.py), and
-# the open-data listing, read from object storage (benchmax/api/open_data.py).
-NO_SQL_PATHS = frozenset({"/api/v1/openapi.json", "/api", "/api/v1/exports", "/data"})
+# the open-data listing, read from object storage (benchmax/api/open_data.py), and
+# security.txt, written from the settings (benchmax/api/security_txt.py).
+NO_SQL_PATHS = frozenset(
+    {"/api/v1/openapi.json", "/api", "/api/v1/exports", "/data", "/.well-known/security.txt"}
+)
 
 
 class _Statements:

@@ -7,6 +7,7 @@ from typing import TypedDict, Unpack
 import reflex as rx
 from reflex.event import EventSpec
 
+from benchmax.components.fields import field_label as tied_label
 from benchmax.state.submit import SubmitState as S
 
 AUTOSAVE_DELAY_MS = 800
@@ -26,8 +27,7 @@ def field_error(field: str) -> rx.Component:
 
 
 def field_label(text: str, field: str, required: bool = False) -> rx.Component:
-    marker = [rx.text.span(" *", color_scheme="red", aria_hidden="true")] if required else []
-    return rx.text(text, *marker, as_="label", html_for=f"field-{field}", weight="medium", size="2")
+    return tied_label(text, f"field-{field}", required=required, weight="medium")
 
 
 class FieldText(TypedDict, total=False):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.layout import link_button
 from benchmax.pages.submit.files import file_row, live_note
 from benchmax.state.submit import SubmitState as S
 
@@ -50,10 +51,8 @@ def _next_actions() -> tuple[rx.Component, rx.Component]:
         rx.cond(
             S.public_url != "",
             rx.hstack(
-                rx.link(
-                    rx.button("View your public Test", size="3"),
-                    href=S.public_url,
-                    id="processing-public-link",
+                link_button(
+                    "View your public Test", S.public_url, size="3", id="processing-public-link"
                 ),
                 rx.button("Submit another", size="3", variant="soft", on_click=S.start_new),
                 wrap="wrap",
@@ -62,8 +61,8 @@ def _next_actions() -> tuple[rx.Component, rx.Component]:
         rx.cond(
             (S.phase == "done") & (S.public_url == ""),
             rx.hstack(
-                rx.link(rx.button("Fix it now"), href="/submit?draft=" + S.draft_id),
-                rx.link(rx.button("My Tests", variant="soft"), href="/me"),
+                link_button("Fix it now", "/submit?draft=" + S.draft_id),
+                link_button("My Tests", "/me", variant="soft"),
             ),
         ),
     )
