@@ -138,6 +138,8 @@ def settings(tmp_path: Path, database_url: str, local_issuer_key: Path) -> Setti
         data_dir=tmp_path / "var",
         database_url=database_url,
         local_issuer_key_path=local_issuer_key,
+        # Previews start a browser in a sandbox; the tests that want one turn it on.
+        preview_sandbox="off",
     )
 
 

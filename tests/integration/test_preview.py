@@ -224,3 +224,37 @@ def test_previews_off_say_so(
         view = preview_view(reading, off, test.id)
     assert view.status == "unavailable"
     assert view.reason == "previews are not enabled on this instance"
+
+
+def test_publication_queues_the_preview_and_never_waits_for_it(
+    ctx: JobContext, session: Session, local_storage: LocalStorage
+) -> None:
+    from benchmax.services import pipeline
+
+    for sandbox, expected in (("local", 1), ("off", 0)):
+        chosen = ctx.settings.model_copy(update={"preview_sandbox": sandbox})
+        publishing = JobContext(settings=chosen, engine=ctx.engine)
+        publishing.__dict__["storage"] = local_storage
+        test = publish_site(session, local_storage, WORKING)
+        with Session(ctx.engine) as writing:
+            row = writing.get(Test, test.id)
+            assert row is not None
+            row.state = TestState.PROCESSING
+            writing.add(row)
+            writing.commit()
+        pipeline.publish_test(publishing, test.id)
+        with Session(ctx.engine) as reading:
+            published = reading.get(Test, test.id)
+            assert published is not None
+            assert published.state == TestState.PUBLIC  # public before any preview ran
+            queued = reading.exec(
+                select(Job).where(
+                    Job.kind == preview_jobs.PREVIEW_EVALUATE, Job.subject_id == test.id
+                )
+            ).all()
+            evaluations = reading.exec(
+                select(PreviewEvaluation).where(PreviewEvaluation.test_id == test.id)
+            ).all()
+        assert len(queued) == expected
+        assert all(job.max_attempts == preview_jobs.MAX_ATTEMPTS for job in queued)
+        assert evaluations == []
