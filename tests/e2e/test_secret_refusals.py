@@ -150,7 +150,8 @@ def test_moderator_and_operator_reasons_refuse_a_key(live_app: LiveApp, browser:
     moderator.click("#tab-reports")
     case = f"report-{report_id}"
     moderator.fill(f"#reason-{case}", _paste(key))
-    moderator.click(f"#remove-{case}")
+    moderator.click(f"#remove-{case}")  # removal asks in a dialog first
+    moderator.click(f"#confirm-remove-{case}")
     _refused_beside(moderator, f"#error-{case}", f"#reason-{case}", _paste(key), "reason")
 
     with Session(live_app.engine) as session:
