@@ -68,7 +68,6 @@ class CardView:
     status: str
     sample: bool
     status_color: str
-    kinds: str
     thumb: str  # empty: no thumbnail
     published: str
     kind_list: list[str]  # evidence kinds, each shown as an icon with its name
@@ -101,7 +100,6 @@ class CardView:
             status=status_label("public", review),
             sample=card.is_sample,
             status_color=REVIEW_COLORS.get(review, "gray"),
-            kinds=" · ".join(card.evidence_kinds) if card.evidence_kinds else "text output",
             thumb=thumb,
             published=human_date(card.published_at),
             kind_list=list(card.evidence_kinds),
