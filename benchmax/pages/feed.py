@@ -172,7 +172,7 @@ def filters() -> rx.Component:
                 ),
                 _filter_grid(),
                 _panel_actions(),
-                open=FeedState.has_filters,
+                open=FeedState.panel_open,
                 id="feed-filter-panel",
                 width="100%",
             ),

@@ -83,6 +83,9 @@ class FeedState(SessionState):
     error: rx.Field[str] = rx.field("")
     loaded: rx.Field[bool] = rx.field(False)
     has_filters: rx.Field[bool] = rx.field(False)
+    # Whether the filter panel starts open: set on load only, so a filter changed while the
+    # visitor is looking never opens (or re-opens) the panel under them.
+    panel_open: rx.Field[bool] = rx.field(False)
     # Bumped by "Clear", so the form's uncontrolled text fields are rebuilt empty.
     form_key: rx.Field[int] = rx.field(0)
     # "1" once the visitor dismissed the "how it works" strip (kept in this browser only).
@@ -140,6 +143,7 @@ class FeedState(SessionState):
         with app_context().session() as session:
             self.families = [[slug, name] for slug, name in catalog.family_options(session)]
         self._reload(max(1, min(pages, MAX_RESTORE_PAGES)))
+        self.panel_open = self.has_filters
         self.loaded = True
         return rx.call_script(_SCROLL)
 
