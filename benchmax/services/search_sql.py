@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Double,
-    Select,
     Subquery,
     bindparam,
     cast,
@@ -94,7 +93,7 @@ def probed_page(
     cursor still works); any other search is ranked by bm25.
     """
     score = cast(func.julianday(col(Test.published_at)), Double)
-    walk: Select[Any] = (
+    walk: Any = (
         select(TEST_ROWID.label("doc"), col(Test.id).label("id"), score.label("score"))
         .where(col(Test.state) == TestState.PUBLIC, match_condition("sqlite", terms, True))
         .where(*conditions)
