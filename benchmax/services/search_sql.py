@@ -102,7 +102,7 @@ def probed_page(
     )
     if after is not None:
         walk = walk.where(tuple_(score, col(Test.id)) < tuple_(*after))
-    return walk.subquery("page")
+    return walk.subquery("page")  # type: ignore[no-any-return]
 
 
 def ranked_candidates(
