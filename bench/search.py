@@ -218,14 +218,14 @@ CASES: list[tuple[str, dict[str, str]]] = [
 ]
 
 
-def measure(engine: Engine, name: str) -> bool:
+def measure(engine: Engine, name: str, rounds: int = ROUNDS) -> bool:
     results = {}
     for label, values in CASES:
         filters = FeedFilters(**values)
         samples = []
         with Session(engine) as session:
             list_feed(session, filters)  # warm
-            for _ in range(ROUNDS):
+            for _ in range(rounds):
                 start = time.perf_counter()
                 list_feed(session, filters)
                 samples.append((time.perf_counter() - start) * 1000)
@@ -294,6 +294,7 @@ def main() -> int:
     parser.add_argument("--tests", type=int, default=1_000_000)
     parser.add_argument("--engine", choices=("both", "sqlite", "postgres"), default="both")
     parser.add_argument("--fresh", action="store_true", help="reseed even if a cached copy exists")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="timed runs per case")
     parser.add_argument("--seed-only", action="store_true", help="build the cached copies only")
     args = parser.parse_args()
     ok = True
@@ -305,7 +306,7 @@ def main() -> int:
             continue
         engine = make_engine(url)
         label = "SQLite" if name == "sqlite" else "PostgreSQL (ANALYZEd)"
-        ok &= measure(engine, f"{label}, {args.tests:,} Tests")
+        ok &= measure(engine, f"{label}, {args.tests:,} Tests", args.rounds)
         engine.dispose()
     return 0 if ok else 1
 

@@ -250,6 +250,7 @@ def _relevance_page(
     conditions: list[ColumnElement[bool]],
     cursor: str | None,
     limit: int,
+    probe: bool,
 ) -> tuple[Select[Any], Any]:
     """Best score first among the newest matches, ties by id; the cursor holds both."""
     after = None
@@ -258,8 +259,11 @@ def _relevance_page(
             after = search.decode_rank_cursor(cursor)
         except search.InvalidSearchCursorError as error:
             raise bad_cursor() from error
-    ranked = search_sql.ranked_candidates(dialect, terms, conditions)
-    page = search_sql.page_of(ranked, after, limit + 1)
+    if probe and conditions:
+        page = search_sql.probed_page(terms, conditions, after, limit + 1)
+    else:
+        ranked = search_sql.ranked_candidates(dialect, terms, conditions)
+        page = search_sql.page_of(ranked, after, limit + 1)
     key = search_sql.TEST_ROWID if dialect == "sqlite" else col(Test.id)
     statement = (
         statement.add_columns(page.c.score)
@@ -286,11 +290,14 @@ def list_feed(
     limit = max(1, min(limit, MAX_PAGE_SIZE))
     statement = _card_statement(bool(terms))
     dialect = session.get_bind().dialect.name
+    probe = bool(terms) and dialect == "sqlite" and search_sql.many_matches(session, terms)
     if filters.by_relevance:
-        statement, cursor_of = _relevance_page(statement, dialect, terms, conditions, cursor, limit)
+        statement, cursor_of = _relevance_page(
+            statement, dialect, terms, conditions, cursor, limit, probe
+        )
     else:
         if terms:
-            conditions.append(search_sql.match_condition(dialect, terms))
+            conditions.append(search_sql.match_condition(dialect, terms, probe))
         statement, cursor_of = keyset_page(
             statement.where(*conditions), filters.order, cursor, limit
         )

@@ -29,7 +29,7 @@ MAX_TOKEN_LENGTH = 64
 MAX_PHRASE_TOKENS = 8
 # Relevance ranks the newest matches only, so a word in half the corpus still costs a
 # bounded amount of ranking work per page; newest-first search reaches every match.
-RANK_WINDOW = 1000
+RANK_WINDOW = 200
 EXCERPT_SCAN_CHARS = 4000
 _EXCERPT_BEFORE = 60
 _EXCERPT_LENGTH = 200

@@ -20,11 +20,14 @@ from sqlalchemy import (
     table,
     tuple_,
 )
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from benchmax.models import Test, TestState
 from benchmax.search_index import FTS_TABLE, SEARCH_VECTOR, TS_CONFIG
 from benchmax.services.search import RANK_WINDOW, Term, fts5_query, tsquery
+
+# How many matches make a word "common" on SQLite (see ``many_matches``).
+MATCH_PROBE = 1000
 
 _FTS = table(FTS_TABLE, column("rowid"))
 # bm25 weights for title, setup, prompt, output: a word in the title counts most.
@@ -44,12 +47,62 @@ def _vector() -> Any:
     return literal_column(f"test.{SEARCH_VECTOR}")
 
 
-def match_condition(dialect: str, terms: list[Term]) -> ColumnElement[bool]:
-    """Public Tests whose indexed text holds every term (for newest-first pages)."""
+def many_matches(session: Session, terms: list[Term]) -> bool:
+    """Whether at least ``MATCH_PROBE`` Tests match (SQLite): reads that many rowids at most.
+
+    FTS5 here cannot look up a list of rowids, so a search is answered one of two ways: few
+    matches — read them all from the FTS index, then join and order them; many matches —
+    walk the feed's (or the filter's) index newest first and probe the FTS index for each
+    row, which finds a page after a few probes when the words are common. This count picks.
+    """
+    first = select(_FTS.c.rowid).select_from(_FTS).where(_fts_match(terms)).limit(MATCH_PROBE)
+    count = session.execute(select(func.count()).select_from(first.subquery())).scalar_one()
+    return bool(count >= MATCH_PROBE)
+
+
+def _probe(terms: list[Term], value: Any) -> Any:
+    """A correlated lookup of the current ``test`` row in the FTS index (one rowid seek)."""
+    return (
+        select(value)
+        .select_from(_FTS)
+        .where(_fts_match(terms), _FTS.c.rowid == TEST_ROWID)
+        .scalar_subquery()
+    )
+
+
+def match_condition(dialect: str, terms: list[Term], probe: bool = False) -> ColumnElement[bool]:
+    """Public Tests whose indexed text holds every term (for newest-first pages); ``probe``
+    (SQLite, many matches) checks row by row instead of reading every match first."""
     if dialect == "sqlite":
+        if probe:
+            return _probe(terms, literal_column("1")).is_not(None)  # type: ignore[no-any-return]
         matches = select(_FTS.c.rowid).select_from(_FTS).where(_fts_match(terms))
         return TEST_ROWID.in_(matches)
     return _vector().op("@@")(_ts_query(terms))  # type: ignore[no-any-return]
+
+
+def probed_page(
+    terms: list[Term], conditions: list[ColumnElement[bool]], after: Any, size: int
+) -> Subquery:
+    """The next ``size`` filtered Tests that match, newest first after the cursor, walked
+    through the filter's index with one FTS probe per row, scored by recency.
+
+    bm25 cannot be asked per row here: each call would recount every Test holding the words
+    (its IDF), so a common word would cost a full count per probe. A filtered search for a
+    common word on SQLite is therefore ordered newest first (as a score, so the relevance
+    cursor still works); any other search is ranked by bm25.
+    """
+    score = cast(func.julianday(col(Test.published_at)), Double)
+    walk: Any = (
+        select(TEST_ROWID.label("doc"), col(Test.id).label("id"), score.label("score"))
+        .where(col(Test.state) == TestState.PUBLIC, match_condition("sqlite", terms, True))
+        .where(*conditions)
+        .order_by(col(Test.published_at).desc(), col(Test.id).desc())
+        .limit(size)
+    )
+    if after is not None:
+        walk = walk.where(tuple_(score, col(Test.id)) < tuple_(*after))
+    return walk.subquery("page")  # type: ignore[no-any-return]
 
 
 def ranked_candidates(
@@ -60,6 +113,7 @@ def ranked_candidates(
 
     SQLite walks the FTS index newest-added first and stops at the window (bm25 is computed
     for those rows only); PostgreSQL takes the newest by publication from the GIN matches.
+    (A filtered common-word search on SQLite uses ``probed_page`` instead.)
     """
     public = col(Test.state) == TestState.PUBLIC
     if dialect == "sqlite":

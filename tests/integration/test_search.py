@@ -4,6 +4,7 @@ newest-first pages, filters, highlighting, and hostile queries on both engines."
 from __future__ import annotations
 
 import base64
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -16,10 +17,12 @@ from starlette.testclient import TestClient
 
 from benchmax.models import ReviewState, Test, TestState
 from benchmax.models._base import utcnow
+from benchmax.services import search_sql
 from benchmax.services.errors import Invalid
 from benchmax.services.feed import FeedFilters, list_feed
 from benchmax.services.search import Segment, excerpt, highlight, marked_html, parse
 from tests.factories import make_test, make_user
+from tests.integration.test_feed_queries import _page_statement, _plan
 
 
 def _b64(raw: str) -> str:
@@ -299,3 +302,49 @@ def test_bad_sort_and_mixed_cursors_are_clear_errors(
         assert response.json()["error"]["code"] == "invalid_cursor"
     with pytest.raises(Invalid):
         list_feed(session, FeedFilters(q="hexagon"), newest_cursor)
+
+
+@BOTH
+@pytest.mark.parametrize("sort", ["relevance", "newest"])
+def test_common_word_searches_walk_every_filtered_match_once(
+    session: Session, sort: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With many matches SQLite walks the filter's index and probes FTS per row; a tiny
+    threshold forces that path here, and pages must still hold exactly the filtered
+    matches, each once (PostgreSQL answers the same query its one way)."""
+    monkeypatch.setattr(search_sql, "MATCH_PROBE", 3)
+    alice, bob = make_user(session, handle="alice"), make_user(session, handle="bob")
+    base = utcnow()
+    wanted = []
+    for n in range(14):
+        author = alice if n % 2 else bob
+        title = "common word" if n % 3 else "other thing"
+        made = make_test(session, author, title=title, published_at=base - timedelta(minutes=n))
+        if author is alice and n % 3:
+            wanted.append(made)
+    session.commit()
+    sqlite = session.get_bind().dialect.name == "sqlite"
+    assert not sqlite or search_sql.many_matches(session, parse("common"))
+    walked: list[str] = []
+    cursor: str | None = None
+    while True:
+        filters = FeedFilters(q="common", sort=sort, contributor="alice")
+        page = list_feed(session, filters, cursor, limit=2)
+        walked.extend(card.id for card in page.items)
+        assert all(card.title_marks for card in page.items)
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    if sqlite:  # the walk goes through the contributor's index, never a scan of test
+        engine = session.get_bind()
+        statement, params = _page_statement(
+            engine, session, FeedFilters(q="common", sort=sort, contributor="alice")
+        )  # type: ignore[arg-type]
+        plan = _plan(session, "sqlite", statement, params)
+        assert "ix_test_contributor_feed" in plan, plan
+        assert not re.search(r"SCAN test\b(?! USING)", plan), plan
+    newest = sorted(wanted, key=lambda t: (t.published_at, t.id), reverse=True)
+    if sort == "newest" or sqlite:
+        assert walked == [test.id for test in newest]  # recency is the score on this path
+    else:
+        assert sorted(walked) == sorted(test.id for test in wanted)
