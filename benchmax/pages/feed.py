@@ -31,6 +31,7 @@ EMPTY = {
         " — it goes public as soon as the safety scan passes.",
     ),
 }
+GENERATION = {"data-generation": FeedState.form_key}
 CLOSE_PANEL = "document.getElementById('feed-filter-panel').open=false"
 # Text fields apply once typing pauses this long, so a word is one query, not one per letter.
 TYPING_PAUSE_MS = 450
@@ -108,8 +109,10 @@ def _picked(name: str) -> Any:
 
 
 def _typed(name: str) -> Any:
-    """Apply a text filter once typing pauses."""
-    return lambda text: FeedState.set_filter(name, text).debounce(TYPING_PAUSE_MS)
+    """Apply a text filter once typing pauses. The event names the form generation the field
+    belongs to, so a pause that ends after "Clear" cannot bring the cleared text back."""
+    generation = rx.Var("_e?.target?.dataset?.generation").to(str)
+    return lambda text: FeedState.set_filter(name, text, generation).debounce(TYPING_PAUSE_MS)
 
 
 def _clear(element_id: str, **props: Any) -> rx.Component:
@@ -161,6 +164,7 @@ def filters() -> rx.Component:
                     size="3",
                     type="search",
                     on_change=_typed("q"),
+                    custom_attrs=GENERATION,
                 ),
                 rx.button("Search", type="submit", size="3", id="filter-apply"),
                 width="100%",

@@ -28,12 +28,9 @@ ANY = "any"
 # Back after this many "Load more" pages rebuilds only this many; the rest is a click away.
 MAX_RESTORE_PAGES = 10
 
-# Rewrites the address without navigating. Next.js reads ``as``/``url`` from history.state on
-# Back, so they must name the new address too, or Back would return to the old one.
-_REPLACE_URL = (
-    "(function(u){var s=Object.assign({},history.state||{});s.as=u;s.url=u;"
-    "history.replaceState(s,'',u);})(%s)"
-)
+# Rewrites the address without navigating, keeping the router's own entry in history.state
+# (its key and index), so Back and Forward still line up with the app's history.
+_REPLACE_URL = "(function(u){history.replaceState(history.state,'',u);})(%s)"
 # After the list is in place: remember the scroll position per address, and after a Back
 # (in-app or a real history navigation) scroll to the remembered one once the page is tall
 # enough to hold it. Scrolls are not recorded between the Back and the restore.
@@ -171,9 +168,11 @@ class FeedState(SessionState):
         return [rx.call_script(_REPLACE_URL % json.dumps(self._url()))]
 
     @rx.event
-    def set_filter(self, key: str, value: str) -> list[EventSpec] | None:
-        """One filter changed (a select at once, a text field after a pause in typing)."""
-        if key not in FILTER_KEYS:
+    def set_filter(self, key: str, value: str, generation: str = "") -> list[EventSpec] | None:
+        """One filter changed (a select at once, a text field after a pause in typing). A
+        text field's pause that ends after "Clear" rebuilt the form is from the old
+        ``generation`` and is dropped."""
+        if key not in FILTER_KEYS or (generation and generation != str(self.form_key)):
             return None
         cleaned = _clean(key, str(value))
         if key in ("family", "status"):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,10 +15,10 @@ from sqlmodel import Session
 from benchmax.models._base import utcnow
 from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.moderation.reviews import refresh_review_state
-from tests.e2e.conftest import DESKTOP, PHONE, LiveApp, wait_ready
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, wait_ready
 from tests.factories import make_review, make_test, make_user
 
-SHOTS = Path("/work/wt/shots/feed")
+SHOTS = ARTIFACTS / "feed"
 
 
 def _marker() -> str:
