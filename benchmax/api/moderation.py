@@ -39,6 +39,8 @@ _ROUTES = {
     "/api/v1/users/{handle}/suspend": A.USER_SUSPEND,
     "/api/v1/users/{handle}/reinstate": A.USER_REINSTATE,
     f"{_BASE}/prompts/{{key}}/alias": A.PROMPT_ALIAS,
+    f"{_BASE}/appeals/{{appeal_id}}/grant": A.APPEAL_GRANT,
+    f"{_BASE}/appeals/{{appeal_id}}/reject": A.APPEAL_REJECT,
 }
 
 

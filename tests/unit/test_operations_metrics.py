@@ -50,6 +50,8 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
         open_reports=1,
         open_disputes=0,
         open_holds=2,
+        open_appeals=0,
+        job_series=(),
         ai_review="off",
         inventory=Inventory(
             NOW, (PrefixUsage("evidence/", 3, 3 * 1024 * 1024),), 0, (), 1, ("evidence/x",)
@@ -72,4 +74,8 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
     assert page["storage_rows"] == [{"prefix": "evidence/", "objects": "3", "bytes": "3.0 MiB"}]
     assert page["missing_objects"] == ["evidence/x"]
     assert page["backup"]["present"] is False
-    assert page["audit_rows"][0]["actor"] == "—"
+    assert page["audit_rows"][0]["actor"] == "system"  # no account: the CLI or the scheduler
+    assert (page["audit_rows"][0]["subject"], page["audit_rows"][0]["subject_href"]) == (
+        "job 7",
+        "",
+    )

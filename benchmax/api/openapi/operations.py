@@ -201,6 +201,8 @@ def _moderation_table() -> dict[tuple[str, str], Operation]:
         f"{base}/labels/map": "Map a declared label to a catalog entry",
         f"{base}/labels/leave": "Leave a declared label as declared",
         f"{base}/prompts/{{key}}/alias": "Join two prompt keys into one comparison group",
+        f"{base}/appeals/{{appeal_id}}/grant": "Grant an appeal: restore the removed Test",
+        f"{base}/appeals/{{appeal_id}}/reject": "Reject an appeal: the removal stands",
     }
     users = {
         "/api/v1/users/{handle}/role": "Grant an account a role",
@@ -359,6 +361,7 @@ PATH_PARAMS = {
     "evidence_id": path_id("evidence_id"),
     "report_id": path_id("report_id"),
     "dispute_id": path_id("dispute_id"),
+    "appeal_id": path_id("appeal_id"),
     "handle": HANDLE,
     "judge_id": Param("judge_id", "path", "A judge snapshot's id.", True, 64),
     "snapshot_id": Param("snapshot_id", "path", "A showcase snapshot's id.", True, 64),
