@@ -19,7 +19,8 @@ from benchmax.models import (
     User,
 )
 from benchmax.services.errors import ServiceError
-from benchmax.services.moderation import appeals, counts, queues, records, takedowns
+from benchmax.services.moderation import appeals, queues, records, takedowns
+from benchmax.services.moderation.nav_counts import NavCounts, nav_counts
 from tests.factories import make_evidence, make_report, make_test, make_user
 from tests.unit.safety.corpus import canary_fragment, canary_key
 
@@ -56,7 +57,7 @@ def test_an_appeal_lands_in_the_queue_and_a_grant_restores_the_test(session: Ses
     [item] = queues.moderation_queues(session, moderator).appeals
     assert (item.id, item.test_id, item.test_title) == (appeal.id, test.id, "Appealed Test")
     assert (item.contributor_handle, item.removal_reason) == ("ada", REMOVAL)
-    assert counts.open_queue_counts(session, Role.MODERATOR).appeals == 1
+    assert nav_counts(session, moderator).moderation == 1  # the header counts the appeal
 
     decision = appeals.decide_appeal(session, moderator, appeal.id, "grant", GRANT)
     session.commit()
@@ -164,21 +165,16 @@ def test_deciding_appeals_is_for_moderators_and_a_grant_keeps_the_safety_check(
 
 
 @BOTH
-def test_open_queue_counts_by_role(session: Session) -> None:
+def test_the_header_counts_open_appeals_for_staff_only(session: Session) -> None:
     _, author, test = _removed(session)
     reporter = make_user(session)
     make_report(session, make_test(session), reporter)
     appeals.open_appeal(session, author, test.id, APPEAL, per_hour=3)
     session.commit()
 
-    seen = counts.open_queue_counts(session, Role.MODERATOR)
-    assert (seen.reports, seen.appeals, seen.disputes, seen.holds) == (1, 1, 0, 0)
-    assert seen.moderation_total == 2
-    assert seen.operations is None
-    owner = counts.open_queue_counts(session, Role.OWNER)
-    assert owner.moderation_total == 2
-    assert owner.operations == counts.OperationsCounts(dead_jobs=0, waiting_jobs=0)
-    nobody = counts.open_queue_counts(session, Role.CONTRIBUTOR)
-    assert nobody == counts.QueueCounts()
-    assert not nobody.can_moderate
-    assert counts.open_queue_counts(session, None).operations is None
+    moderator = make_user(session, role=Role.MODERATOR)
+    assert nav_counts(session, moderator) == NavCounts(may_moderate=True, moderation=2)
+    owner = make_user(session, role=Role.OWNER)
+    assert nav_counts(session, owner) == NavCounts(True, True, moderation=2, operations=0)
+    assert nav_counts(session, make_user(session)) == NavCounts()
+    assert nav_counts(session, None) == NavCounts()

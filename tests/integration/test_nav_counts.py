@@ -76,7 +76,7 @@ def test_moderators_see_open_reports_disputes_and_held_tests(
     counts = nav_counts(session, moderator)
 
     assert counts == NavCounts(may_moderate=True, may_operate=False, moderation=4, operations=0)
-    assert len(queries) == 3, queries  # one COUNT each: reports, disputes, held Tests
+    assert len(queries) == 4, queries  # one COUNT each: reports, disputes, appeals, held Tests
 
 
 @BOTH
@@ -88,7 +88,7 @@ def test_owners_also_see_dead_jobs(session: Session, queries: list[str]) -> None
     counts = nav_counts(session, owner)
 
     assert counts == NavCounts(may_moderate=True, may_operate=True, moderation=4, operations=2)
-    assert len(queries) == 4, queries
+    assert len(queries) == 5, queries
 
 
 @BOTH

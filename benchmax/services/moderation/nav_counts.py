@@ -1,7 +1,7 @@
 """The numbers beside the header's Moderation and Operations links.
 
 The header is drawn on every page, so each number is one indexed ``COUNT`` and nothing more:
-open reports, open disputes and Tests under an open hold for moderators and owners (what
+open reports, disputes and appeals and Tests under an open hold for moderators and owners (what
 ``queues`` lists as waiting on a person, without its costlier injection-finding scan), and
 dead-lettered jobs for owners. Anyone else gets zeros without a query being made.
 """
@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from benchmax.models import CaseState, Dispute, Job, JobState, ModerationHold, Report, User
+from benchmax.models import Appeal, CaseState, Dispute, Job, JobState, ModerationHold, Report, User
 from benchmax.services.moderation.policy import can_moderate, is_active_owner
 
 
 @dataclass(frozen=True)
 class NavCounts:
-    """``moderation``: reports + disputes + held Tests still open; ``operations``: dead jobs.
+    """``moderation``: reports + disputes + appeals + held Tests still open; ``operations``:
+    dead jobs.
 
     ``may_moderate``/``may_operate`` say whether the link is shown at all, so a zero count
     for someone allowed still shows the link (with nothing waiting) and a stranger sees none.
@@ -36,13 +37,15 @@ def _count(session: Session, statement: object) -> int:
 
 
 def open_moderation_count(session: Session) -> int:
-    """Open reports, open disputes and Tests with an open hold: three ``COUNT`` queries."""
-    reports = select(func.count()).select_from(Report).where(Report.state == CaseState.OPEN)
-    disputes = select(func.count()).select_from(Dispute).where(Dispute.state == CaseState.OPEN)
+    """Open reports, disputes and appeals and Tests with an open hold: four ``COUNT``s."""
+    cases = [
+        select(func.count()).select_from(model).where(model.state == CaseState.OPEN)
+        for model in (Report, Dispute, Appeal)
+    ]
     held = select(func.count(func.distinct(col(ModerationHold.test_id)))).where(
         ModerationHold.state == CaseState.OPEN
     )
-    return sum(_count(session, statement) for statement in (reports, disputes, held))
+    return sum(_count(session, statement) for statement in (*cases, held))
 
 
 def dead_job_count(session: Session) -> int:
