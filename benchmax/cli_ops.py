@@ -14,9 +14,14 @@ from benchmax.cli_output import fail
 from benchmax.models import JobState
 
 
-def _print_differences(differences: Any) -> None:
+def _found_differences(differences: Any, heading: str) -> bool:
+    """Print ``heading`` and each difference when there are any: the caller then exits 1."""
+    if not differences:
+        return False
+    print(heading)
     for difference in differences:
         print(f"  - {difference}")
+    return True
 
 
 def _cmd_jobs_list(args: argparse.Namespace) -> int:
@@ -90,9 +95,7 @@ def _cmd_backup_create(args: argparse.Namespace) -> int:
         f"{len(manifest.objects)} objects, {manifest.object_bytes} bytes; "
         f"schema {manifest.schema_revision}"
     )
-    if result.problems:
-        print("the stored backup did not read back intact:")
-        _print_differences(result.problems)
+    if _found_differences(result.problems, "the stored backup did not read back intact:"):
         return 1
     print("stored backup read back intact")
     return 0
@@ -109,9 +112,7 @@ def _cmd_backup_verify(args: argparse.Namespace) -> int:
     differences = verify(ctx.engine, ctx.storage, loaded.manifest)
     record_verification(ctx.engine, loaded.key, differences)
     print(f"manifest: {loaded.key}")
-    if differences:
-        print(f"{len(differences)} differences:")
-        _print_differences(differences)
+    if _found_differences(differences, f"{len(differences)} differences:"):
         return 1
     print("matches the manifest")
     return 0
@@ -126,9 +127,9 @@ def _cmd_backup_restore(args: argparse.Namespace) -> int:
     except (ManifestError, RestoreRefusedError) as exc:
         return fail(exc)
     print(f"restored {result.manifest_key}: {result.objects_copied} objects copied")
-    if result.differences:
-        print(f"verify found {len(result.differences)} differences:")
-        _print_differences(result.differences)
+    if _found_differences(
+        result.differences, f"verify found {len(result.differences)} differences:"
+    ):
         return 1
     print("verify: the restored system matches the manifest")
     if result.migrated_to:

@@ -11,7 +11,7 @@ import functools
 from html import escape
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, dataclasses
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -20,17 +20,13 @@ from starlette.routing import Route
 from benchmax.api.html_page import html_page
 from benchmax.api.openapi.spec import Answer, Operation, documented
 from benchmax.context import AppContext
-from benchmax.services.exports import Manifest, read_current
+from benchmax.services.exports import ExportFile, Manifest, read_current
 
 
-class ExportFileLink(BaseModel):
-    name: str
-    section: str
-    format: str
-    content_type: str
-    rows: int
-    bytes: int
-    sha256: str
+@dataclasses.dataclass(frozen=True)
+class ExportFileLink(ExportFile):
+    """A file the pointer lists, plus where the user-content origin serves it."""
+
     url: str
 
 

@@ -27,16 +27,21 @@ class ReportReason(StrEnum):
     OTHER = "other"
 
 
-class Report(SQLModel, table=True):
+class _Case(SQLModel):
+    """Every case waits OPEN until a decision closes it; only the state and the time change."""
+
+    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
+    created_at: datetime = created_field()
+    closed_at: datetime | None = time_field()
+
+
+class Report(_Case, table=True):
     id: str = id_field()
     reporter_id: str = Field(foreign_key="user.id", index=True, max_length=16)
     test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     evidence_id: str | None = Field(default=None, foreign_key="evidence_file.id", max_length=16)
     reason: ReportReason = Field(sa_type=String(32))
     details: str = Field(default="", sa_type=Text)
-    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
-    created_at: datetime = created_field()
-    closed_at: datetime | None = time_field()
 
 
 # OPEN is the only undecided state, so it is the only one the partial indexes below cover.
@@ -50,7 +55,7 @@ def _one_open(name: str, column: str) -> Index:
     )
 
 
-class Dispute(SQLModel, table=True):
+class Dispute(_Case, table=True):
     """A contributor contesting one review; at most one per review is open at a time."""
 
     # The database keeps "one open dispute per review" even for a path that skips the
@@ -62,12 +67,9 @@ class Dispute(SQLModel, table=True):
     test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     contributor_id: str = Field(foreign_key="user.id", max_length=16)
     reason: str = Field(sa_type=Text)
-    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
-    created_at: datetime = created_field()
-    closed_at: datetime | None = time_field()
 
 
-class Appeal(SQLModel, table=True):
+class Appeal(_Case, table=True):
     """A contributor asking for their removed Test back; at most one per Test is open.
 
     The removal it contests (``removal_id``) is never touched: a moderator's answer is a new
@@ -82,12 +84,9 @@ class Appeal(SQLModel, table=True):
     contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
     removal_id: str = Field(foreign_key="moderation_decision.id", max_length=16)
     reason: str = Field(sa_type=Text)
-    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
-    created_at: datetime = created_field()
-    closed_at: datetime | None = time_field()
 
 
-class ModerationHold(SQLModel, table=True):
+class ModerationHold(_Case, table=True):
     """Keeps a public Test out of rankings (for example after injection signals)."""
 
     __tablename__ = "moderation_hold"
@@ -95,9 +94,6 @@ class ModerationHold(SQLModel, table=True):
     id: str = id_field()
     test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     reason_code: str = Field(max_length=64)
-    state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
-    created_at: datetime = created_field()
-    closed_at: datetime | None = time_field()
 
 
 class ModerationAction(StrEnum):

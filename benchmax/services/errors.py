@@ -12,13 +12,19 @@ one into something a person should read raises one of these.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 
 class ServiceError(Exception):
     """A refusal a person can act on; ``status`` is the HTTP status of its kind."""
 
     status: ClassVar[int] = 400
+
+    def __init_subclass__(cls, *, status: int | None = None, **kwargs: Any) -> None:
+        # The status sits in the class line, so each kind below reads as name, status, why.
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
 
     def __init__(self, code: str, message: str, field: str | None = None) -> None:
         super().__init__(message)
@@ -30,58 +36,40 @@ class ServiceError(Exception):
         return f"{type(self).__name__}({self.code!r}, field={self.field!r})"
 
 
-class Invalid(ServiceError):
+class Invalid(ServiceError, status=400):
     """The input itself is wrong: a missing, malformed or out-of-range value."""
 
-    status = 400
 
-
-class Unsupported(Invalid):
+class Unsupported(Invalid, status=415):
     """The request's body is not in a form the route reads (``Content-Type``)."""
 
-    status = 415
 
-
-class Unauthenticated(ServiceError):
+class Unauthenticated(ServiceError, status=401):
     """No usable credentials: sign in, or send a valid token."""
 
-    status = 401
 
-
-class Forbidden(ServiceError):
+class Forbidden(ServiceError, status=403):
     """The caller is known and is not allowed to do this."""
 
-    status = 403
 
-
-class NotFound(ServiceError):
+class NotFound(ServiceError, status=404):
     """Nothing the caller may see has this id (someone else's reads the same as none)."""
 
-    status = 404
 
-
-class TooSlow(ServiceError):
+class TooSlow(ServiceError, status=408):
     """A request body stalled or trickled in under the minimum rate, and was cut off."""
 
-    status = 408
 
-
-class Conflict(ServiceError):
+class Conflict(ServiceError, status=409):
     """The thing exists but its state does not allow this, or a unique value is taken."""
 
-    status = 409
 
-
-class TooLarge(ServiceError):
+class TooLarge(ServiceError, status=413):
     """A body, a file or a Test is over its size cap."""
 
-    status = 413
 
-
-class RateLimited(ServiceError):
+class RateLimited(ServiceError, status=429):
     """Too many requests in a window; ``retry_after`` seconds, when known, is sent back."""
-
-    status = 429
 
     def __init__(
         self, code: str, message: str, field: str | None = None, *, retry_after: int | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import ColumnElement, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
@@ -53,6 +53,49 @@ def _ensure_rows(session: Session, day: str, contributor_id: str | None) -> None
         )
 
 
+_DayTable = type[JudgeBudgetDay] | type[JudgeContributorDay]
+
+
+@dataclass(frozen=True)
+class _DayRow:
+    table: _DayTable
+    where: tuple[ColumnElement[bool], ...]
+
+
+def _day_row(table: _DayTable, day: str, contributor_id: str | None = None) -> _DayRow:
+    where = [col(table.day) == day]
+    if contributor_id is not None:
+        where.append(col(JudgeContributorDay.contributor_id) == contributor_id)
+    return _DayRow(table, tuple(where))
+
+
+def _reserve_within(session: Session, row: _DayRow, samples: int, limit: int) -> bool:
+    """Add ``samples`` to the row's reserved count in one statement, unless that passes ``limit``.
+
+    The check and the increment are one UPDATE, so two workers cannot both take the last sample.
+    """
+    table = row.table
+    reserved, used = col(table.reserved), col(table.used)
+    statement = (
+        update(table)
+        .where(*row.where, reserved + used + samples <= limit)
+        .values(reserved=reserved + samples)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(affected_rows(session.execute(statement)))
+
+
+def _settle_row(session: Session, row: _DayRow, released: int, used: int, **more: int) -> None:
+    """Move ``released`` reserved samples out and ``used`` in; ``more`` adds to other counts."""
+    table = row.table
+    values = {"reserved": col(table.reserved) - released, "used": col(table.used) + used}
+    values |= {name: col(getattr(table, name)) + count for name, count in more.items()}
+    statement = (
+        update(table).where(*row.where).values(values).execution_options(synchronize_session=False)
+    )
+    session.execute(statement)
+
+
 def reserve(
     session: Session,
     samples: int,
@@ -69,31 +112,10 @@ def reserve(
     day = utc_day()
     _ensure_rows(session, day, contributor_id)
     session.commit()
-    granted = affected_rows(
-        session.execute(
-            update(JudgeBudgetDay)
-            .where(
-                col(JudgeBudgetDay.day) == day,
-                col(JudgeBudgetDay.reserved) + col(JudgeBudgetDay.used) + samples <= daily_limit,
-            )
-            .values(reserved=col(JudgeBudgetDay.reserved) + samples)
-            .execution_options(synchronize_session=False)
-        )
-    )
+    granted = _reserve_within(session, _day_row(JudgeBudgetDay, day), samples, daily_limit)
     if granted and contributor_id is not None and contributor_limit is not None:
-        granted = affected_rows(
-            session.execute(
-                update(JudgeContributorDay)
-                .where(
-                    col(JudgeContributorDay.day) == day,
-                    col(JudgeContributorDay.contributor_id) == contributor_id,
-                    col(JudgeContributorDay.reserved) + col(JudgeContributorDay.used) + samples
-                    <= contributor_limit,
-                )
-                .values(reserved=col(JudgeContributorDay.reserved) + samples)
-                .execution_options(synchronize_session=False)
-            )
-        )
+        row = _day_row(JudgeContributorDay, day, contributor_id)
+        granted = _reserve_within(session, row, samples, contributor_limit)
     if not granted:
         session.rollback()
         return None
@@ -111,28 +133,16 @@ def settle(
     metered: int = 0,
 ) -> None:
     """Release ``reservation`` and count ``used`` samples (and their tokens); caller commits."""
-    session.execute(
-        update(JudgeBudgetDay)
-        .where(col(JudgeBudgetDay.day) == reservation.day)
-        .values(
-            reserved=col(JudgeBudgetDay.reserved) - reservation.samples,
-            used=col(JudgeBudgetDay.used) + used,
-            prompt_tokens=col(JudgeBudgetDay.prompt_tokens) + prompt_tokens,
-            completion_tokens=col(JudgeBudgetDay.completion_tokens) + completion_tokens,
-            metered_samples=col(JudgeBudgetDay.metered_samples) + metered,
-        )
-        .execution_options(synchronize_session=False)
+    day = reservation.day
+    _settle_row(
+        session,
+        _day_row(JudgeBudgetDay, day),
+        reservation.samples,
+        used,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        metered_samples=metered,
     )
     if reservation.contributor_id is not None:
-        session.execute(
-            update(JudgeContributorDay)
-            .where(
-                col(JudgeContributorDay.day) == reservation.day,
-                col(JudgeContributorDay.contributor_id) == reservation.contributor_id,
-            )
-            .values(
-                reserved=col(JudgeContributorDay.reserved) - reservation.samples,
-                used=col(JudgeContributorDay.used) + used,
-            )
-            .execution_options(synchronize_session=False)
-        )
+        row = _day_row(JudgeContributorDay, day, reservation.contributor_id)
+        _settle_row(session, row, reservation.samples, used)

@@ -46,7 +46,7 @@ from benchmax.models import (
     SampleStatus,
 )
 from benchmax.models._base import as_utc, utcnow
-from benchmax.models.audit import AuditAction, audit
+from benchmax.models.audit import AuditAction
 from benchmax.services.jobs import JobContext
 from benchmax.services.judge.evidence import EvidenceBounds, JudgeEvidence
 from benchmax.services.judge.prompt import EvidenceSection
@@ -54,6 +54,7 @@ from benchmax.services.judge.sampling import SampleSlot, draw
 from benchmax.services.judge.snapshots import (
     JudgeSnapshotError,
     active_snapshot,
+    audit_snapshot,
     deactivate,
     get_snapshot,
 )
@@ -253,13 +254,8 @@ def _record(
     snapshot = session.get(JudgeSnapshot, snapshot.id) or snapshot
     snapshot.last_calibration_id = run.id
     session.add(snapshot)
-    audit(
-        session,
-        AuditAction.JUDGE_CALIBRATED,
-        ("judge_snapshot", snapshot.id),
-        actor_id=run.actor_id,
-        detail={"run_id": run.id, "passed": run.passed, "failures": run.failures},
-    )
+    detail = {"run_id": run.id, "passed": run.passed, "failures": run.failures}
+    audit_snapshot(session, AuditAction.JUDGE_CALIBRATED, snapshot, run.actor_id, detail)
     session.flush()
     if not run.passed and snapshot.state == JudgeState.ACTIVE:
         deactivate(session, snapshot.id, run.actor_id, why="calibration_failed")

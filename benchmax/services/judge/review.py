@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
+from benchmax.adapters.built_once import BuiltOnce
 from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
 from benchmax.models import (
     CaseState,
@@ -67,16 +68,12 @@ HOLD_JUDGE_SUSPECTED = "judge_injection_suspected"
 # little behind already sees the new day's budget.
 _NEXT_DAY_MARGIN = 60.0
 
-_client: JudgePort | None = None
-_client_settings: Settings | None = None
+_client: BuiltOnce[JudgePort | None] = BuiltOnce(build_judge)
 
 
 def judge_client(settings: Settings) -> JudgePort | None:
     """The process's judge client for ``settings`` (built once; tests pass other settings)."""
-    global _client, _client_settings
-    if _client_settings is not settings:
-        _client, _client_settings = build_judge(settings), settings
-    return _client
+    return _client(settings)
 
 
 def job_kind(ctx: JobContext, job_id: int) -> str | None:

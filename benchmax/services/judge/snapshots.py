@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -159,18 +160,24 @@ def parse_snapshot_file(raw: bytes, settings: Settings) -> JudgeSnapshot:
     )
 
 
+def audit_snapshot(
+    session: Session,
+    action: AuditAction,
+    snapshot: JudgeSnapshot,
+    actor_id: str | None,
+    detail: Mapping[str, Any],
+) -> None:
+    """Every change to a snapshot is audited under the same subject, so its history is one query."""
+    audit(session, action, ("judge_snapshot", snapshot.id), actor_id=actor_id, detail=detail)
+
+
 def create_snapshot(
     session: Session, raw: bytes, settings: Settings, actor_id: str | None
 ) -> JudgeSnapshot:
     snapshot = parse_snapshot_file(raw, settings)
     session.add(snapshot)
-    audit(
-        session,
-        AuditAction.JUDGE_SNAPSHOT_CREATED,
-        ("judge_snapshot", snapshot.id),
-        actor_id=actor_id,
-        detail={"source_sha256": snapshot.source_sha256},
-    )
+    detail = {"source_sha256": snapshot.source_sha256}
+    audit_snapshot(session, AuditAction.JUDGE_SNAPSHOT_CREATED, snapshot, actor_id, detail)
     session.flush()
     return snapshot
 
@@ -211,13 +218,8 @@ def _set_state(
     snapshot.state = change.state
     snapshot.state_changed_at = utcnow()
     session.add(snapshot)
-    audit(
-        session,
-        change.action,
-        ("judge_snapshot", snapshot.id),
-        actor_id=actor_id,
-        detail={"from": str(previous), "to": str(change.state), "why": why},
-    )
+    detail = {"from": str(previous), "to": str(change.state), "why": why}
+    audit_snapshot(session, change.action, snapshot, actor_id, detail)
     session.flush()
     return snapshot
 
