@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from benchmax.adapters.built_once import BuiltOnce
 from benchmax.adapters.sandbox import (
     TEMPLATE,
     EvaluationOutput,
@@ -68,17 +69,9 @@ _ARTIFACT_KINDS = {
     "result.json": (PreviewArtifactKind.RESULT, "application/json"),
 }
 
-_sandbox: SandboxPort | None = None
-_sandbox_settings: Settings | None = None
 _template_hash: str | None = None
-
-
-def sandbox_for(settings: Settings) -> SandboxPort | None:
-    """The process's sandbox for ``settings`` (built once; tests pass other settings)."""
-    global _sandbox, _sandbox_settings
-    if _sandbox_settings is not settings:
-        _sandbox, _sandbox_settings = build_sandbox(settings), settings
-    return _sandbox
+# The process's sandbox, built once for the settings it runs with (tests pass other settings).
+sandbox_for: BuiltOnce[SandboxPort | None] = BuiltOnce(build_sandbox)
 
 
 def current_template_hash() -> str:
