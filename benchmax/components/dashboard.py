@@ -54,7 +54,6 @@ def link_stat_card(label: str, value: rx.Var | str, stat_id: str, href: str) -> 
         underline="none",
         color="inherit",
         id=stat_id + "-link",
-        aria_label=label,
     )
 
 

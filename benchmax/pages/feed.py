@@ -8,6 +8,7 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.cards import card_list, card_skeletons, more_button
+from benchmax.components.fields import field_label
 from benchmax.components.filters import family_select, filter_grid, select_filter, text_filter
 from benchmax.components.layout import page_intro, page_shell
 from benchmax.services.feed_order import MOST_REVIEWED, NEWEST, RELEVANCE, SORT_LABELS, TOP_SCORE
@@ -45,7 +46,7 @@ HOW_IT_WORKS = (
 def sort_select() -> rx.Component:
     """The order menu; "Best match" exists only while there is a search to match."""
     return rx.hstack(
-        rx.text("Sort", as_="label", html_for="feed-sort", size="2", color_scheme="gray"),
+        field_label("Sort", "feed-sort", color_scheme="gray"),
         rx.select.root(
             rx.select.trigger(id="feed-sort", aria_label="Sort"),
             rx.select.content(
@@ -92,6 +93,7 @@ def _filter_grid() -> rx.Component:
             rx.hstack(
                 rx.checkbox(
                     id="filter-compare",
+                    aria_label="Prompts with 2+ setups",
                     checked=FeedState.compare != "",
                     on_change=FeedState.set_compare,
                 ),

@@ -250,7 +250,13 @@ def test_files_show_verdicts_thumbnails_and_duplicates_then_review_and_success(
     expect(page.locator("#processing-status")).to_have_text(
         "Your Test is public", timeout=PROCESSING_TIMEOUT
     )
-    expect(page.locator("#processing-review-state")).to_contain_text("Awaiting review")
+    # Secondary news, and honest: the browser suite's AI judge may already have reviewed it.
+    expect(page.locator("#processing-review-state")).to_have_text(
+        re.compile(
+            r"^(Awaiting review — reviewers and the AI judge may score it later; it is public "
+            r"already\.|Reviewed — see its reviews on the Test page\.)$"
+        )
+    )
     link = page.locator("#processing-public-url").inner_text()
     assert re.fullmatch(rf"{re.escape(live_app.url)}/tests/\w+", link), link
     page.click("#processing-copy-link")

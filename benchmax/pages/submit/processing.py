@@ -29,7 +29,12 @@ def _public_link() -> rx.Component:
         **{"size": "1", "variant": "soft", "type": "button", "id": "processing-copy-link"},
         on_click=S.copy_link,
     )
-    review = " — reviewers and the AI judge may score it later; it is public already."
+    # An active AI judge can review a Test within seconds, so the line follows what happened.
+    review = rx.cond(
+        S.status_label == "Awaiting review",
+        " — reviewers and the AI judge may score it later; it is public already.",
+        " — see its reviews on the Test page.",
+    )
     return rx.vstack(
         rx.text(
             S.status_label, review, size="2", color_scheme="gray", id="processing-review-state"
