@@ -22,7 +22,7 @@ from tests.stack.client import StackClient
 _WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
 PORT = int(os.environ.get("BENCHMAX_STACK_TEST_PORT", "4740")) + 20 * _WORKER
 REDIS_PORT = int(os.environ.get("BENCHMAX_STACK_TEST_REDIS_PORT", "6390")) + _WORKER
-DATABASE = f"benchmax_stack_test_{_WORKER}"
+DATABASE = f"benchmax_stack_test_{PORT}"
 
 
 def _recreate_database() -> None:
