@@ -2,7 +2,7 @@
 
 The stack runs API-only (no front-end build, which would take minutes); its ports, Redis and
 database are its own (``BENCHMAX_STACK_TEST_PORT``, default 4740; Redis on 6390; database
-``benchmax_stack_test_0``, recreated empty each session; the next xdist worker +20, +1, _1).
+``benchmax_stack_test_<port>``, recreated empty each session; the next xdist worker +20, +1).
 Leases and sweeps are short so the fault tests see the sweeper at work within seconds.
 """
 
