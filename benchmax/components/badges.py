@@ -72,6 +72,11 @@ def status_badge(label: rx.Var[str], color: rx.Var[str]) -> rx.Component:
     )
 
 
+def sample_badge(sample: rx.Var[bool]) -> rx.Component:
+    """Marks a Test the project seeded as an example, so no one takes it for a real result."""
+    return rx.cond(sample, rx.badge("Sample", color_scheme="gray"))
+
+
 def kind_chip(kind: rx.Var[str]) -> rx.Component:
     return rx.badge(kind, variant="outline", color_scheme="gray", size="1")
 

@@ -1,4 +1,5 @@
-"""The Test card used by the feed, contributor pages and model pages."""
+"""The Test card used by the feed, contributor pages and model pages, and the lines every
+listed Test shows the same way (its declared setup, its contributor)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import reflex as rx
 from reflex.event import EventType
 from reflex.vars import ArrayVar, ObjectVar
 
-from benchmax.components.badges import declared_label, status_badge
-from benchmax.state.views import CardView, MarkPart
+from benchmax.components.badges import declared_label, sample_badge, status_badge
+from benchmax.components.blocks import grow_column, muted, quiet_link, row
+from benchmax.components.dates import time_ago
+from benchmax.components.listing import thumbnail
+from benchmax.state.views import CardView, ListedView, MarkPart
 
 KIND_ICONS = {
     "image": ("image", "Image evidence"),
@@ -20,17 +24,8 @@ KIND_ICONS = {
 # Cards and their loading placeholders share one minimum height, so the footer stays put
 # when the real cards replace the placeholders.
 CARD_MIN_HEIGHT = "9.5rem"
-# Full width above the text on a phone, a fixed box beside it from ``sm`` up; never sends a
-# referrer to the user-content origin.
-THUMBNAIL = {
-    "width": ["100%", "140px"],
-    "height": ["160px", "100px"],
-    "object_fit": "cover",
-    "border_radius": "var(--radius-2)",
-    "loading": "lazy",
-    "referrer_policy": "no-referrer",
-    "flex_shrink": "0",
-}
+# Full width above the text on a phone, a fixed box beside it from ``sm`` up.
+THUMBNAIL_SIZE = {"width": ["100%", "140px"], "height": ["160px", "100px"], "flex_shrink": "0"}
 
 
 def _icon_label(icon: str, label: str) -> rx.Component:
@@ -58,7 +53,7 @@ def marked(parts: rx.Var[list[MarkPart]]) -> rx.Component:
 
 
 def _card_badges(item: ObjectVar[CardView]) -> rx.Component:
-    return rx.hstack(
+    return row(
         status_badge(item.status, item.status_color),
         rx.cond(
             item.score != "",
@@ -70,49 +65,50 @@ def _card_badges(item: ObjectVar[CardView]) -> rx.Component:
                 class_name="score-chip",
             ),
         ),
-        rx.cond(item.sample, rx.badge("Sample", color_scheme="gray")),
-        rx.hstack(
+        sample_badge(item.sample),
+        row(
             rx.cond(
                 item.kind_list.length() > 0,
                 rx.foreach(item.kind_list, _kind_icon),
                 _icon_label("align-left", "Text output only"),
             ),
             spacing="1",
-            align="center",
             color="var(--gray-11)",
         ),
-        spacing="2",
-        align="center",
-        wrap="wrap",
     )
 
 
-def _thumbnail(item: ObjectVar[CardView]) -> rx.Component:
-    return rx.cond(
-        item.thumb != "",
-        # alt="": decorative, the title link next to it says what the card is.
-        rx.image(src=item.thumb, alt="", **THUMBNAIL),
-    )
+def byline(
+    name: rx.Var[str], handle: rx.Var[str], *after: rx.Component | rx.Var[str], **link: Any
+) -> rx.Component:
+    """ "by Ada · 5 min ago": the contributor, linked to their page, then what follows."""
+    size = link.pop("size", "2")
+    parts: list[Any] = [
+        muted("by", size=size),
+        rx.link(name, href="/u/" + handle, size=size, **link),
+    ]
+    for piece in after:
+        parts += [muted("·", size=size), muted(piece, size=size)]
+    return rx.hstack(*parts, spacing="1", wrap="wrap")
+
+
+def declared_setup(item: ObjectVar[ListedView]) -> rx.Component:
+    """The setup as the contributor declared it, and the label that says it is declared."""
+    return rx.fragment(rx.text(item.setup, " · ", item.attempts, size="2"), declared_label())
 
 
 def feed_card(item: ObjectVar[CardView]) -> rx.Component:
     """One Test. The title link stretches over the whole card (CSS), so the card is one
     click target and one Tab stop; the contributor link sits above it as its own target."""
+    title = rx.cond(item.title_marks.length() > 0, marked(item.title_marks), item.title)
     return rx.card(
         rx.flex(
-            _thumbnail(item),
-            rx.vstack(
+            # alt="": decorative, the title link next to it says what the card is.
+            thumbnail(item.thumb, alt="", **THUMBNAIL_SIZE),
+            grow_column(
                 _card_badges(item),
                 rx.heading(
-                    rx.link(
-                        rx.cond(
-                            item.title_marks.length() > 0, marked(item.title_marks), item.title
-                        ),
-                        href=item.href,
-                        color_scheme="gray",
-                        high_contrast=True,
-                        class_name="test-card-link",
-                    ),
+                    quiet_link(title, href=item.href, class_name="test-card-link"),
                     size="4",
                     as_="h2",
                     class_name="card-title",
@@ -121,25 +117,11 @@ def feed_card(item: ObjectVar[CardView]) -> rx.Component:
                     item.excerpt_marks.length() > 0,
                     rx.text(marked(item.excerpt_marks), size="2", class_name="card-excerpt"),
                 ),
-                rx.text(item.setup, " · ", item.attempts, size="2"),
-                declared_label(),
-                rx.hstack(
-                    rx.text("by", size="2", color_scheme="gray"),
-                    rx.link(
-                        item.contributor,
-                        href="/u/" + item.handle,
-                        size="2",
-                        class_name="card-over",
-                    ),
-                    rx.text("·", size="2", color_scheme="gray"),
-                    rx.text(item.published, size="2", color_scheme="gray"),
-                    spacing="1",
-                    wrap="wrap",
+                declared_setup(item),
+                byline(
+                    item.contributor, item.handle, time_ago(item.published), class_name="card-over"
                 ),
                 spacing="2",
-                align="start",
-                min_width="0",
-                flex="1",
             ),
             direction=rx.breakpoints(initial="column", sm="row"),
             spacing="4",

@@ -39,16 +39,23 @@ def text_filter(
     )
 
 
+def check_label(control: rx.Component, label: str) -> rx.Component:
+    """A checkbox with its text beside it, both inside one ``<label>``, so a click on the
+    words ticks the box."""
+    return rx.el.label(rx.hstack(control, rx.text(label, size="2"), align="center", spacing="2"))
+
+
 def check_filter(prefix: str, name: str, label: str, checked: rx.Var[bool] | bool) -> rx.Component:
     """A labelled checkbox filter; checked, the form sends ``name=on``."""
-    return rx.el.label(
-        rx.hstack(
-            rx.el.input(type="checkbox", name=name, id=f"{prefix}-{name}", default_checked=checked),
-            rx.text(label, size="2"),
-            align="center",
-            spacing="2",
-        ),
+    return check_label(
+        rx.el.input(type="checkbox", name=name, id=f"{prefix}-{name}", default_checked=checked),
+        label,
     )
+
+
+def filters_summary(active: rx.Var[bool], idle: str) -> rx.Component:
+    """A filter panel's toggle, which says when filters are set even while it is closed."""
+    return rx.el.summary(rx.cond(active, "Filters (active)", idle), class_name="filters-summary")
 
 
 def select_filter(

@@ -331,9 +331,17 @@ def once_loaded(
     )
 
 
-def page_intro(title: str, intro: str, **text_props: Any) -> tuple[rx.Component, rx.Component]:
+def page_intro(
+    title: str, intro: str, *, title_size: str = "7", **text_props: Any
+) -> tuple[rx.Component, rx.Component]:
     """A page's title and the grey sentence under it that says what the page is for."""
-    return page_title(title), rx.text(intro, color="var(--gray-11)", **text_props)
+    return page_title(title, size=title_size), rx.text(intro, color="var(--gray-11)", **text_props)
+
+
+def screen_tall(*children: rx.Component) -> rx.Component:
+    """At least a screen tall from the first frame, so the footer starts below the fold and
+    never jumps when the content arrives (layout shift)."""
+    return rx.box(*children, min_height="100vh")
 
 
 def page_title(*children: Any, **props: Any) -> rx.Component:

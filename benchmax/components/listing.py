@@ -9,7 +9,7 @@ import reflex as rx
 from benchmax.components.layout import once_loaded
 
 
-def thumbnail(src: rx.Var[str], **size: Any) -> rx.Component:
+def thumbnail(src: rx.Var[str], alt: str = "Evidence thumbnail", **size: Any) -> rx.Component:
     """An evidence thumbnail from the user-content origin; nothing when there is none.
 
     Lazy and sent without a referrer, so a list of Tests leaks no page address to that origin.
@@ -18,7 +18,7 @@ def thumbnail(src: rx.Var[str], **size: Any) -> rx.Component:
         src != "",
         rx.image(
             src=src,
-            alt="Evidence thumbnail",
+            alt=alt,
             object_fit="cover",
             border_radius="var(--radius-2)",
             loading="lazy",
@@ -28,15 +28,18 @@ def thumbnail(src: rx.Var[str], **size: Any) -> rx.Component:
     )
 
 
-def code_box(text: rx.Var[str], box_id: str, **box: Any) -> rx.Component:
-    """Verbatim text (a prompt, a template) in a grey box that keeps its line breaks."""
+def code_box(text: rx.Var[str], box_id: str = "", **box: Any) -> rx.Component:
+    """Verbatim text (a prompt, settings, a template) in a grey box that keeps its line breaks;
+    a word too long for the box scrolls inside it."""
+    if box_id:
+        box["id"] = box_id
     return rx.box(
         rx.text(text, white_space="pre-wrap", font_family="var(--code-font-family)", size="2"),
         padding="0.75rem",
         background="var(--gray-a3)",
         border_radius="var(--radius-3)",
         width="100%",
-        id=box_id,
+        overflow_x="auto",
         **box,
     )
 

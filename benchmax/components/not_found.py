@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.layout import link_button
+from benchmax.components.layout import link_button, once_loaded
+
+
+def found_or_not_found(
+    loaded: rx.Var[bool], found: rx.Var[bool], body: rx.Component
+) -> rx.Component:
+    """A page about one thing (a Test, a contributor, a model, a prompt group): a spinner,
+    then the thing, or this view when it does not exist or is not the viewer's to see."""
+    return once_loaded(loaded, found, body, not_found_panel())
 
 
 def not_found_panel() -> rx.Component:

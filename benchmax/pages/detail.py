@@ -9,9 +9,11 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.actions_panel import actions_panel, review_actions
 from benchmax.components.badges import declared_label, kind_icon, status_badge
+from benchmax.components.blocks import column, muted, row, section
 from benchmax.components.dates import time_ago
-from benchmax.components.layout import once_loaded, page_shell
-from benchmax.components.not_found import not_found_panel
+from benchmax.components.layout import page_shell, page_title, screen_tall
+from benchmax.components.listing import code_box
+from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview import preview_section
 from benchmax.components.showcase import showcase_lines
 from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
@@ -21,31 +23,13 @@ from benchmax.state.detail import TestDetailState as S
 TEST = cast("ObjectVar[TestPanel]", S.test)
 
 
-def _section(title: str, *children: rx.Component, **props: object) -> rx.Component:
-    return rx.vstack(
-        rx.heading(title, size="4", as_="h2"), *children, spacing="2", width="100%", **props
-    )
-
-
-def _pre(text: rx.Var[str], **props: object) -> rx.Component:
-    return rx.box(
-        rx.text(text, white_space="pre-wrap", font_family="var(--code-font-family)", size="2"),
-        padding="0.75rem",
-        background="var(--gray-a3)",
-        border_radius="var(--radius-3)",
-        width="100%",
-        overflow_x="auto",
-        **props,
-    )
-
-
 def _setup() -> rx.Component:
     def row(label: str, value: rx.Var[str], id_: str) -> rx.Component:
         return rx.data_list.item(
             rx.data_list.label(label), rx.data_list.value(rx.text(value, id=id_))
         )
 
-    return _section(
+    return section(
         "Declared setup",
         declared_label(),
         rx.data_list.root(
@@ -58,10 +42,8 @@ def _setup() -> rx.Component:
         ),
         rx.cond(
             TEST.settings != "",
-            rx.vstack(
-                rx.text("Settings", weight="medium", size="2"),
-                _pre(TEST.settings),
-                width="100%",
+            column(
+                rx.text("Settings", weight="medium", size="2"), code_box(TEST.settings), spacing="3"
             ),
         ),
     )
@@ -69,7 +51,7 @@ def _setup() -> rx.Component:
 
 def _file_line(item: ObjectVar[EvidenceRow], link_text: rx.Var[str] | str) -> rx.Component:
     """Name, size and either a link (the file is served) or its state chip (it is not)."""
-    return rx.hstack(
+    return row(
         kind_icon(item.kind, 16),
         rx.cond(
             item.url != "",
@@ -82,7 +64,7 @@ def _file_line(item: ObjectVar[EvidenceRow], link_text: rx.Var[str] | str) -> rx
             ),
             rx.text(item.name, size="2", class_name="break-all"),
         ),
-        rx.text(item.size, size="1", color_scheme="gray"),
+        muted(item.size, size="1"),
         rx.cond(
             item.chip != "",
             rx.badge(
@@ -92,9 +74,6 @@ def _file_line(item: ObjectVar[EvidenceRow], link_text: rx.Var[str] | str) -> rx
                 white_space="normal",
             ),
         ),
-        spacing="2",
-        align="center",
-        wrap="wrap",
     )
 
 
@@ -122,7 +101,7 @@ def _text_file(item: ObjectVar[EvidenceRow]) -> rx.Component:
             class_name="evidence-text",
             custom_attrs={"data-src": item.url, "aria-live": "polite"},
         ),
-        rx.text(id="evidence-text-" + item.id + "-note", size="1", color_scheme="gray"),
+        muted(id="evidence-text-" + item.id + "-note", size="1"),
         open=True,
         class_name="evidence-text-details",
         width="100%",
@@ -132,7 +111,7 @@ def _text_file(item: ObjectVar[EvidenceRow]) -> rx.Component:
 def _evidence_item(item: ObjectVar[EvidenceRow]) -> rx.Component:
     served = item.url != ""
     return rx.card(
-        rx.vstack(
+        column(
             rx.cond(
                 served,
                 rx.match(
@@ -144,7 +123,7 @@ def _evidence_item(item: ObjectVar[EvidenceRow]) -> rx.Component:
                 ),
             ),
             _file_line(item, rx.cond(item.kind == "text", "Download " + item.name, item.name)),
-            width="100%",
+            spacing="3",
         ),
         width="100%",
         class_name="evidence-item",
@@ -153,25 +132,20 @@ def _evidence_item(item: ObjectVar[EvidenceRow]) -> rx.Component:
 
 def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
     return rx.card(
-        rx.hstack(
+        row(
             rx.badge(r.score, "/100", size="2"),
             rx.text(r.kind, weight="medium", size="2"),
-            rx.text(time_ago(r.created), size="1", color_scheme="gray"),
+            muted(time_ago(r.created), size="1"),
             rx.cond(r.superseded, rx.badge("Superseded", color_scheme="gray")),
             rx.cond(r.corrects != "", rx.badge("Correction", color_scheme="blue")),
-            wrap="wrap",
-            spacing="2",
-            align="center",
         ),
         rx.text(r.reasoning, size="2", white_space="pre-wrap"),
         review_actions(r),
         rx.cond(
             r.judge_href != "",
-            rx.hstack(
-                rx.text(r.judge_samples, size="1", color_scheme="gray"),
+            row(
+                muted(r.judge_samples, size="1"),
                 rx.link("Judge card", href=r.judge_href, size="1", class_name="judge-card-link"),
-                spacing="2",
-                wrap="wrap",
             ),
         ),
         width="100%",
@@ -180,26 +154,17 @@ def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
 
 
 def _reviews() -> rx.Component:
-    return _section(
+    return section(
         "Reviews",
         rx.cond(
             S.reviews.length() > 0,
-            rx.vstack(
-                rx.foreach(
-                    S.reviews,
-                    _review_card,
-                ),
-                width="100%",
-                id="reviews",
-            ),
-            rx.text(
+            column(rx.foreach(S.reviews, _review_card), spacing="3", id="reviews"),
+            muted(
                 rx.cond(
                     TEST.state == "public",
                     "No reviews yet. Reviews are added later and never change the submission.",
                     "No reviews: reviewing starts only after a Test goes public.",
                 ),
-                color_scheme="gray",
-                size="2",
                 id="reviews-empty",
             ),
         ),
@@ -230,29 +195,19 @@ def _owner_notice() -> rx.Component:
 def _heading() -> list[rx.Component]:
     """Status, publication date (only once public), title and contributor."""
     return [
-        rx.hstack(
+        row(
             status_badge(TEST.status, TEST.status_color),
-            rx.cond(
-                TEST.published.relative != "",
-                rx.text("Published ", time_ago(TEST.published), size="2", color_scheme="gray"),
-            ),
+            rx.cond(TEST.published.relative != "", muted("Published ", time_ago(TEST.published))),
             spacing="3",
-            align="center",
-            wrap="wrap",
         ),
         showcase_lines(),
-        rx.heading(
-            rx.cond(TEST.title != "", TEST.title, "Untitled Test"),
-            size="7",
-            id="test-title",
-            as_="h1",
-        ),
+        page_title(rx.cond(TEST.title != "", TEST.title, "Untitled Test"), id="test-title"),
         rx.text("by ", rx.link(TEST.contributor, href="/u/" + TEST.handle), size="3"),
     ]
 
 
 def _prompt() -> rx.Component:
-    return rx.vstack(
+    return column(
         rx.hstack(
             rx.heading("Prompt", size="4", as_="h2"),
             rx.button(
@@ -267,9 +222,8 @@ def _prompt() -> rx.Component:
             align="center",
             width="100%",
         ),
-        _pre(TEST.prompt, id="test-prompt"),
+        code_box(TEST.prompt, "test-prompt"),
         spacing="2",
-        width="100%",
     )
 
 
@@ -277,13 +231,13 @@ def _markdown(title: str, html: rx.Var[str], id_: str) -> rx.Component:
     """Contributor Markdown, rendered and sanitised on the server."""
     return rx.cond(
         html != "",
-        _section(title, rx.box(rx.html(html), class_name="markdown-body", width="100%", id=id_)),
+        section(title, rx.box(rx.html(html), class_name="markdown-body", width="100%", id=id_)),
     )
 
 
 def _evidence() -> rx.Component:
     """The files, each viewed from the user-content origin."""
-    return _section(
+    return section(
         "Evidence",
         rx.cond(
             S.evidence.length() > 0,
@@ -294,18 +248,14 @@ def _evidence() -> rx.Component:
                 spacing="3",
                 width="100%",
             ),
-            rx.text("No files; the output above is the evidence.", color_scheme="gray", size="2"),
+            muted("No files; the output above is the evidence."),
         ),
-        rx.text(
-            "Files are served from a separate origin and never run in this page.",
-            size="1",
-            color_scheme="gray",
-        ),
+        muted("Files are served from a separate origin and never run in this page.", size="1"),
     )
 
 
 def _detail() -> rx.Component:
-    return rx.vstack(
+    return column(
         _owner_notice(),
         *_heading(),
         _prompt(),
@@ -317,14 +267,9 @@ def _detail() -> rx.Component:
         _reviews(),
         actions_panel(),
         spacing="5",
-        width="100%",
         max_width="860px",
     )
 
 
 def detail_page() -> rx.Component:
-    # At least a screen tall from the first frame, so the footer starts below the fold and
-    # never jumps when the Test arrives (layout shift).
-    return page_shell(
-        rx.box(once_loaded(S.loaded, S.found, _detail(), not_found_panel()), min_height="100vh")
-    )
+    return page_shell(screen_tall(found_or_not_found(S.loaded, S.found, _detail())))

@@ -7,9 +7,17 @@ from typing import Any
 
 import reflex as rx
 
+from benchmax.components.blocks import column, notice, row
 from benchmax.components.cards import card_list, card_skeletons, more_button
 from benchmax.components.fields import field_label
-from benchmax.components.filters import family_select, filter_grid, select_filter, text_filter
+from benchmax.components.filters import (
+    check_label,
+    family_select,
+    filter_grid,
+    filters_summary,
+    select_filter,
+    text_filter,
+)
 from benchmax.components.layout import page_intro, page_shell
 from benchmax.services.feed_order import MOST_REVIEWED, NEWEST, RELEVANCE, SORT_LABELS, TOP_SCORE
 from benchmax.services.submissions import REASONING_HINT
@@ -45,7 +53,7 @@ HOW_IT_WORKS = (
 
 def sort_select() -> rx.Component:
     """The order menu; "Best match" exists only while there is a search to match."""
-    return rx.hstack(
+    return row(
         field_label("Sort", "feed-sort", color_scheme="gray"),
         rx.select.root(
             rx.select.trigger(id="feed-sort", aria_label="Sort"),
@@ -62,8 +70,6 @@ def sort_select() -> rx.Component:
             value=FeedState.sort_value,
             on_change=_picked("sort"),
         ),
-        align="center",
-        spacing="2",
     )
 
 
@@ -89,18 +95,14 @@ def _filter_grid() -> rx.Component:
             FeedState.status,
             _picked("status"),
         ),
-        rx.el.label(
-            rx.hstack(
-                rx.checkbox(
-                    id="filter-compare",
-                    aria_label="Prompts with 2+ setups",
-                    checked=FeedState.compare != "",
-                    on_change=FeedState.set_compare,
-                ),
-                rx.text("Prompts with 2+ setups", size="2"),
-                align="center",
-                spacing="2",
+        check_label(
+            rx.checkbox(
+                id="filter-compare",
+                aria_label="Prompts with 2+ setups",
+                checked=FeedState.compare != "",
+                on_change=FeedState.set_compare,
             ),
+            "Prompts with 2+ setups",
         ),
     )
 
@@ -152,7 +154,7 @@ def _panel_actions() -> rx.Component:
 
 def filters() -> rx.Component:
     return rx.form(
-        rx.vstack(
+        column(
             rx.hstack(
                 rx.input(
                     rx.input.slot(rx.icon("search", size=16)),
@@ -172,10 +174,7 @@ def filters() -> rx.Component:
                 width="100%",
             ),
             rx.el.details(
-                rx.el.summary(
-                    rx.cond(FeedState.has_filters, "Filters (active)", "More filters"),
-                    class_name="filters-summary",
-                ),
+                filters_summary(FeedState.has_filters, "More filters"),
                 _filter_grid(),
                 _panel_actions(),
                 open=FeedState.panel_open,
@@ -183,7 +182,6 @@ def filters() -> rx.Component:
                 width="100%",
             ),
             spacing="3",
-            width="100%",
         ),
         on_submit=FeedState.apply_filters,
         reset_on_submit=False,
@@ -244,7 +242,7 @@ def empty_state() -> rx.Component:
 
 
 def _results() -> rx.Component:
-    return rx.vstack(
+    return column(
         rx.hstack(
             rx.text(
                 rx.cond(FeedState.loaded, FeedState.count, "Loading Tests…"),
@@ -253,22 +251,15 @@ def _results() -> rx.Component:
                 weight="medium",
                 aria_live="polite",
             ),
-            rx.hstack(
+            row(
                 rx.cond(FeedState.has_filters, _clear("filter-clear", variant="ghost")),
                 sort_select(),
-                align="center",
                 spacing="3",
-                wrap="wrap",
             ),
             wrap="wrap",
             **SPREAD,
         ),
-        rx.cond(
-            FeedState.error != "",
-            rx.callout(
-                FeedState.error, color_scheme="amber", icon="triangle_alert", id="feed-error"
-            ),
-        ),
+        notice(FeedState.error, "warning", id="feed-error"),
         rx.cond(
             FeedState.loaded,
             rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
@@ -276,13 +267,12 @@ def _results() -> rx.Component:
         ),
         more_button(FeedState.next_cursor, FeedState.load_more, id="feed-more"),
         spacing="3",
-        width="100%",
     )
 
 
 def feed_page() -> rx.Component:
     return page_shell(
-        rx.vstack(
+        column(
             *page_intro(
                 "What AI models really did",
                 "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
@@ -291,7 +281,5 @@ def feed_page() -> rx.Component:
             how_it_works(),
             filters(),
             _results(),
-            spacing="4",
-            width="100%",
         )
     )

@@ -7,10 +7,16 @@ from typing import cast
 import reflex as rx
 from reflex.vars.object import ObjectVar
 
-from benchmax.components.badges import declared_label
-from benchmax.components.cards import more_button
-from benchmax.components.filters import check_filter, family_select, filter_grid, text_filter
-from benchmax.components.layout import link_button, once_loaded, page_shell
+from benchmax.components.blocks import column, grow_column, muted, notice, quiet_link, row
+from benchmax.components.cards import byline, declared_setup, more_button
+from benchmax.components.filters import (
+    check_filter,
+    family_select,
+    filter_grid,
+    filters_summary,
+    text_filter,
+)
+from benchmax.components.layout import link_button, once_loaded, page_shell, page_title
 from benchmax.components.listing import list_or_empty, thumbnail
 from benchmax.components.showcase import SHOWCASE_CAVEAT
 from benchmax.state.leaderboard import ANY, BoardEntryView, PolicyView
@@ -24,7 +30,7 @@ def _caveat() -> rx.Component:
 
 
 def _snapshot_select() -> rx.Component:
-    return rx.hstack(
+    return row(
         rx.text("Snapshot", size="2", weight="medium"),
         rx.select.root(
             rx.select.trigger(id="snapshot-select", aria_label="Snapshot"),
@@ -34,22 +40,16 @@ def _snapshot_select() -> rx.Component:
             value=S.snapshot_id,
             on_change=S.select_snapshot,
         ),
-        align="center",
-        spacing="2",
-        wrap="wrap",
     )
 
 
 def _about() -> rx.Component:
     return rx.card(
-        rx.vstack(
-            rx.hstack(
+        column(
+            row(
                 rx.heading("Snapshot of ", S.published, size="4", as_="h2", id="snapshot-date"),
                 rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
                 rx.badge(S.row_count, " ranked Tests", variant="soft"),
-                spacing="2",
-                align="center",
-                wrap="wrap",
             ),
             rx.text(
                 POLICY.formula,
@@ -58,14 +58,11 @@ def _about() -> rx.Component:
                 id="snapshot-formula",
             ),
             rx.foreach(POLICY.rules, lambda rule: rx.text(rule, size="2")),
-            rx.text(POLICY.version, size="2", color_scheme="gray"),
-            rx.text(
-                "SHA-256 of policy and rows: ",
-                rx.code(S.sha256, class_name="break-all"),
-                size="1",
-                color_scheme="gray",
+            muted(POLICY.version),
+            muted(
+                "SHA-256 of policy and rows: ", rx.code(S.sha256, class_name="break-all"), size="1"
             ),
-            rx.flex(
+            row(
                 link_button(
                     "Download JSON",
                     S.json_href,
@@ -83,12 +80,9 @@ def _about() -> rx.Component:
                 rx.link("How scores work", href="/methodology", size="2"),
                 rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
                 spacing="3",
-                align="center",
-                wrap="wrap",
             ),
             _snapshot_select(),
             spacing="2",
-            width="100%",
         ),
         width="100%",
     )
@@ -97,10 +91,7 @@ def _about() -> rx.Component:
 def _filters() -> rx.Component:
     return rx.form(
         rx.el.details(
-            rx.el.summary(
-                rx.cond(S.has_filters, "Filters (active)", "Filter the showcase"),
-                class_name="filters-summary",
-            ),
+            filters_summary(S.has_filters, "Filter the showcase"),
             filter_grid(
                 family_select("board", S.families, S.family, S.set_family, ANY),
                 text_filter("board", "model", "Declared model", S.model, "e.g. gpt-5"),
@@ -128,14 +119,12 @@ def _filters() -> rx.Component:
 
 def _entry_text(item: ObjectVar[BoardEntryView]) -> rx.Component:
     """Title, declared setup with its label, contributor; only the title once removed."""
-    return rx.vstack(
+    return grow_column(
         rx.cond(
             item.href != "",
-            rx.link(
+            quiet_link(
                 rx.heading(item.title, size="4", as_="h3", class_name="card-title"),
                 href=item.href,
-                color_scheme="gray",
-                high_contrast=True,
                 class_name="board-title",
             ),
             rx.text(item.title, color_scheme="gray", style={"font_style": "italic"}),
@@ -143,32 +132,19 @@ def _entry_text(item: ObjectVar[BoardEntryView]) -> rx.Component:
         rx.cond(
             item.href != "",
             rx.vstack(
-                rx.text(item.setup, " · ", item.attempts, size="2"),
-                declared_label(),
-                rx.hstack(
-                    rx.text("by", size="2", color_scheme="gray"),
-                    rx.link(item.contributor, href="/u/" + item.handle, size="2"),
-                    rx.text("·", size="2", color_scheme="gray"),
-                    rx.text(item.kinds, size="2", color_scheme="gray"),
-                    spacing="1",
-                    wrap="wrap",
-                ),
+                declared_setup(item),
+                byline(item.contributor, item.handle, item.kinds),
                 spacing="1",
-                align="start",
             ),
         ),
-        spacing="1",
-        align="start",
-        min_width="0",
-        flex="1",
     )
 
 
 def _entry_score(item: ObjectVar[BoardEntryView]) -> rx.Component:
     return rx.vstack(
         rx.text(item.score, size="6", weight="bold", class_name="board-score"),
-        rx.text(item.reviews, size="1", color_scheme="gray"),
-        rx.text("range ", item.score_range, size="1", color_scheme="gray"),
+        muted(item.reviews, size="1"),
+        muted("range ", item.score_range, size="1"),
         align=rx.breakpoints(initial="start", sm="end"),
         spacing="0",
         min_width="7rem",
@@ -201,18 +177,16 @@ def _entry(item: ObjectVar[BoardEntryView]) -> rx.Component:
 
 
 def _ranking() -> rx.Component:
-    return rx.vstack(
+    return column(
         _about(),
         _filters(),
         list_or_empty(
             S.items,
-            rx.vstack(rx.foreach(S.items, _entry), spacing="3", width="100%", id="board-rows"),
+            column(rx.foreach(S.items, _entry), spacing="3", id="board-rows"),
             "No ranked Test in this snapshot matches these filters.",
             "board-empty",
         ),
         more_button(S.next_cursor, S.load_more, id="board-more"),
-        spacing="4",
-        width="100%",
     )
 
 
@@ -225,11 +199,11 @@ def _empty() -> rx.Component:
                 "feed, compare setups on the same prompt, or read how reviews work.",
                 color_scheme="gray",
             ),
-            rx.hstack(
+            row(
                 link_button("Browse the feed", "/"),
                 link_button("Same-prompt groups", "/prompts", variant="soft"),
                 link_button("Methodology", "/methodology", variant="soft"),
-                wrap="wrap",
+                spacing="3",
             ),
             spacing="3",
         ),
@@ -240,7 +214,7 @@ def _empty() -> rx.Component:
 def _owner_tools() -> rx.Component:
     return rx.cond(
         S.is_owner,
-        rx.hstack(
+        row(
             rx.button(
                 "Publish a new snapshot now",
                 on_click=S.request_snapshot,
@@ -249,24 +223,18 @@ def _owner_tools() -> rx.Component:
             ),
             rx.link("Refresh", href="/leaderboard", id="board-refresh", size="2"),
             rx.cond(S.notice != "", rx.text(S.notice, size="2", id="board-notice")),
-            align="center",
             spacing="3",
-            wrap="wrap",
         ),
     )
 
 
 def leaderboard_page() -> rx.Component:
     return page_shell(
-        rx.vstack(
-            rx.heading("Leaderboard", size="7"),
+        column(
+            page_title("Leaderboard"),
             _caveat(),
             _owner_tools(),
-            rx.cond(
-                S.error != "", rx.callout(S.error, color_scheme="amber", icon="triangle_alert")
-            ),
+            notice(S.error, "warning"),
             once_loaded(S.loaded, S.snapshot_id != "", _ranking(), _empty()),
-            spacing="4",
-            width="100%",
         )
     )

@@ -5,20 +5,31 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import ObjectVar
 
-from benchmax.components.layout import link_button, once_loaded, page_shell
+from benchmax.components.blocks import (
+    column,
+    error_text,
+    grow_column,
+    message_callout,
+    muted,
+    notice,
+    quiet_link,
+    row,
+)
+from benchmax.components.dates import time_ago
+from benchmax.components.layout import link_button, once_loaded, page_shell, page_title
 from benchmax.state.me import MeState as S
 from benchmax.state.me import MyTestView, TokenView
 
 
-def _action(row: ObjectVar[MyTestView]) -> rx.Component:
+def _action(item: ObjectVar[MyTestView]) -> rx.Component:
     return rx.match(
-        row.action,
-        ("resume", link_button("Resume draft", "/submit?draft=" + row.id, size="1")),
+        item.action,
+        ("resume", link_button("Resume draft", "/submit?draft=" + item.id, size="1")),
         (
             "fix",
             link_button(
                 "Fix files",
-                "/submit?draft=" + row.id,
+                "/submit?draft=" + item.id,
                 size="1",
                 color_scheme="amber",
                 class_name="fix-link",
@@ -30,39 +41,34 @@ def _action(row: ObjectVar[MyTestView]) -> rx.Component:
                 "Retry processing",
                 size="1",
                 color_scheme="red",
-                on_click=S.retry(row.id),
+                on_click=S.retry(item.id),
                 class_name="retry-button",
             ),
         ),
-        ("view", link_button("View", "/tests/" + row.id, size="1", variant="soft")),
+        ("view", link_button("View", "/tests/" + item.id, size="1", variant="soft")),
         rx.fragment(),
     )
 
 
-def _test_row(row: ObjectVar[MyTestView]) -> rx.Component:
+def _test_row(item: ObjectVar[MyTestView]) -> rx.Component:
     return rx.card(
-        rx.flex(
-            rx.vstack(
-                rx.hstack(
-                    rx.badge(row.status, color_scheme=row.color, size="2", class_name="my-status"),
-                    rx.text(row.updated, size="1", color_scheme="gray"),
-                    spacing="2",
-                    align="center",
+        row(
+            grow_column(
+                row(
+                    rx.badge(
+                        item.status, color_scheme=item.color, size="2", class_name="my-status"
+                    ),
+                    muted(time_ago(item.updated), size="1"),
                 ),
-                rx.link(
-                    rx.text(row.title, weight="medium"),
-                    href="/tests/" + row.id,
-                    color_scheme="gray",
-                    high_contrast=True,
-                ),
-                rx.cond(row.reason != "", rx.text(row.reason, size="2", class_name="my-reason")),
+                quiet_link(rx.text(item.title, weight="medium"), href="/tests/" + item.id),
+                rx.cond(item.reason != "", rx.text(item.reason, size="2", class_name="my-reason")),
                 rx.cond(
-                    row.expires != "",
+                    item.expires != "",
                     rx.hstack(
                         rx.icon("clock", size=12, flex_shrink="0"),
                         rx.text(
                             "Deleted with its files on ",
-                            row.expires,
+                            item.expires,
                             " unless you edit or submit it.",
                             size="1",
                             class_name="my-expiry",
@@ -73,49 +79,34 @@ def _test_row(row: ObjectVar[MyTestView]) -> rx.Component:
                     ),
                 ),
                 rx.cond(
-                    row.moderation != "",
-                    rx.text(
-                        "Moderation: ",
-                        row.moderation,
-                        size="2",
-                        color_scheme="gray",
-                        class_name="my-moderation",
-                    ),
+                    item.moderation != "",
+                    muted("Moderation: ", item.moderation, class_name="my-moderation"),
                 ),
-                spacing="1",
-                min_width="0",
-                flex="1",
             ),
-            _action(row),
+            _action(item),
             spacing="3",
-            align="center",
-            wrap="wrap",
         ),
-        rx.cond(row.appeal != "", _appeal(row)),
+        rx.cond(item.appeal != "", _appeal(item)),
         width="100%",
         class_name="my-test",
     )
 
 
-def _appeal_form(row: ObjectVar[MyTestView]) -> rx.Component:
+def _appeal_form(item: ObjectVar[MyTestView]) -> rx.Component:
     return rx.form(
         rx.vstack(
             rx.el.label(
-                "Why should this Test be restored?", html_for="appeal-text-" + row.id,
+                "Why should this Test be restored?", html_for="appeal-text-" + item.id,
                 font_size="0.875rem", font_weight="500",
             ),
             rx.text_area(
-                id="appeal-text-" + row.id, value=S.appeal_text, on_change=S.set_appeal_text,
+                id="appeal-text-" + item.id, value=S.appeal_text, on_change=S.set_appeal_text,
                 rows="3", width="100%", required=True, max_length=2000,
                 placeholder="At least 20 characters. Never paste keys or passwords.",
             ),
-            rx.cond(
-                S.appeal_error != "",
-                rx.text(S.appeal_error, color_scheme="red", size="2", role="alert",
-                        id="appeal-error"),
-            ),
+            error_text(S.appeal_error, id="appeal-error"),
             rx.hstack(
-                rx.button("Send appeal", type="submit", size="2", id="appeal-send-" + row.id),
+                rx.button("Send appeal", type="submit", size="2", id="appeal-send-" + item.id),
                 rx.button("Cancel", type="button", size="2", variant="soft", color_scheme="gray",
                           on_click=S.cancel_appeal),
                 wrap="wrap",
@@ -128,20 +119,20 @@ def _appeal_form(row: ObjectVar[MyTestView]) -> rx.Component:
     )  # fmt: skip
 
 
-def _appeal(row: ObjectVar[MyTestView]) -> rx.Component:
+def _appeal(item: ObjectVar[MyTestView]) -> rx.Component:
     """A removed Test: appeal once per removal; a moderator's answer shows under Moderation."""
     return rx.box(
         rx.match(
-            row.appeal,
+            item.appeal,
             ("open", rx.text("Appeal sent; a moderator will answer here.", size="2",
                              class_name="my-appeal-open")),
             ("answered", rx.text("Your appeal was answered; see the moderation note above.",
                                  size="2", color_scheme="gray")),
             rx.cond(
-                S.appeal_test == row.id,
-                _appeal_form(row),
+                S.appeal_test == item.id,
+                _appeal_form(item),
                 rx.button("Appeal this removal", size="1", variant="soft",
-                          on_click=S.start_appeal(row.id), id="appeal-open-" + row.id),
+                          on_click=S.start_appeal(item.id), id="appeal-open-" + item.id),
             ),
         ),
         padding_top="0.5rem",
@@ -180,13 +171,12 @@ def _new_token() -> rx.Component:
         S.new_token != "",
         rx.callout.root(
             rx.callout.icon(rx.icon("key-round")),
-            rx.vstack(
+            column(
                 rx.text("Copy your new token now — it will not be shown again.", size="2"),
-                rx.hstack(
+                row(
                     rx.code(S.new_token, id="new-token", overflow_wrap="anywhere"),
                     _copy_button("token", S.new_token, "Copy token"),
-                    wrap="wrap",
-                    align="center",
+                    spacing="3",
                 ),
                 rx.text("Try it: this submits a small Test as you.", size="2"),
                 rx.el.pre(
@@ -206,7 +196,6 @@ def _new_token() -> rx.Component:
                     wrap="wrap",
                 ),
                 spacing="2",
-                width="100%",
                 min_width="0",
             ),
             color_scheme="green",
@@ -238,17 +227,10 @@ def _token_form() -> rx.Component:
 
 def _token_row(t: ObjectVar[TokenView]) -> rx.Component:
     """One token: its name, last four characters, dates and Revoke."""
-    return rx.hstack(
+    return row(
         rx.text(t.name, weight="medium", size="2"),
         rx.code("bmx_…" + t.last_four),
-        rx.text(
-            "created ",
-            t.created,
-            " · last used ",
-            t.last_used,
-            size="1",
-            color_scheme="gray",
-        ),
+        muted("created ", t.created, " · last used ", t.last_used, size="1"),
         rx.spacer(),
         rx.button(
             "Revoke",
@@ -257,41 +239,28 @@ def _token_row(t: ObjectVar[TokenView]) -> rx.Component:
             color_scheme="red",
             on_click=S.revoke_token(t.id),
         ),
+        spacing="3",
         width="100%",
-        wrap="wrap",
-        align="center",
         class_name="token-row",
     )
 
 
 def _tokens() -> rx.Component:
-    return rx.vstack(
+    return column(
         rx.heading("API tokens", size="5", as_="h2"),
-        rx.text(
+        muted(
             "For harnesses and scripts: POST /api/v1/tests with "
-            "“Authorization: Bearer bmx_…”. A token is shown once; we keep only its hash.",
-            size="2",
-            color_scheme="gray",
+            "“Authorization: Bearer bmx_…”. A token is shown once; we keep only its hash."
         ),
         _new_token(),
         _token_form(),
-        rx.cond(
-            S.token_error != "",
-            rx.text(S.token_error, color_scheme="red", size="2", role="alert", id="token-error"),
-        ),
+        error_text(S.token_error, id="token-error"),
         rx.cond(
             S.token_list.length() > 0,
-            rx.vstack(
-                rx.foreach(
-                    S.token_list,
-                    _token_row,
-                ),
-                width="100%",
-            ),
-            rx.text("No tokens yet.", size="2", color_scheme="gray"),
+            column(rx.foreach(S.token_list, _token_row), spacing="3"),
+            muted("No tokens yet."),
         ),
         spacing="3",
-        width="100%",
     )
 
 
@@ -300,47 +269,28 @@ def me_page() -> rx.Component:
         once_loaded(
             S.loaded,
             S.signed_in,
-            rx.vstack(
-                rx.heading("My Tests", size="7"),
-                rx.cond(
-                    S.action_error != "",
-                    rx.callout(S.action_error, color_scheme="red", icon="circle_alert"),
-                ),
-                rx.cond(
-                    S.appeal_notice != "",
-                    rx.callout(
-                        S.appeal_notice,
-                        color_scheme="green",
-                        icon="check",
-                        role="status",
-                        id="appeal-notice",
-                    ),
-                ),
+            column(
+                page_title("My Tests"),
+                notice(S.action_error, "error"),
+                notice(S.appeal_notice, "success", role="status", id="appeal-notice"),
                 rx.cond(
                     S.tests.length() > 0,
-                    rx.vstack(rx.foreach(S.tests, _test_row), width="100%", spacing="2"),
-                    rx.callout.root(
-                        rx.callout.icon(rx.icon("inbox")),
-                        rx.callout.text(
-                            "You have no Tests yet. ",
-                            rx.link("Submit your first one", href="/submit"),
-                            ".",
-                        ),
-                        width="100%",
+                    column(rx.foreach(S.tests, _test_row), spacing="2"),
+                    message_callout(
+                        "You have no Tests yet. ",
+                        rx.link("Submit your first one", href="/submit"),
+                        ".",
+                        icon="inbox",
                     ),
                 ),
                 rx.divider(),
                 _tokens(),
-                spacing="4",
-                width="100%",
                 max_width="860px",
             ),
-            rx.callout.root(
-                rx.callout.icon(rx.icon("log-in")),
-                rx.callout.text(
-                    "Sign in to see your Tests. ", rx.link("Sign in", href="/sign-in?next=/me")
-                ),
-                width="100%",
+            message_callout(
+                "Sign in to see your Tests. ",
+                rx.link("Sign in", href="/sign-in?next=/me"),
+                icon="log-in",
             ),
         )
     )

@@ -7,9 +7,10 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.badges import declared_label
+from benchmax.components.blocks import column, muted
 from benchmax.components.cards import paged_card_list
-from benchmax.components.layout import once_loaded, page_intro, page_shell
-from benchmax.components.not_found import not_found_panel
+from benchmax.components.layout import page_intro, page_shell, page_title
+from benchmax.components.not_found import found_or_not_found
 from benchmax.state.models import ModelDetailState as D
 from benchmax.state.models import ModelsState as M
 
@@ -19,7 +20,7 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
         rx.card(
             rx.vstack(
                 rx.heading(family["name"], size="4", as_="h2"),
-                rx.text(family["vendor"], size="2", color_scheme="gray"),
+                muted(family["vendor"]),
                 rx.text(family["models"], " models · ", family["tests"], " public Tests", size="2"),
                 spacing="1",
             ),
@@ -54,7 +55,7 @@ def chip_row(items: rx.Var[list[dict[str, str]]], chip: Any, **props: Any) -> rx
 
 def models_page() -> rx.Component:
     return page_shell(
-        rx.vstack(
+        column(
             *page_intro(
                 "Models",
                 "The catalog standardises names so Tests can be grouped. It never limits "
@@ -75,38 +76,22 @@ def models_page() -> rx.Component:
                     lambda d: label_chip(d["href"], d["label"], " (", d["tests"], ")"),
                     id="declared-labels",
                 ),
-                rx.text(ALL_MATCHED, color_scheme="gray", size="2"),
+                muted(ALL_MATCHED),
             ),
-            spacing="4",
-            width="100%",
         )
     )
 
 
 def model_detail_page() -> rx.Component:
-    return page_shell(
-        once_loaded(
-            D.loaded,
-            D.found,
-            rx.vstack(
-                rx.link("← All models", href="/models", size="2"),
-                rx.heading(D.name, size="7", id="model-name"),
-                rx.text(D.subtitle, color_scheme="gray"),
-                rx.cond(
-                    D.models.length() > 0,
-                    chip_row(
-                        D.models,
-                        lambda m: label_chip(
-                            "/models/" + m["slug"], m["name"], " · ", m["tests"], variant="soft"
-                        ),
-                    ),
-                ),
-                *paged_card_list(
-                    D.items, D.next_cursor, D.load_more, "No public Tests declare this yet."
-                ),
-                spacing="4",
-                width="100%",
-            ),
-            not_found_panel(),
-        )
+    versions = chip_row(
+        D.models,
+        lambda m: label_chip("/models/" + m["slug"], m["name"], " · ", m["tests"], variant="soft"),
     )
+    body = column(
+        rx.link("← All models", href="/models", size="2"),
+        page_title(D.name, id="model-name"),
+        rx.text(D.subtitle, color_scheme="gray"),
+        rx.cond(D.models.length() > 0, versions),
+        *paged_card_list(D.items, D.next_cursor, D.load_more, "No public Tests declare this yet."),
+    )
+    return page_shell(found_or_not_found(D.loaded, D.found, body))

@@ -4,33 +4,20 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.blocks import column
 from benchmax.components.cards import paged_card_list
-from benchmax.components.layout import once_loaded, page_shell
-from benchmax.components.not_found import not_found_panel
+from benchmax.components.layout import page_shell, page_title, screen_tall
+from benchmax.components.not_found import found_or_not_found
 from benchmax.state.profile import ProfileState as S
 
 
 def profile_page() -> rx.Component:
-    # At least a screen tall from the first frame: the footer never jumps when cards load.
-    return page_shell(
-        rx.box(
-            once_loaded(
-                S.loaded,
-                S.found,
-                rx.vstack(
-                    rx.heading(S.display_name, size="7", id="profile-name", as_="h1"),
-                    rx.text("@", S.handle, color_scheme="gray"),
-                    *paged_card_list(
-                        S.items,
-                        S.next_cursor,
-                        S.load_more,
-                        "No public Tests from this contributor yet.",
-                    ),
-                    spacing="4",
-                    width="100%",
-                ),
-                not_found_panel(),
-            ),
-            min_height="100vh",
-        )
+    cards = paged_card_list(
+        S.items, S.next_cursor, S.load_more, "No public Tests from this contributor yet."
     )
+    body = column(
+        page_title(S.display_name, id="profile-name"),
+        rx.text("@", S.handle, color_scheme="gray"),
+        *cards,
+    )
+    return page_shell(screen_tall(found_or_not_found(S.loaded, S.found, body)))

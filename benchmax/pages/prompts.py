@@ -7,9 +7,12 @@ from typing import Any
 import reflex as rx
 from reflex.vars.object import ObjectVar
 
-from benchmax.components.badges import declared_label
+from benchmax.components.badges import declared_label, sample_badge
+from benchmax.components.blocks import column, error_text, muted, quiet_link, row
+from benchmax.components.cards import byline
+from benchmax.components.dates import time_ago
 from benchmax.components.fields import field_label
-from benchmax.components.layout import once_loaded, page_intro, page_shell
+from benchmax.components.layout import page_intro, page_shell, page_title
 from benchmax.components.listing import (
     code_box,
     list_or_empty,
@@ -17,7 +20,7 @@ from benchmax.components.listing import (
     thumbnail,
     when_loaded,
 )
-from benchmax.components.not_found import not_found_panel
+from benchmax.components.not_found import found_or_not_found
 from benchmax.components.showcase import GROUP_CAVEAT
 from benchmax.state.prompts import GroupRow, MemberView
 from benchmax.state.prompts import PromptGroupState as G
@@ -29,13 +32,7 @@ def _group_row(
 ) -> rx.Component:
     """A group as a link with its size; the similar list adds its share and a join button."""
     return rx.card(
-        rx.flex(
-            rx.link(item.title, href=item.href, flex="1", min_width="0", **link),
-            *extra,
-            spacing="2",
-            align="center",
-            wrap="wrap",
-        ),
+        row(rx.link(item.title, href=item.href, flex="1", min_width="0", **link), *extra),
         width="100%",
         class_name=card_class,
     )
@@ -53,7 +50,7 @@ def _largest_row(item: ObjectVar[GroupRow]) -> rx.Component:
 
 def prompts_page() -> rx.Component:
     return page_shell(
-        rx.vstack(
+        column(
             *page_intro(
                 "Same prompt, different setups",
                 "Prompts that two or more public Tests gave to different setups, largest "
@@ -65,64 +62,43 @@ def prompts_page() -> rx.Component:
                 P.loaded,
                 list_or_empty(
                     P.groups,
-                    rx.vstack(
-                        rx.foreach(P.groups, _largest_row),
-                        spacing="2",
-                        width="100%",
-                        id="prompt-groups",
-                    ),
+                    column(rx.foreach(P.groups, _largest_row), spacing="2", id="prompt-groups"),
                     "No prompt has been tried by two setups yet.",
                     "prompt-groups-empty",
                 ),
             ),
-            spacing="4",
-            width="100%",
         )
     )
 
 
 def _member(item: ObjectVar[MemberView]) -> rx.Component:
     return rx.card(
-        rx.vstack(
-            rx.hstack(
+        column(
+            row(
                 rx.badge("#", item.place, " in this group", variant="soft"),
-                rx.cond(item.sample, rx.badge("Sample", color_scheme="gray")),
-                spacing="2",
-                wrap="wrap",
+                sample_badge(item.sample),
             ),
             thumbnail(item.thumb, width="100%", height="140px"),
-            rx.link(
+            quiet_link(
                 rx.heading(item.title, size="3", as_="h2", class_name="card-title"),
                 href=item.href,
-                color_scheme="gray",
-                high_contrast=True,
                 class_name="member-title",
             ),
             rx.text(item.setup, size="2", weight="medium", class_name="member-setup"),
             declared_label(),
             rx.text(item.attempts, size="2"),
-            rx.text(item.kinds, size="2", color_scheme="gray"),
-            rx.hstack(
+            muted(item.kinds),
+            row(
                 rx.cond(item.score != "", rx.text(item.score, size="5", weight="bold")),
                 rx.vstack(
                     rx.text(item.reviews, size="1"),
-                    rx.text(item.median, size="1", color_scheme="gray"),
+                    muted(item.median, size="1"),
                     spacing="0",
                 ),
-                align="center",
                 spacing="3",
             ),
-            rx.text(
-                "by ",
-                rx.link(item.contributor, href="/u/" + item.handle),
-                " · ",
-                item.published,
-                size="1",
-                color_scheme="gray",
-            ),
+            byline(item.contributor, item.handle, time_ago(item.published), size="1"),
             spacing="2",
-            align="start",
-            width="100%",
         ),
         class_name="group-member",
     )
@@ -151,7 +127,7 @@ def _alias_reason() -> rx.Component:
     """Moderators only: the written reason a join is recorded with."""
     return rx.cond(
         G.is_moderator,
-        rx.vstack(
+        column(
             field_label(
                 "Reason for joining (kept permanently, at least 10 characters)",
                 "alias-reason",
@@ -164,14 +140,14 @@ def _alias_reason() -> rx.Component:
                 width="100%",
                 max_length=2000,
             ),
-            rx.cond(G.alias_error != "", rx.text(G.alias_error, color_scheme="red", size="2")),
-            width="100%",
+            error_text(G.alias_error),
+            spacing="3",
         ),
     )
 
 
 def _similar() -> rx.Component:
-    return rx.vstack(
+    return column(
         *section_intro(
             "Similar prompts",
             "Near-duplicates (at least 80% of their five-word phrases in common). They are listed, "
@@ -180,23 +156,20 @@ def _similar() -> rx.Component:
         rx.foreach(G.similar, _similar_row),
         _alias_reason(),
         spacing="2",
-        width="100%",
         id="similar-prompts",
     )
 
 
 def _group() -> rx.Component:
-    return rx.vstack(
-        rx.heading("Same prompt, different setups", size="7"),
+    return column(
+        page_title("Same prompt, different setups"),
         code_box(G.prompt, "group-prompt", max_height="14rem", overflow_y="auto"),
         rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
-        rx.text(
+        muted(
             G.total,
             " public Tests. Ordered by the showcase's shrunk score within this group (",
             G.prior,
             " from this group's counted reviews); Tests without a counted review follow.",
-            size="2",
-            color_scheme="gray",
         ),
         rx.cond(
             G.aliases.length() > 0,
@@ -226,10 +199,8 @@ def _group() -> rx.Component:
         ),
         rx.cond(G.more, rx.button("Show more", on_click=G.show_more, variant="soft", width="100%")),
         rx.cond(G.similar.length() > 0, _similar()),
-        spacing="4",
-        width="100%",
     )
 
 
 def prompt_group_page() -> rx.Component:
-    return page_shell(once_loaded(G.loaded, G.found, _group(), not_found_panel()))
+    return page_shell(found_or_not_found(G.loaded, G.found, _group()))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.adapters.auth.clerk_frontend import clerk_mount_sign_in_js, clerk_script_tags
+from benchmax.components.blocks import column, muted, notice
 from benchmax.components.fields import field_label
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import page_shell, page_title
 from benchmax.context import app_context
 from benchmax.services.accounts import HANDLE_RULES
 from benchmax.state.sign_in import SignInState as S
@@ -14,7 +15,7 @@ from benchmax.state.sign_in import SignInState as S
 
 def _local_form() -> rx.Component:
     return rx.form(
-        rx.vstack(
+        column(
             field_label("Handle", "handle", required=True, weight="medium"),
             rx.input(
                 id="handle",
@@ -27,7 +28,7 @@ def _local_form() -> rx.Component:
                 size="3",
                 width="100%",
             ),
-            rx.text(HANDLE_RULES, size="1", color_scheme="gray"),
+            muted(HANDLE_RULES, size="1"),
             field_label("Display name (optional)", "display_name", weight="medium"),
             rx.input(
                 id="display_name",
@@ -38,19 +39,9 @@ def _local_form() -> rx.Component:
                 size="3",
                 width="100%",
             ),
-            rx.cond(
-                S.error != "",
-                rx.callout(
-                    S.error,
-                    color_scheme="red",
-                    icon="circle_alert",
-                    id="sign-in-error",
-                    width="100%",
-                ),
-            ),
+            notice(S.error, "error", id="sign-in-error", width="100%"),
             rx.button("Sign in", type="submit", size="3", width="100%", id="sign-in-submit"),
             spacing="3",
-            width="100%",
         ),
         on_submit=S.sign_in,
         width="100%",
@@ -71,8 +62,8 @@ def sign_in_page() -> rx.Component:
     return page_shell(
         rx.center(
             rx.card(
-                rx.vstack(
-                    rx.heading("Sign in", size="6"),
+                column(
+                    page_title("Sign in", size="6"),
                     rx.cond(
                         S.local_mode,
                         rx.vstack(
@@ -90,8 +81,6 @@ def sign_in_page() -> rx.Component:
                         if app_context().settings.auth_backend == "clerk"
                         else rx.text("Sign-in is not configured.", id="clerk-sign-in"),
                     ),
-                    spacing="4",
-                    width="100%",
                 ),
                 width="100%",
                 max_width="420px",

@@ -17,7 +17,7 @@ import reflex as rx
 from benchmax.context import app_context
 from benchmax.models import ApiToken, User
 from benchmax.services import submissions, tokens
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, human_date, stamp
 from benchmax.services.errors import ServiceError, Unauthenticated
 from benchmax.services.moderation.appeals import appeal_states, open_appeal
 from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
@@ -46,7 +46,7 @@ class MyTestView:
     color: str
     reason: str
     action: str  # resume, fix, retry, view or empty
-    updated: str
+    updated: Stamp
     expires: str  # empty unless an untouched draft
     moderation: str  # the decisions about it, "outcome — reason", joined
     appeal: str  # removed Tests: "can", "open" or "answered"; others empty
@@ -62,7 +62,7 @@ class MyTestView:
             color=STATUS_COLORS.get(row.plain_status, "gray"),
             reason=row.reason,
             action=row.action,
-            updated=human_date(row.updated_at),
+            updated=stamp(row.updated_at),
             expires=human_date(row.expires_at),
             moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
             appeal=(appeal or "can") if row.plain_status == "Removed" else "",

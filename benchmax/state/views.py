@@ -7,7 +7,7 @@ from typing import Any
 
 from benchmax.components.badges import REVIEW_COLORS
 from benchmax.context import app_context
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
 from benchmax.services.search import Segment
@@ -98,7 +98,7 @@ class ListedView:
     kinds: str = ""
     thumb: str = ""  # empty: no thumbnail
     sample: bool = False
-    published: str = ""
+    published: Stamp = field(default_factory=Stamp)
 
     @staticmethod
     def fields_of(test: Listed) -> dict[str, Any]:
@@ -124,7 +124,7 @@ class ListedView:
             "kinds": " · ".join(test.evidence_kinds) if test.evidence_kinds else "text output",
             "thumb": thumb,
             "sample": test.is_sample,
-            "published": human_date(test.published_at),
+            "published": stamp(test.published_at),
         }
 
 
