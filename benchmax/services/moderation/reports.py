@@ -13,7 +13,6 @@ from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
-    ModerationAction,
     ModerationDecision,
     Report,
     ReportReason,
@@ -23,7 +22,7 @@ from benchmax.models import (
     audit,
 )
 from benchmax.services.errors import Conflict, Invalid, NotFound
-from benchmax.services.moderation.cases import close_case, open_case
+from benchmax.services.moderation.cases import open_case
 from benchmax.services.moderation.policy import (
     clean_reason,
     clean_text,
@@ -31,7 +30,7 @@ from benchmax.services.moderation.policy import (
     require_admin,
 )
 from benchmax.services.moderation.rate_limits import check_hourly_limit
-from benchmax.services.moderation.records import record_decision
+from benchmax.services.moderation.records import settle_case
 from benchmax.services.moderation.reviews import public_test
 
 DETAILS_MAX = 2000
@@ -133,15 +132,6 @@ def decide_report(
     """Close a report: resolved (acted on) or dismissed (nothing to do)."""
     admin = require_admin(actor, "decide reports")
     clean = clean_reason(reason)
-    report, _test = open_case(session, admin, Report, report_id, "report")
+    report, _test = open_case(session, admin, Report, report_id)
     state = CaseState.RESOLVED if outcome == "resolve" else CaseState.DISMISSED
-    close_case(report, state, session)
-    return record_decision(
-        session,
-        admin,
-        ModerationAction(f"report.{outcome}"),
-        ("report", report.id),
-        clean,
-        ("open", state.value),
-        report_id=report.id,
-    )
+    return settle_case(session, admin, report, outcome, clean, (state, state.value))
