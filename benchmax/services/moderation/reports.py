@@ -11,17 +11,15 @@ from benchmax.models import (
     AuditAction,
     CaseState,
     EvidenceFile,
-    EvidenceKind,
-    EvidenceState,
     ModerationDecision,
     Report,
     ReportReason,
-    SourceVisibility,
     Test,
     User,
     audit,
 )
 from benchmax.services.errors import Conflict, Invalid, NotFound
+from benchmax.services.evidence_visibility import readers_see
 from benchmax.services.moderation.cases import open_case
 from benchmax.services.moderation.policy import (
     clean_reason,
@@ -50,16 +48,7 @@ REASON_LABELS = {
 def _visible_evidence(session: Session, test: Test, evidence_id: object) -> EvidenceFile:
     """A file of this Test that readers can see; others are reported as not found."""
     evidence = session.get(EvidenceFile, evidence_id) if isinstance(evidence_id, str) else None
-    visible = (
-        evidence is not None
-        and evidence.test_id == test.id
-        and evidence.state == EvidenceState.APPROVED
-        and (
-            evidence.kind != EvidenceKind.SOURCE
-            or test.source_visibility == SourceVisibility.PUBLIC
-        )
-    )
-    if not visible or evidence is None:
+    if evidence is None or evidence.test_id != test.id or not readers_see(evidence, test):
         raise NotFound("evidence_not_found", "That file is not part of this Test.", "evidence_id")
     return evidence
 
