@@ -14,14 +14,16 @@ from benchmax.cli_output import fail
 from benchmax.models import JobState
 
 
-def _found_differences(differences: Any, heading: str) -> bool:
-    """Print ``heading`` and each difference when there are any: the caller then exits 1."""
-    if not differences:
-        return False
-    print(heading)
-    for difference in differences:
-        print(f"  - {difference}")
-    return True
+def _verdict(differences: Any, heading: str, intact: str) -> int:
+    """How a command that checks something ends: ``heading`` and each difference, exit 1;
+    or, when there are none, the ``intact`` line and exit 0."""
+    if differences:
+        print(heading)
+        for difference in differences:
+            print(f"  - {difference}")
+        return 1
+    print(intact)
+    return 0
 
 
 def _cmd_jobs_list(args: argparse.Namespace) -> int:
@@ -95,10 +97,8 @@ def _cmd_backup_create(args: argparse.Namespace) -> int:
         f"{len(manifest.objects)} objects, {manifest.object_bytes} bytes; "
         f"schema {manifest.schema_revision}"
     )
-    if _found_differences(result.problems, "the stored backup did not read back intact:"):
-        return 1
-    print("stored backup read back intact")
-    return 0
+    heading = "the stored backup did not read back intact:"
+    return _verdict(result.problems, heading, "stored backup read back intact")
 
 
 def _cmd_backup_verify(args: argparse.Namespace) -> int:
@@ -112,10 +112,7 @@ def _cmd_backup_verify(args: argparse.Namespace) -> int:
     differences = verify(ctx.engine, ctx.storage, loaded.manifest)
     record_verification(ctx.engine, loaded.key, differences)
     print(f"manifest: {loaded.key}")
-    if _found_differences(differences, f"{len(differences)} differences:"):
-        return 1
-    print("matches the manifest")
-    return 0
+    return _verdict(differences, f"{len(differences)} differences:", "matches the manifest")
 
 
 def _cmd_backup_restore(args: argparse.Namespace) -> int:
@@ -127,14 +124,13 @@ def _cmd_backup_restore(args: argparse.Namespace) -> int:
     except (ManifestError, RestoreRefusedError) as exc:
         return fail(exc)
     print(f"restored {result.manifest_key}: {result.objects_copied} objects copied")
-    if _found_differences(
-        result.differences, f"verify found {len(result.differences)} differences:"
-    ):
-        return 1
-    print("verify: the restored system matches the manifest")
-    if result.migrated_to:
+    heading = f"verify found {len(result.differences)} differences:"
+    status = _verdict(
+        result.differences, heading, "verify: the restored system matches the manifest"
+    )
+    if status == 0 and result.migrated_to:
         print(f"database migrated to {result.migrated_to}")
-    return 0
+    return status
 
 
 def register(sub: Any) -> None:

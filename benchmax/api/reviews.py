@@ -12,19 +12,16 @@ from benchmax.api.actions import endpoint, optional_id, text
 from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services.moderation import disputes, reports, reviews
-from benchmax.settings import Settings
+
+Params = dict[str, Any]
 
 
-def _list_reviews(
-    session: Session, _user: User | None, path: dict[str, Any], _body: dict[str, Any]
-) -> dict[str, Any]:
+def _list_reviews(session: Session, _user: User | None, path: Params, _body: Params) -> Params:
     entries = reviews.review_history(session, path["test_id"])
     return {"items": [entry.to_json() for entry in entries]}
 
 
-def _add_review(
-    session: Session, user: User | None, path: dict[str, Any], body: dict[str, Any]
-) -> dict[str, Any]:
+def _add_review(session: Session, user: User | None, path: Params, body: Params) -> Params:
     review = reviews.add_review(
         session,
         user,
@@ -37,14 +34,7 @@ def _add_review(
     return {"review": entry.to_json()}
 
 
-def _report(
-    session: Session,
-    user: User | None,
-    path: dict[str, Any],
-    body: dict[str, Any],
-    *,
-    settings: Settings,
-) -> dict[str, Any]:
+def _report(limit: int, session: Session, user: User | None, path: Params, body: Params) -> Params:
     report = reports.create_report(
         session,
         user,
@@ -52,32 +42,26 @@ def _report(
         body.get("reason"),
         body.get("details", ""),
         optional_id(body, "evidence_id"),
-        per_hour=settings.report_rate_limit_per_hour,
+        per_hour=limit,
     )
     return {"report": {"id": report.id, "state": str(report.state)}}
 
 
-def _dispute(
-    session: Session,
-    user: User | None,
-    path: dict[str, Any],
-    body: dict[str, Any],
-    *,
-    settings: Settings,
-) -> dict[str, Any]:
+def _dispute(limit: int, session: Session, user: User | None, path: Params, body: Params) -> Params:
     dispute = disputes.open_dispute(
         session,
         user,
         path["review_id"],
         text(body, "reason"),
-        per_hour=settings.dispute_rate_limit_per_hour,
+        per_hour=limit,
     )
     return {"dispute": {"id": dispute.id, "review_id": dispute.review_id, "state": "open"}}
 
 
 def review_routes(ctx: AppContext) -> list[Route]:
-    report = functools.partial(_report, settings=ctx.settings)
-    dispute = functools.partial(_dispute, settings=ctx.settings)
+    # Each filing route is bound to its kind's hourly cap per account.
+    report = functools.partial(_report, ctx.settings.report_rate_limit_per_hour)
+    dispute = functools.partial(_dispute, ctx.settings.dispute_rate_limit_per_hour)
     return [
         Route("/api/v1/tests/{test_id}/reviews", endpoint(ctx, _list_reviews), methods=["GET"]),
         Route("/api/v1/tests/{test_id}/reviews", endpoint(ctx, _add_review, 201), methods=["POST"]),

@@ -8,7 +8,9 @@ catalog is ``catalog_linking``; how labels match is decided in ``benchmax.servic
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
@@ -35,6 +37,7 @@ __all__ = [
     "ModelDetail",
     "ModelSummary",
     "Suggestion",
+    "catalog_names",
     "declared_unmatched_labels",
     "family_detail",
     "list_families",
@@ -103,6 +106,26 @@ class Suggestion:
     label: str
     version_label: str = ""
     detail: str = ""
+
+
+NameKind = Literal["model", "vendor", "harness"]
+
+
+def catalog_names(session: Session) -> Iterator[tuple[str, NameKind]]:
+    """Every name the catalog knows and what it names, for identity blinding: per family its
+    name, slug and vendor, per model its name and slug, per version its slug and name, per
+    harness its name and slug, then every mapped label. The order is stable, so a name that
+    two kinds share always goes to the same one."""
+    for family in session.exec(select(ModelFamily)).all():
+        yield from ((family.name, "model"), (family.slug, "model"), (family.vendor, "vendor"))
+    for model in session.exec(select(CatalogModel)).all():
+        yield from ((model.name, "model"), (model.slug, "model"))
+    for version in session.exec(select(ModelVersion)).all():
+        yield from ((version.slug, "model"), (version.name, "model"))
+    for harness in session.exec(select(Harness)).all():
+        yield from ((harness.name, "harness"), (harness.slug, "harness"))
+    for kind, key in session.exec(select(LabelMapping.kind, LabelMapping.normalized_label)).all():
+        yield key, "harness" if kind == LabelKind.HARNESS else "model"
 
 
 def _public_counts(session: Session, column: object) -> dict[str, int]:

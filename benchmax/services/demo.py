@@ -7,7 +7,6 @@ pipeline would store approved files, so the user-content service serves it the n
 
 from __future__ import annotations
 
-import hashlib
 import io
 from datetime import timedelta
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 from sqlmodel import Session, func, select
 
-from benchmax.adapters.storage import EVIDENCE_PREFIX, ObjectStorage
+from benchmax.adapters.storage import ObjectStorage
 from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
@@ -25,8 +24,10 @@ from benchmax.models import (
     TestState,
     User,
 )
-from benchmax.models._base import utcnow
+from benchmax.models._base import new_id, utcnow
 from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.pipeline import evidence_key
+from benchmax.services.stored_bytes import put_bytes
 
 SAMPLE_HANDLE = "benchmax-samples"
 SAMPLE_TAG = "[Sample] "
@@ -105,19 +106,17 @@ def _store(
     data: bytes,
     position: int,
 ) -> EvidenceFile:
+    evidence_id = new_id()
     evidence = EvidenceFile(
+        id=evidence_id,
         test_id=test.id,
         kind=kind,
         original_name=name,
         safe_name=name,
-        content_type=content_type,
-        size_bytes=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
         state=EvidenceState.APPROVED,
         position=position,
+        **put_bytes(storage, evidence_key(test.id, evidence_id), data, content_type),
     )
-    evidence.storage_key = f"{EVIDENCE_PREFIX}{test.id}/{evidence.id}"
-    storage.put(evidence.storage_key, [data], content_type=content_type)
     session.add(evidence)
     return evidence
 

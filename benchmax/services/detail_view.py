@@ -16,12 +16,9 @@ from sqlmodel import Session, col, select
 from benchmax.models import (
     CatalogModel,
     EvidenceFile,
-    EvidenceKind,
-    EvidenceState,
     Harness,
     ModelFamily,
     ModelVersion,
-    SourceVisibility,
     Test,
     TestState,
     User,
@@ -29,6 +26,7 @@ from benchmax.models import (
 from benchmax.models._base import is_public_id
 from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
+from benchmax.services.evidence_visibility import readers_see
 from benchmax.services.judge.card import AiReviewSummary, ai_review_summaries
 from benchmax.services.markdown import render_markdown
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
@@ -101,15 +99,10 @@ def _evidence(session: Session, test: Test, is_owner: bool) -> list[EvidenceItem
         .where(EvidenceFile.test_id == test.id)
         .order_by(col(EvidenceFile.position), col(EvidenceFile.created_at), col(EvidenceFile.id))
     ).all()
-    source_public = test.source_visibility == SourceVisibility.PUBLIC
     return [
         from_row(EvidenceItem, file, kind=str(file.kind or ""))
         for file in files
-        if is_owner
-        or (
-            file.state == EvidenceState.APPROVED
-            and (file.kind != EvidenceKind.SOURCE or source_public)
-        )
+        if is_owner or readers_see(file, test)
     ]
 
 

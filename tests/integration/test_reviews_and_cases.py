@@ -30,7 +30,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services.errors import ServiceError
-from benchmax.services.moderation import disputes, reports, reviews, roles
+from benchmax.services.moderation import disputes, filing, reports, reviews, roles
 from tests.factories import (
     make_dispute,
     make_evidence,
@@ -219,7 +219,7 @@ def test_a_dispute_the_index_refuses_gets_the_same_409_and_the_caller_keeps_its_
         # A code path that skipped the check opens one after the service's pre-check passed.
         sneaked.append(make_dispute(session, review))
 
-    monkeypatch.setattr(disputes, "check_hourly_limit", sneak_in)
+    monkeypatch.setattr(filing, "check_hourly_limit", sneak_in)
     with pytest.raises(ServiceError, match="already has an open dispute") as refused:
         disputes.open_dispute(session, contributor, review.id, "It ignores my log.", per_hour=5)
     assert (refused.value.code, refused.value.status) == ("dispute_open", 409)
@@ -269,7 +269,7 @@ def test_the_index_alone_stops_a_race_that_passed_the_check(
     review, contributor = _disputable_review(session)
     session.commit()
     both_checked = threading.Barrier(2, timeout=30)
-    check_hourly_limit = disputes.check_hourly_limit
+    check_hourly_limit = filing.check_hourly_limit
 
     def unlocked(test_session: Session, test_id: str, *, lock: bool = False) -> Test:
         return reviews.public_test(test_session, test_id)
@@ -279,7 +279,7 @@ def test_the_index_alone_stops_a_race_that_passed_the_check(
         check_hourly_limit(*args)
 
     monkeypatch.setattr(disputes, "public_test", unlocked)
-    monkeypatch.setattr(disputes, "check_hourly_limit", after_both_checked)
+    monkeypatch.setattr(filing, "check_hourly_limit", after_both_checked)
     assert _race(engine, review, contributor, lambda: None) == ["409 dispute_open", "opened"]
     assert len(_disputes_of(session, review)) == 1
 

@@ -30,6 +30,22 @@ class SessionClaims:
     session_id: str
     expires_at: datetime
 
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> SessionClaims | None:
+        """Clerk checks signature, time and azp but not that these claims exist; we need them."""
+        subject, session_id, expires = payload.get("sub"), payload.get("sid"), payload.get("exp")
+        if not (
+            isinstance(subject, str) and subject and isinstance(session_id, str) and session_id
+        ):
+            return None
+        if not isinstance(expires, int) or isinstance(expires, bool):
+            return None
+        try:
+            expires_at = datetime.fromtimestamp(expires, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+        return cls(subject, session_id, expires_at)
+
 
 @dataclass(frozen=True)
 class _Request:
@@ -60,20 +76,6 @@ def _is_api_token(authorization: str | None) -> bool:
     return authorization is not None and authorization.startswith("Bearer " + API_TOKEN_PREFIX)
 
 
-def _claims(payload: dict[str, Any]) -> SessionClaims | None:
-    """Clerk checks signature, time and azp but not that these claims exist; we need them."""
-    subject, session_id, expires = payload.get("sub"), payload.get("sid"), payload.get("exp")
-    if not (isinstance(subject, str) and subject and isinstance(session_id, str) and session_id):
-        return None
-    if not isinstance(expires, int) or isinstance(expires, bool):
-        return None
-    try:
-        expires_at = datetime.fromtimestamp(expires, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return SessionClaims(subject, session_id, expires_at)
-
-
 class SessionVerifier:
     """Verifies session tokens signed by the key whose public half is ``jwt_key``."""
 
@@ -102,7 +104,7 @@ class SessionVerifier:
         state = authenticate_request(_Request(picked), self._options)
         if not state.is_signed_in or state.payload is None:
             return None
-        return _claims(state.payload)
+        return SessionClaims.from_payload(state.payload)
 
     def verify_token(self, token: str) -> SessionClaims | None:
         """Claims of a bare session token, e.g. one read from a cookie by the web framework."""

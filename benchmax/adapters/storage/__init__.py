@@ -7,10 +7,11 @@ tell quarantine from published evidence from private operator data at a glance.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 
 from benchmax.settings import CoreSettings
 
@@ -86,8 +87,14 @@ class ObjectInfo:
     last_modified: datetime | None = None
 
 
-class ObjectStorage(Protocol):
-    """What BenchMax needs from object storage, and nothing more."""
+class ObjectStorage(ABC):
+    """What BenchMax needs from object storage, and nothing more.
+
+    The port itself checks every key and byte range before a backend sees it, so the rules
+    above hold on every backend by construction and an object stored on one can always be
+    moved to the other. A backend implements the underscored methods, which receive only
+    valid keys and ranges, plus ``list`` and ``check``.
+    """
 
     def put(
         self,
@@ -97,7 +104,7 @@ class ObjectStorage(Protocol):
         content_type: str = "application/octet-stream",
     ) -> ObjectInfo:
         """Store ``data`` streamed in chunks; return the stored size."""
-        ...
+        return self._put(validate_key(key), iter_chunks(data, DEFAULT_CHUNK_SIZE), content_type)
 
     def get(
         self,
@@ -107,26 +114,48 @@ class ObjectStorage(Protocol):
         end: int | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
     ) -> Iterator[bytes]:
-        """Yield the object's bytes ``start``..``end`` (inclusive) in bounded chunks."""
-        ...
+        """Yield the object's bytes ``start``..``end`` (inclusive) in bounded chunks.
+
+        A missing key or a range past the end fails here, before any byte is iterated.
+        """
+        check_range(start, end)
+        return self._get(validate_key(key), start, end, chunk_size)
 
     def head(self, key: str) -> ObjectInfo | None:
         """Size and time of the object, or None when it does not exist."""
-        ...
+        return self._head(validate_key(key))
 
-    def copy(self, source: str, destination: str) -> None: ...
+    def copy(self, source: str, destination: str) -> None:
+        self._copy(validate_key(source), validate_key(destination))
 
     def delete(self, key: str) -> None:
         """Remove the object; deleting a missing key is not an error."""
-        ...
+        self._delete(validate_key(key))
 
+    @abstractmethod
     def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
         """Every object whose key starts with ``prefix``, in key order."""
-        ...
 
+    @abstractmethod
     def check(self) -> None:
         """Raise if storage is unreachable; used by health checks."""
-        ...
+
+    @abstractmethod
+    def _put(self, key: str, chunks: Iterator[bytes], content_type: str) -> ObjectInfo: ...
+
+    @abstractmethod
+    def _get(
+        self, key: str, start: int | None, end: int | None, chunk_size: int
+    ) -> Iterator[bytes]: ...
+
+    @abstractmethod
+    def _head(self, key: str) -> ObjectInfo | None: ...
+
+    @abstractmethod
+    def _copy(self, source: str, destination: str) -> None: ...
+
+    @abstractmethod
+    def _delete(self, key: str) -> None: ...
 
 
 def build_storage(settings: CoreSettings) -> ObjectStorage:

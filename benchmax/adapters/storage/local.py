@@ -20,7 +20,7 @@ from benchmax.adapters.storage import (
     InvalidRangeError,
     ObjectInfo,
     ObjectNotFoundError,
-    check_range,
+    ObjectStorage,
     iter_chunks,
     validate_key,
 )
@@ -28,7 +28,7 @@ from benchmax.adapters.storage import (
 _PARTIAL_DIR = ".partial"
 
 
-class LocalStorage:
+class LocalStorage(ObjectStorage):
     """Objects are files under ``root``; the key is the relative path."""
 
     def __init__(self, root: Path) -> None:
@@ -37,7 +37,7 @@ class LocalStorage:
         self._partial.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
-        validate_key(key)
+        """The file of a key the port has validated."""
         path = (self.root / key).resolve()
         # Key validation already forbids escaping; this also catches a symlink planted inside.
         if not path.is_relative_to(self.root) or path == self.root:
@@ -61,28 +61,16 @@ class LocalStorage:
             raise
         return size
 
-    def put(
-        self,
-        key: str,
-        data: Iterable[bytes] | BinaryIO,
-        *,
-        content_type: str = "application/octet-stream",
-    ) -> ObjectInfo:
+    def _put(self, key: str, chunks: Iterator[bytes], content_type: str) -> ObjectInfo:
         # The local backend keeps no metadata: readers choose the type from the database row.
         del content_type
         path = self._path(key)
-        size = self._write_atomically(path, iter_chunks(data, DEFAULT_CHUNK_SIZE))
+        size = self._write_atomically(path, chunks)
         return ObjectInfo(key=key, size=size, last_modified=_mtime(path))
 
-    def get(
-        self,
-        key: str,
-        *,
-        start: int | None = None,
-        end: int | None = None,
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+    def _get(
+        self, key: str, start: int | None, end: int | None, chunk_size: int
     ) -> Iterator[bytes]:
-        check_range(start, end)
         path = self._path(key)
         try:
             handle = path.open("rb")
@@ -98,13 +86,13 @@ class LocalStorage:
         # The file is opened here, not in the generator, so a missing key fails at call time.
         return _read(handle, last - first + 1, chunk_size)
 
-    def head(self, key: str) -> ObjectInfo | None:
+    def _head(self, key: str) -> ObjectInfo | None:
         path = self._path(key)
         if not path.is_file():
             return None
         return ObjectInfo(key=key, size=path.stat().st_size, last_modified=_mtime(path))
 
-    def copy(self, source: str, destination: str) -> None:
+    def _copy(self, source: str, destination: str) -> None:
         source_path = self._path(source)
         destination_path = self._path(destination)
         try:
@@ -114,7 +102,7 @@ class LocalStorage:
         with handle:
             self._write_atomically(destination_path, iter_chunks(handle, DEFAULT_CHUNK_SIZE))
 
-    def delete(self, key: str) -> None:
+    def _delete(self, key: str) -> None:
         path = self._path(key)
         if path.is_file():
             path.unlink(missing_ok=True)
@@ -122,7 +110,7 @@ class LocalStorage:
     def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
         # Walk only the directory the prefix names, then filter on the full prefix.
         directory, _, _ = prefix.rpartition("/")
-        base = self._path(directory) if directory else self.root
+        base = self._path(validate_key(directory)) if directory else self.root
         keys: list[str] = []
         for current, dirnames, filenames in os.walk(base):
             dirnames[:] = [name for name in dirnames if not name.startswith(".")]

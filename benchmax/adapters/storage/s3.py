@@ -7,21 +7,18 @@ object's size. A failed multipart upload is aborted so no invisible parts are le
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO
+from collections.abc import Iterator
+from typing import Any
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from benchmax.adapters.storage import (
-    DEFAULT_CHUNK_SIZE,
     InvalidRangeError,
     ObjectInfo,
     ObjectNotFoundError,
-    check_range,
-    iter_chunks,
-    validate_key,
+    ObjectStorage,
 )
 from benchmax.settings import CoreSettings
 
@@ -35,7 +32,7 @@ def _error_code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 
-class S3Storage:
+class S3Storage(ObjectStorage):
     """Objects in one bucket; keys are used as given after validation."""
 
     def __init__(self, client: Any, bucket: str) -> None:
@@ -64,15 +61,7 @@ class S3Storage:
         )
         return cls(client, settings.s3_bucket)
 
-    def put(
-        self,
-        key: str,
-        data: Iterable[bytes] | BinaryIO,
-        *,
-        content_type: str = "application/octet-stream",
-    ) -> ObjectInfo:
-        validate_key(key)
-        chunks = iter_chunks(data, DEFAULT_CHUNK_SIZE)
+    def _put(self, key: str, chunks: Iterator[bytes], content_type: str) -> ObjectInfo:
         first_part = _fill_part(chunks)
         if len(first_part) < PART_SIZE:
             self.client.put_object(
@@ -113,16 +102,9 @@ class S3Storage:
             raise
         return size
 
-    def get(
-        self,
-        key: str,
-        *,
-        start: int | None = None,
-        end: int | None = None,
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
+    def _get(
+        self, key: str, start: int | None, end: int | None, chunk_size: int
     ) -> Iterator[bytes]:
-        validate_key(key)
-        check_range(start, end)
         request: dict[str, Any] = {"Bucket": self.bucket, "Key": key}
         if start is not None or end is not None:
             request["Range"] = f"bytes={start or 0}-{'' if end is None else end}"
@@ -137,8 +119,7 @@ class S3Storage:
             raise
         return _stream(response["Body"], chunk_size)
 
-    def head(self, key: str) -> ObjectInfo | None:
-        validate_key(key)
+    def _head(self, key: str) -> ObjectInfo | None:
         try:
             response = self.client.head_object(Bucket=self.bucket, Key=key)
         except ClientError as error:
@@ -149,9 +130,7 @@ class S3Storage:
             key=key, size=int(response["ContentLength"]), last_modified=response["LastModified"]
         )
 
-    def copy(self, source: str, destination: str) -> None:
-        validate_key(source)
-        validate_key(destination)
+    def _copy(self, source: str, destination: str) -> None:
         try:
             # Managed copy: switches to multipart copy for objects over 5 GiB.
             self.client.copy({"Bucket": self.bucket, "Key": source}, self.bucket, destination)
@@ -160,8 +139,7 @@ class S3Storage:
                 raise ObjectNotFoundError(source) from error
             raise
 
-    def delete(self, key: str) -> None:
-        validate_key(key)
+    def _delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=key)
 
     def list(self, prefix: str = "") -> Iterator[ObjectInfo]:

@@ -27,6 +27,7 @@ from sqlmodel import SQLModel
 import benchmax.models  # noqa: F401 - every table on the metadata
 from benchmax.adapters.storage import PRIVATE_PREFIX, ObjectStorage
 from benchmax.models._base import as_utc
+from benchmax.services.dates import JsonReady
 
 MANIFEST_FORMAT = "benchmax-backup/1"
 BACKUP_PREFIX = f"{PRIVATE_PREFIX}backups/"
@@ -67,13 +68,13 @@ def sha256_chunks(chunks: Iterable[bytes]) -> tuple[str, int]:
 
 
 @dataclass(frozen=True)
-class TableFingerprint:
+class TableFingerprint(JsonReady):
     rows: int
     sha256: str
 
 
 @dataclass(frozen=True)
-class ObjectEntry:
+class ObjectEntry(JsonReady):
     key: str
     size: int
     sha256: str
@@ -103,14 +104,9 @@ class Manifest:
                 "snapshot_sha256": self.snapshot_sha256,
                 "snapshot_bytes": self.snapshot_bytes,
             },
-            "tables": {
-                name: {"rows": fp.rows, "sha256": fp.sha256} for name, fp in self.tables.items()
-            },
+            "tables": {name: fp.to_json() for name, fp in self.tables.items()},
             "volatile_tables": sorted(VOLATILE_TABLES),
-            "objects": [
-                {"key": entry.key, "size": entry.size, "sha256": entry.sha256}
-                for entry in self.objects
-            ],
+            "objects": [entry.to_json() for entry in self.objects],
         }
 
     def encode(self) -> bytes:

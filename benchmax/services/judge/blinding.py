@@ -20,23 +20,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from benchmax.models import (
-    CatalogModel,
-    Harness,
-    LabelKind,
-    LabelMapping,
-    ModelFamily,
-    ModelVersion,
-    Test,
-    User,
-)
+from benchmax.models import Test, User
+from benchmax.services import catalog
 from benchmax.services.judge.prompt import EvidenceSection
 from benchmax.services.labels import normalise_label
 
 BLINDING_VERSION = "blind-v1"
 MODEL, VENDOR, HARNESS, CONTRIBUTOR = "[MODEL]", "[VENDOR]", "[HARNESS]", "[CONTRIBUTOR]"
+_TOKENS = {"model": MODEL, "vendor": VENDOR, "harness": HARNESS}
 _MIN_KEY_LENGTH = 2  # "o3" is a model
 # Catalog names that are also everyday or programming words; blinded only when declared.
 GENERIC_WORDS = frozenset(
@@ -102,21 +95,8 @@ def _add(names: dict[str, str], text: str, token: str, declared: set[str]) -> No
 
 def catalog_names(session: Session, declared: set[str]) -> dict[str, str]:
     names: dict[str, str] = {}
-    for family in session.exec(select(ModelFamily)).all():
-        _add(names, family.name, MODEL, declared)
-        _add(names, family.slug, MODEL, declared)
-        _add(names, family.vendor, VENDOR, declared)
-    for model in session.exec(select(CatalogModel)).all():
-        _add(names, model.name, MODEL, declared)
-        _add(names, model.slug, MODEL, declared)
-    for version in session.exec(select(ModelVersion)).all():
-        _add(names, version.slug, MODEL, declared)
-        _add(names, version.name, MODEL, declared)
-    for harness in session.exec(select(Harness)).all():
-        _add(names, harness.name, HARNESS, declared)
-        _add(names, harness.slug, HARNESS, declared)
-    for kind, key in session.exec(select(LabelMapping.kind, LabelMapping.normalized_label)).all():
-        _add(names, key, HARNESS if kind == LabelKind.HARNESS else MODEL, declared)
+    for text, kind in catalog.catalog_names(session):
+        _add(names, text, _TOKENS[kind], declared)
     return names
 
 

@@ -17,9 +17,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import (
     Appeal,
-    AuditAction,
     CaseState,
-    ModerationAction,
     ModerationDecision,
     Test,
     TestState,
@@ -27,16 +25,10 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.errors import Conflict, Forbidden, NotFound
-from benchmax.services.moderation.cases import add_case, close_case, open_case
-from benchmax.services.moderation.policy import (
-    REASON_MAX,
-    clean_reason,
-    clean_text,
-    require_active,
-    require_admin,
-)
-from benchmax.services.moderation.rate_limits import check_hourly_limit
-from benchmax.services.moderation.records import latest_removals, record_decision
+from benchmax.services.moderation.cases import oldest_open, open_case
+from benchmax.services.moderation.filing import file_case
+from benchmax.services.moderation.policy import clean_reason, require_active, require_admin
+from benchmax.services.moderation.records import latest_removals, settle_case
 from benchmax.services.moderation.takedowns import restore_test
 
 APPEAL_MIN = 20  # long enough to say why; a moderator reads every one
@@ -97,23 +89,13 @@ def open_appeal(
         raise NotFound("test_not_found", "No Test has this id.")
     if test.contributor_id != user.id:
         raise Forbidden("not_allowed", "Only the Test's contributor can appeal its removal.")
-    clean = clean_text(
-        reason,
-        field="reason",
-        noun="The appeal",
-        minimum=APPEAL_MIN,
-        maximum=REASON_MAX,
-        label="appeal",
-    )
+    clean = clean_reason(reason, label="appeal", noun="The appeal", minimum=APPEAL_MIN)
     removal = _appealable_removal(session, test)
-    _refuse_if_open(session, test.id)
-    check_hourly_limit(session, Appeal, user.id, per_hour, "appeals")
     appeal = Appeal(test_id=test.id, contributor_id=user.id, removal_id=removal.id, reason=clean)
     detail = {"test_id": test.id, "removal_id": removal.id}
-    add_case(
-        session, appeal, AuditAction.APPEAL_OPENED, user, detail,
-        lambda: _refuse_if_open(session, test.id),
-    )  # fmt: skip
+    file_case(
+        session, appeal, user, detail, lambda: _refuse_if_open(session, test.id), per_hour=per_hour
+    )
     return appeal
 
 
@@ -126,29 +108,19 @@ def decide_appeal(
 ) -> ModerationDecision:
     """Grant (the Test is restored, if it still passes safety) or reject (the removal stands)."""
     admin = require_admin(actor, "decide appeals")
-    appeal, test = open_case(session, admin, Appeal, appeal_id, "appeal")
+    appeal, test = open_case(session, admin, Appeal, appeal_id)
     clean = clean_reason(reason)
     if outcome == "grant":
         restore_test(session, admin, test.id, clean)
-        close_case(appeal, CaseState.RESOLVED, session)
-        states = ("open", "granted")
-    else:
-        close_case(appeal, CaseState.DISMISSED, session)
-        states = ("open", "rejected")
-    return record_decision(
-        session, admin, ModerationAction(f"appeal.{outcome}"), ("appeal", appeal.id), clean, states
-    )
+        return settle_case(session, admin, appeal, outcome, clean, (CaseState.RESOLVED, "granted"))
+    return settle_case(session, admin, appeal, outcome, clean, (CaseState.DISMISSED, "rejected"))
 
 
 def open_appeals(session: Session, limit: int) -> list[AppealItem]:
     """Open appeals, oldest first, each with the removal reason it answers."""
     rows = session.exec(
-        select(Appeal, Test, User.handle, ModerationDecision.reason)
-        .join(Test, col(Test.id) == Appeal.test_id)
-        .join(User, col(User.id) == Appeal.contributor_id)
+        oldest_open(Appeal, ModerationDecision.reason)
         .join(ModerationDecision, col(ModerationDecision.id) == Appeal.removal_id)
-        .where(Appeal.state == CaseState.OPEN)
-        .order_by(col(Appeal.created_at), col(Appeal.id))
         .limit(limit)
     ).all()
     return [

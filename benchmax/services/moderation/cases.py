@@ -10,11 +10,11 @@ Test, nor a dispute about their own review.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from benchmax.models import (
     Appeal,
@@ -25,13 +25,30 @@ from benchmax.models import (
     Report,
     Test,
     User,
-    audit,
 )
 from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.errors import Conflict, Forbidden, NotFound
 
 _FAILURE_REASON_MAX = 500  # Test.failure_reason and EvidenceFile.block_reason columns
 Case = TypeVar("Case", Report, Dispute, Appeal)
+
+
+@dataclass(frozen=True)
+class CaseKind:
+    """What differs between the kinds of case someone files: the word for it in audit
+    events, decisions and error codes, the column naming who filed it, and the audit action
+    recorded when it is filed."""
+
+    noun: str
+    author: Any  # a model column; SQLModel's columns have no common public type
+    filed: AuditAction
+
+
+KINDS: dict[type[Report | Dispute | Appeal], CaseKind] = {
+    Report: CaseKind("report", Report.reporter_id, AuditAction.REPORT_CREATED),
+    Dispute: CaseKind("dispute", Dispute.contributor_id, AuditAction.DISPUTE_OPENED),
+    Appeal: CaseKind("appeal", Appeal.contributor_id, AuditAction.APPEAL_OPENED),
+}
 
 
 def outcome_line(outcome: str, reason: str) -> str:
@@ -63,32 +80,6 @@ def open_report_for(session: Session, report_id: str | None, test: Test) -> Repo
     return report
 
 
-def add_case(
-    session: Session,
-    case: Dispute | Appeal,
-    action: AuditAction,
-    actor: User,
-    detail: dict[str, Any],
-    refuse_if_open: Callable[[], None],
-) -> None:
-    """Insert a contributor's case with its audit event, both or neither.
-
-    A savepoint lets an insert refused by a one-open-case index leave the caller's
-    transaction usable. The audit event sits inside it so the two are written or refused
-    together: with SQLite's driver a savepoint opened before any other write is the whole
-    transaction, and releasing it commits. A lost race is answered as the service's own
-    check would answer it (``refuse_if_open``).
-    """
-    try:
-        with session.begin_nested():
-            session.add(case)
-            subject = "dispute" if isinstance(case, Dispute) else "appeal"
-            audit(session, action, (subject, case.id), actor_id=actor.id, detail=detail)
-    except IntegrityError:
-        refuse_if_open()
-        raise
-
-
 def close_case(
     case: Report | Dispute | Appeal | ModerationHold, state: CaseState, session: Session
 ) -> None:
@@ -97,10 +88,9 @@ def close_case(
     session.add(case)
 
 
-def open_case(
-    session: Session, admin: User, model: type[Case], case_id: str, noun: str
-) -> tuple[Case, Test]:
+def open_case(session: Session, admin: User, model: type[Case], case_id: str) -> tuple[Case, Test]:
     """The open case ``case_id`` and its Test, which is not the moderator's own."""
+    noun = KINDS[model].noun
     case = session.get(model, case_id) if is_public_id(case_id) else None
     if case is None:
         raise NotFound(f"{noun}_not_found", f"No {noun} has this id.")
@@ -108,3 +98,16 @@ def open_case(
     if case.state != CaseState.OPEN:
         raise Conflict(f"{noun}_closed", f"That {noun} was already decided.")
     return case, test
+
+
+def oldest_open(model: type[Case], extra: Any) -> SelectOfScalar[Any]:
+    """Open cases of ``model``, oldest first (so nothing waits forever behind newer work),
+    each as (case, Test, author's handle, ``extra``); the caller joins what ``extra`` needs."""
+    query: SelectOfScalar[Any] = (
+        select(model, Test, User.handle, extra)  # type: ignore[assignment]
+        .join(Test, col(Test.id) == model.test_id)
+        .join(User, col(User.id) == KINDS[model].author)
+        .where(col(model.state) == CaseState.OPEN)
+        .order_by(col(model.created_at), col(model.id))
+    )
+    return query

@@ -8,10 +8,8 @@ from typing import Literal
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
-    AuditAction,
     CaseState,
     Dispute,
-    ModerationAction,
     ModerationDecision,
     Review,
     TestState,
@@ -19,16 +17,10 @@ from benchmax.models import (
 )
 from benchmax.models._base import is_public_id
 from benchmax.services.errors import Conflict, Forbidden, NotFound
-from benchmax.services.moderation.cases import add_case, close_case, open_case
-from benchmax.services.moderation.policy import (
-    REASON_MAX,
-    clean_reason,
-    clean_text,
-    require_active,
-    require_admin,
-)
-from benchmax.services.moderation.rate_limits import check_hourly_limit
-from benchmax.services.moderation.records import record_decision
+from benchmax.services.moderation.cases import open_case
+from benchmax.services.moderation.filing import file_case
+from benchmax.services.moderation.policy import clean_reason, require_active, require_admin
+from benchmax.services.moderation.records import settle_case
 from benchmax.services.moderation.reviews import (
     REASONING_MIN,
     append_review,
@@ -83,14 +75,16 @@ def open_dispute(
             "already_corrected",
             "This review has been corrected; dispute the latest version instead.",
         )
-    _refuse_if_open(session, review.id)
-    check_hourly_limit(session, Dispute, user.id, per_hour, "disputes")
     dispute = Dispute(review_id=review.id, test_id=test.id, contributor_id=user.id, reason=clean)
     detail = {"review_id": review.id, "test_id": test.id}
-    add_case(
-        session, dispute, AuditAction.DISPUTE_OPENED, user, detail,
+    file_case(
+        session,
+        dispute,
+        user,
+        detail,
         lambda: _refuse_if_open(session, review.id),
-    )  # fmt: skip
+        per_hour=per_hour,
+    )
     return dispute
 
 
@@ -105,35 +99,20 @@ def decide_dispute(
     """Uphold the disputed review (it stands) or overturn it: a correction by the moderator,
     with ``score`` and the reason as its reasoning, is appended to the review's history."""
     admin = require_admin(actor, "decide disputes")
-    dispute, test = open_case(session, admin, Dispute, dispute_id, "dispute")
+    dispute, test = open_case(session, admin, Dispute, dispute_id)
     review = session.get(Review, dispute.review_id)
     assert review is not None  # a foreign key guarantees it
     if review.reviewer_id == admin.id:
         raise Forbidden("own_review", "You wrote this review; another moderator must decide.")
     if outcome == "uphold":
         clean = clean_reason(reason)
-        close_case(dispute, CaseState.DISMISSED, session)
-        states = ("open", "review_upheld")
+        closed = (CaseState.DISMISSED, "review_upheld")
     else:
-        clean = clean_text(
-            reason,
-            field="reason",
-            noun="The reason, which becomes the correcting review,",
-            minimum=REASONING_MIN,
-            maximum=REASON_MAX,
-        )
+        noun = "The reason, which becomes the correcting review,"
+        clean = clean_reason(reason, noun=noun, minimum=REASONING_MIN)
         clean_score = parse_score(score)
         if test.state != TestState.PUBLIC:
             raise Conflict("not_public", "Only a public Test's reviews can be corrected.")
         append_review(session, test, admin, clean_score, clean, latest_in_chain(session, review))
-        close_case(dispute, CaseState.RESOLVED, session)
-        states = ("open", "review_overturned")
-    return record_decision(
-        session,
-        admin,
-        ModerationAction(f"dispute.{outcome}"),
-        ("dispute", dispute.id),
-        clean,
-        states,
-        dispute_id=dispute.id,
-    )
+        closed = (CaseState.RESOLVED, "review_overturned")
+    return settle_case(session, admin, dispute, outcome, clean, closed)

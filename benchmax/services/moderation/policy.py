@@ -91,8 +91,14 @@ def refuse_secrets(text: str, *, field: str, label: str) -> None:
         raise Invalid("secret_detected", problem, field)
 
 
-def clean_reason(raw: object, *, label: str = "reason") -> str:
-    """A moderator's written reason: every decision needs one, and the contributor reads it."""
+def clean_reason(
+    raw: object, *, label: str = "reason", noun: str = "The reason", minimum: int = REASON_MIN
+) -> str:
+    """A written reason: every decision needs one, and the contributor reads it.
+
+    Text that must say more than a decision's reason (an appeal, or a moderator's reason that
+    becomes a correcting review) raises ``minimum`` and names itself in ``noun``.
+    """
     return clean_text(
-        raw, field="reason", noun="The reason", minimum=REASON_MIN, maximum=REASON_MAX, label=label
+        raw, field="reason", noun=noun, minimum=minimum, maximum=REASON_MAX, label=label
     )

@@ -34,6 +34,7 @@ from benchmax.models._base import as_utc
 from benchmax.services import catalog
 from benchmax.services.dates import JsonReady
 from benchmax.services.moderation.appeals import AppealItem, open_appeals
+from benchmax.services.moderation.cases import oldest_open
 from benchmax.services.moderation.policy import require_admin
 from benchmax.services.moderation.records import latest_removals
 from benchmax.services.moderation.reports import REASON_LABELS
@@ -140,12 +141,8 @@ def _iso(row: Report | Dispute) -> str:
 
 def open_reports(session: Session, limit: int) -> list[ReportItem]:
     rows = session.exec(
-        select(Report, Test, User.handle, EvidenceFile.safe_name)
-        .join(Test, col(Test.id) == Report.test_id)
-        .join(User, col(User.id) == Report.reporter_id)
+        oldest_open(Report, EvidenceFile.safe_name)
         .outerjoin(EvidenceFile, col(EvidenceFile.id) == Report.evidence_id)
-        .where(Report.state == CaseState.OPEN)
-        .order_by(col(Report.created_at), col(Report.id))
         .limit(limit)
     ).all()
     return [
@@ -168,13 +165,7 @@ def open_reports(session: Session, limit: int) -> list[ReportItem]:
 
 def open_disputes(session: Session, limit: int) -> list[DisputeItem]:
     rows = session.exec(
-        select(Dispute, Test, Review, User.handle)
-        .join(Test, col(Test.id) == Dispute.test_id)
-        .join(Review, col(Review.id) == Dispute.review_id)
-        .join(User, col(User.id) == Dispute.contributor_id)
-        .where(Dispute.state == CaseState.OPEN)
-        .order_by(col(Dispute.created_at), col(Dispute.id))
-        .limit(limit)
+        oldest_open(Dispute, Review).join(Review, col(Review.id) == Dispute.review_id).limit(limit)
     ).all()
     return [
         DisputeItem(
@@ -190,7 +181,7 @@ def open_disputes(session: Session, limit: int) -> list[DisputeItem]:
             reviewer_id=review.reviewer_id,
             created_at=_iso(dispute),
         )
-        for dispute, test, review, handle in rows
+        for dispute, test, handle, review in rows
     ]
 
 

@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import Appeal, Dispute, Report
 from benchmax.models._base import utcnow
 from benchmax.services.errors import RateLimited
+from benchmax.services.moderation.cases import KINDS
 
 WINDOW = timedelta(hours=1)
 
@@ -26,8 +27,7 @@ def check_hourly_limit(
     noun: str,
 ) -> None:
     """Refuse with 429 when ``user_id`` already made ``per_hour`` rows of ``model`` this hour."""
-    authors = {Report: Report.reporter_id, Dispute: Dispute.contributor_id}
-    author = authors.get(model, Appeal.contributor_id)
+    author = KINDS[model].author
     recent = session.exec(
         select(func.count())
         .select_from(model)

@@ -15,15 +15,18 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import (
     Appeal,
+    CaseState,
     Dispute,
     EvidenceFile,
     ModerationAction,
     ModerationDecision,
+    Report,
     User,
     audit,
 )
 from benchmax.models._base import as_utc
 from benchmax.services.dates import JsonReady
+from benchmax.services.moderation.cases import KINDS, close_case
 
 _BATCH = 500
 # What a contributor reads on /me for each decision that touched their Test.
@@ -86,6 +89,31 @@ def record_decision(
     )
     session.flush()
     return decision
+
+
+def settle_case(
+    session: Session,
+    admin: User,
+    case: Report | Dispute | Appeal,
+    outcome: str,
+    reason: str,
+    closed: tuple[CaseState, str],
+) -> ModerationDecision:
+    """Close ``case`` in ``closed[0]`` and append the decision ``<noun>.<outcome>`` that
+    moved it from "open" to ``closed[1]``, linked to the case when it is a report or dispute."""
+    state, next_state = closed
+    close_case(case, state, session)
+    noun = KINDS[type(case)].noun
+    return record_decision(
+        session,
+        admin,
+        ModerationAction(f"{noun}.{outcome}"),
+        (noun, case.id),
+        reason,
+        ("open", next_state),
+        report_id=case.id if isinstance(case, Report) else None,
+        dispute_id=case.id if isinstance(case, Dispute) else None,
+    )
 
 
 def latest_removals(session: Session, test_ids: Sequence[str]) -> dict[str, ModerationDecision]:

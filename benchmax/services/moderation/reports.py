@@ -11,19 +11,16 @@ from benchmax.models import (
     AuditAction,
     CaseState,
     EvidenceFile,
-    EvidenceKind,
-    EvidenceState,
-    ModerationAction,
     ModerationDecision,
     Report,
     ReportReason,
-    SourceVisibility,
     Test,
     User,
     audit,
 )
 from benchmax.services.errors import Conflict, Invalid, NotFound
-from benchmax.services.moderation.cases import close_case, open_case
+from benchmax.services.evidence_visibility import readers_see
+from benchmax.services.moderation.cases import open_case
 from benchmax.services.moderation.policy import (
     clean_reason,
     clean_text,
@@ -31,7 +28,7 @@ from benchmax.services.moderation.policy import (
     require_admin,
 )
 from benchmax.services.moderation.rate_limits import check_hourly_limit
-from benchmax.services.moderation.records import record_decision
+from benchmax.services.moderation.records import settle_case
 from benchmax.services.moderation.reviews import public_test
 
 DETAILS_MAX = 2000
@@ -51,16 +48,7 @@ REASON_LABELS = {
 def _visible_evidence(session: Session, test: Test, evidence_id: object) -> EvidenceFile:
     """A file of this Test that readers can see; others are reported as not found."""
     evidence = session.get(EvidenceFile, evidence_id) if isinstance(evidence_id, str) else None
-    visible = (
-        evidence is not None
-        and evidence.test_id == test.id
-        and evidence.state == EvidenceState.APPROVED
-        and (
-            evidence.kind != EvidenceKind.SOURCE
-            or test.source_visibility == SourceVisibility.PUBLIC
-        )
-    )
-    if not visible or evidence is None:
+    if evidence is None or evidence.test_id != test.id or not readers_see(evidence, test):
         raise NotFound("evidence_not_found", "That file is not part of this Test.", "evidence_id")
     return evidence
 
@@ -133,15 +121,6 @@ def decide_report(
     """Close a report: resolved (acted on) or dismissed (nothing to do)."""
     admin = require_admin(actor, "decide reports")
     clean = clean_reason(reason)
-    report, _test = open_case(session, admin, Report, report_id, "report")
+    report, _test = open_case(session, admin, Report, report_id)
     state = CaseState.RESOLVED if outcome == "resolve" else CaseState.DISMISSED
-    close_case(report, state, session)
-    return record_decision(
-        session,
-        admin,
-        ModerationAction(f"report.{outcome}"),
-        ("report", report.id),
-        clean,
-        ("open", state.value),
-        report_id=report.id,
-    )
+    return settle_case(session, admin, report, outcome, clean, (state, state.value))

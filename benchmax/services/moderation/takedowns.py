@@ -44,22 +44,38 @@ def _has_evidence(test: Test, files: list[EvidenceFile]) -> bool:
     return bool(test.output_text.strip()) or any(f.state == EvidenceState.APPROVED for f in files)
 
 
-def _take_down(
-    session: Session, admin: User, test: Test, outcome: str, reason: str, report: Report | None
+# The two decisions that change who can see a Test: (state before, state after) of each.
+_VISIBILITY = {
+    ModerationAction.TEST_REMOVE: ("public", "removed"),
+    ModerationAction.TEST_RESTORE: ("removed", "public"),
+}
+
+
+def _change_visibility(
+    session: Session,
+    admin: User,
+    test: Test,
+    action: ModerationAction,
+    reason: str,
+    report: Report | None = None,
+    outcome: str = "",
 ) -> ModerationDecision:
-    """Hide a public Test, settle ``report`` if one was named, and record the removal."""
-    test.state = TestState.REMOVED
-    test.removed_at = utcnow()
-    test.failure_code = REMOVED_CODE
-    test.failure_reason = outcome_line(outcome, reason)
+    """Remove a public Test (``outcome`` and the reason become the line its contributor
+    reads) or make a removed one public again, settle ``report`` if one was named, and
+    record the decision."""
+    removing = action == ModerationAction.TEST_REMOVE
+    test.state = TestState.REMOVED if removing else TestState.PUBLIC
+    test.removed_at = utcnow() if removing else None
+    test.failure_code = REMOVED_CODE if removing else ""
+    test.failure_reason = outcome_line(outcome, reason) if removing else ""
     session.add(test)
     return record_decision(
         session,
         admin,
-        ModerationAction.TEST_REMOVE,
+        action,
         ("test", test.id),
         reason,
-        ("public", "removed"),
+        _VISIBILITY[action],
         report_id=_settle(session, report),
     )
 
@@ -82,7 +98,10 @@ def remove_test(
     if test.state != TestState.PUBLIC:
         raise Conflict("not_public", f"Only public Tests can be removed; this one is {test.state}.")
     report = open_report_for(session, report_id, test)
-    return _take_down(session, admin, test, "Removed by a moderator", clean, report)
+    outcome = "Removed by a moderator"
+    return _change_visibility(
+        session, admin, test, ModerationAction.TEST_REMOVE, clean, report, outcome
+    )
 
 
 def restore_problem(test: Test, files: list[EvidenceFile]) -> str | None:
@@ -112,18 +131,7 @@ def restore_test(
     problem = restore_problem(test, _evidence(session, test))
     if problem is not None:
         raise Conflict("unsafe_to_restore", f"This Test cannot be restored: {problem}.")
-    test.state = TestState.PUBLIC
-    test.removed_at = None
-    test.failure_code = test.failure_reason = ""
-    session.add(test)
-    return record_decision(
-        session,
-        admin,
-        ModerationAction.TEST_RESTORE,
-        ("test", test.id),
-        clean,
-        ("removed", "public"),
-    )
+    return _change_visibility(session, admin, test, ModerationAction.TEST_RESTORE, clean)
 
 
 def block_evidence(
@@ -162,5 +170,5 @@ def block_evidence(
     )
     if test.state == TestState.PUBLIC and not _has_evidence(test, _evidence(session, test)):
         outcome = "Removed: its only evidence was blocked by a moderator"
-        _take_down(session, admin, test, outcome, clean, None)
+        _change_visibility(session, admin, test, ModerationAction.TEST_REMOVE, clean, None, outcome)
     return decision

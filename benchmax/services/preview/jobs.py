@@ -11,7 +11,6 @@ never touched.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import tempfile
@@ -47,6 +46,7 @@ from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge.budget import seconds_to_next_day
 from benchmax.services.preview import budget
+from benchmax.services.stored_bytes import put_bytes
 from benchmax.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -203,17 +203,8 @@ def _store(ctx: JobContext, evaluation_id: str, output: EvaluationOutput) -> lis
     for name, data in output.files.items():
         kind, content_type = _ARTIFACT_KINDS[name]
         key = f"{PREVIEW_PREFIX}{evaluation_id}/{name}"
-        ctx.storage.put(key, [data], content_type=content_type)
-        stored.append(
-            PreviewArtifact(
-                evaluation_id=evaluation_id,
-                kind=kind,
-                storage_key=key,
-                content_type=content_type,
-                size_bytes=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-            )
-        )
+        columns = put_bytes(ctx.storage, key, data, content_type)
+        stored.append(PreviewArtifact(evaluation_id=evaluation_id, kind=kind, **columns))
     return stored
 
 

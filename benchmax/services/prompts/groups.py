@@ -98,6 +98,12 @@ class AliasEntry:
     reason: str
     created_at: datetime
 
+    @classmethod
+    def seen_from(cls, key: str, row: PromptAlias) -> AliasEntry:
+        """The alias as the group of ``key`` lists it: by the key it joins ``key`` to."""
+        other = row.key_b if row.key_a == key else row.key_a
+        return cls(other_key=other, reason=row.reason, created_at=as_utc(row.created_at))
+
 
 @dataclass(frozen=True)
 class PromptGroup:
@@ -162,14 +168,7 @@ def _aliases(session: Session, key: str) -> list[AliasEntry]:
         .where(or_(col(PromptAlias.key_a) == key, col(PromptAlias.key_b) == key))
         .order_by(col(PromptAlias.created_at))
     ).all()
-    return [
-        AliasEntry(
-            other_key=row.key_b if row.key_a == key else row.key_a,
-            reason=row.reason,
-            created_at=as_utc(row.created_at),
-        )
-        for row in rows
-    ]
+    return [AliasEntry.seen_from(key, row) for row in rows]
 
 
 def prompt_group(session: Session, key: str) -> PromptGroup | None:

@@ -63,9 +63,15 @@ class SecretFinding:
 
 
 @dataclass(frozen=True, slots=True)
-class _Rule:
+class _Detects:
+    """What every rule names in its findings: the code, and the kind of secret in words."""
+
     code: str
     kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Detects):
     # Where the pattern is tried: at each occurrence of a prefix inside a long run, or (for
     # keyword rules) once per run whose preceding text holds one of the keywords.
     prefixes: tuple[str, ...]
@@ -76,9 +82,7 @@ class _Rule:
 
 
 @dataclass(frozen=True, slots=True)
-class _DocumentRule:
-    code: str
-    kind: str
+class _DocumentRule(_Detects):
     # Cheap ``in`` checks that must all pass before the pattern scans the whole text.
     markers: tuple[str, ...]
     pattern: re.Pattern[str]
