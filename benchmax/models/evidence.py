@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, String
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field
 
-from benchmax.models._base import created_field, id_field
+from benchmax.models._base import id_field
+from benchmax.models._columns import OfTest, Stamped
 
 
 class EvidenceKind(StrEnum):
@@ -27,11 +27,10 @@ class EvidenceState(StrEnum):
     REMOVED = "removed"
 
 
-class EvidenceFile(SQLModel, table=True):
+class EvidenceFile(OfTest, Stamped, table=True):
     __tablename__ = "evidence_file"
 
     id: str = id_field()
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     kind: EvidenceKind | None = Field(default=None, sa_type=String(16))
     original_name: str = Field(max_length=255)
     safe_name: str = Field(max_length=255)
@@ -47,5 +46,3 @@ class EvidenceFile(SQLModel, table=True):
     height: int | None = None
     scan_report: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
     position: int = Field(default=0, ge=0)
-    created_at: datetime = created_field()
-    updated_at: datetime = created_field()

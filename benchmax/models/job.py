@@ -6,9 +6,10 @@ from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import Index, String
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field
 
 from benchmax.models._base import created_field, time_field
+from benchmax.models._columns import Stamped
 
 
 class JobState(StrEnum):
@@ -19,7 +20,7 @@ class JobState(StrEnum):
     DISCARDED = "discarded"
 
 
-class Job(SQLModel, table=True):
+class Job(Stamped, table=True):
     __table_args__ = (
         Index("ix_job_due", "state", "next_attempt_at"),
         Index("ix_job_kind_state", "kind", "state"),
@@ -41,6 +42,4 @@ class Job(SQLModel, table=True):
     lease_owner: str = Field(default="", max_length=100)
     lease_expires_at: datetime | None = time_field()
     last_error_code: str = Field(default="", max_length=64)
-    created_at: datetime = created_field()
-    updated_at: datetime = created_field()
     finished_at: datetime | None = time_field()

@@ -16,6 +16,7 @@ from sqlalchemy import JSON, Index, String, Text, text
 from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, id_field, time_field
+from benchmax.models._columns import ContributorDayCount, DayCount
 
 
 class JudgeState(StrEnum):
@@ -162,28 +163,23 @@ class JudgeReviewSample(SQLModel, table=True):
     sample_id: str = Field(foreign_key="judge_sample.id", primary_key=True, max_length=16)
 
 
-class JudgeBudgetDay(SQLModel, table=True):
+class JudgeBudgetDay(DayCount, table=True):
     """Samples reserved (sent, not yet settled) and used on one UTC day."""
 
     __tablename__ = "judge_budget_day"
 
-    day: str = Field(primary_key=True, max_length=10)
     reserved: int = 0
-    used: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     metered_samples: int = 0
 
 
-class JudgeContributorDay(SQLModel, table=True):
+class JudgeContributorDay(ContributorDayCount, table=True):
     """The same per contributor, so one prolific account cannot spend the whole day."""
 
     __tablename__ = "judge_contributor_day"
 
-    day: str = Field(primary_key=True, max_length=10)
-    contributor_id: str = Field(primary_key=True, max_length=16)
     reserved: int = 0
-    used: int = 0
 
 
 JUDGE_APPEND_ONLY_TABLES = ("judge_calibration_run", "judge_sample", "judge_review_sample")

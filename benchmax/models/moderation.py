@@ -9,6 +9,7 @@ from sqlalchemy import Index, String, Text, text
 from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, id_field, time_field
+from benchmax.models._columns import OfTest
 
 
 class CaseState(StrEnum):
@@ -27,18 +28,18 @@ class ReportReason(StrEnum):
     OTHER = "other"
 
 
-class _Case(SQLModel):
-    """Every case waits OPEN until a decision closes it; only the state and the time change."""
+class _Case(OfTest):
+    """A case about one Test. Every case waits OPEN until a decision closes it; only the state
+    and the time change."""
 
+    id: str = id_field()
     state: CaseState = Field(default=CaseState.OPEN, sa_type=String(16), index=True)
     created_at: datetime = created_field()
     closed_at: datetime | None = time_field()
 
 
 class Report(_Case, table=True):
-    id: str = id_field()
     reporter_id: str = Field(foreign_key="user.id", index=True, max_length=16)
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     evidence_id: str | None = Field(default=None, foreign_key="evidence_file.id", max_length=16)
     reason: ReportReason = Field(sa_type=String(32))
     details: str = Field(default="", sa_type=Text)
@@ -62,9 +63,7 @@ class Dispute(_Case, table=True):
     # service's check or its row lock (SQLite has no FOR UPDATE).
     __table_args__ = (_one_open("uq_dispute_open_review", "review_id"),)
 
-    id: str = id_field()
     review_id: str = Field(foreign_key="review.id", index=True, max_length=16)
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     contributor_id: str = Field(foreign_key="user.id", max_length=16)
     reason: str = Field(sa_type=Text)
 
@@ -79,8 +78,6 @@ class Appeal(_Case, table=True):
 
     __table_args__ = (_one_open("uq_appeal_open_test", "test_id"),)
 
-    id: str = id_field()
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
     removal_id: str = Field(foreign_key="moderation_decision.id", max_length=16)
     reason: str = Field(sa_type=Text)
@@ -91,8 +88,6 @@ class ModerationHold(_Case, table=True):
 
     __tablename__ = "moderation_hold"
 
-    id: str = id_field()
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     reason_code: str = Field(max_length=64)
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import Index, Text
 from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, id_field, time_field
+from benchmax.models._columns import ContributorDayCount, DayCount, OfTest
 
 
 class PreviewState(StrEnum):
@@ -33,7 +34,7 @@ class PreviewArtifactKind(StrEnum):
     RESULT = "result"
 
 
-class PreviewEvaluation(SQLModel, table=True):
+class PreviewEvaluation(OfTest, table=True):
     __tablename__ = "preview_evaluation"
     __table_args__ = (
         Index(
@@ -46,7 +47,6 @@ class PreviewEvaluation(SQLModel, table=True):
     )
 
     id: str = id_field()
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     evidence_id: str = Field(max_length=16)
     zip_sha256: str = Field(max_length=64)
     template: str = Field(max_length=32)
@@ -78,20 +78,13 @@ class PreviewArtifact(SQLModel, table=True):
     created_at: datetime = created_field()
 
 
-class PreviewBudgetDay(SQLModel, table=True):
+class PreviewBudgetDay(DayCount, table=True):
     """Evaluations started on one UTC day."""
 
     __tablename__ = "preview_budget_day"
 
-    day: str = Field(primary_key=True, max_length=10)
-    used: int = 0
 
-
-class PreviewRetryDay(SQLModel, table=True):
+class PreviewRetryDay(ContributorDayCount, table=True):
     """Retries one contributor asked for on one UTC day."""
 
     __tablename__ = "preview_retry_day"
-
-    day: str = Field(primary_key=True, max_length=10)
-    contributor_id: str = Field(primary_key=True, max_length=16)
-    used: int = 0

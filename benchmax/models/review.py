@@ -6,9 +6,10 @@ from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import String, Text
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field
 
 from benchmax.models._base import created_field, id_field
+from benchmax.models._columns import OfTest
 
 
 class ReviewerKind(StrEnum):
@@ -17,9 +18,8 @@ class ReviewerKind(StrEnum):
     HUMAN = "human"
 
 
-class Review(SQLModel, table=True):
+class Review(OfTest, table=True):
     id: str = id_field()
-    test_id: str = Field(foreign_key="test.id", index=True, max_length=16)
     reviewer_id: str | None = Field(default=None, foreign_key="user.id", max_length=16)
     reviewer_kind: ReviewerKind = Field(sa_type=String(16))
     score: int = Field(ge=0, le=100)

@@ -8,7 +8,8 @@ from enum import StrEnum
 from sqlalchemy import Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from benchmax.models._base import created_field, id_field, time_field
+from benchmax.models._base import id_field, time_field
+from benchmax.models._columns import Stamped
 
 
 class TestState(StrEnum):
@@ -67,7 +68,7 @@ class TestBase(SQLModel):
     )
 
 
-class Test(TestBase, table=True):
+class Test(TestBase, Stamped, table=True):
     __test__ = False
     __table_args__ = (
         Index("ix_test_feed", "state", "published_at", "id"),
@@ -116,8 +117,6 @@ class Test(TestBase, table=True):
     idempotency_key: str | None = Field(default=None, max_length=200, index=True)
     # SHA-256 of the request that used the key, so a different request reusing it is refused.
     idempotency_fingerprint: str = Field(default="", max_length=64)
-    created_at: datetime = created_field()
-    updated_at: datetime = created_field()
     submitted_at: datetime | None = time_field()
     published_at: datetime | None = time_field()
     removed_at: datetime | None = time_field()
