@@ -13,6 +13,7 @@ from benchmax.components.dates import time_ago
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.components.preview import preview_section
+from benchmax.components.removal_banner import removal_banner
 from benchmax.components.showcase import showcase_lines
 from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
 from benchmax.state.detail import TestDetailState as S
@@ -306,6 +307,7 @@ def _evidence() -> rx.Component:
 
 def _detail() -> rx.Component:
     return rx.vstack(
+        removal_banner(),
         _owner_notice(),
         *_heading(),
         _prompt(),
