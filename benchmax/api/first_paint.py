@@ -9,9 +9,10 @@ documents on their way out:
   gives that class a colour before any stylesheet has arrived), the reading styles and the
   small script behind copy buttons and inline text evidence;
 * ``/tests/{id}`` and ``/u/{handle}`` get their tab title, description and Open Graph /
-  Twitter card tags — the Test's own only while it is public — and a first-paint view of
-  what the reader came for (title, declared model, prompt) at the place the page will show
-  it, taken away by CSS as soon as the real page has rendered.
+  Twitter card tags — the Test's own only while it is public — and, with ``/``, a
+  first-paint view of what the reader came for (a Test's title, declared model and prompt;
+  the first page of cards of the feed or a contributor, see ``first_paint_cards``) at the
+  place the page will show it, taken away by CSS as soon as the real page has rendered.
 
 Every value is HTML-escaped here. Evidence is referenced by its user-content URL, never read.
 """
@@ -21,11 +22,13 @@ from __future__ import annotations
 import re
 from html import escape
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from benchmax.api.first_paint_cards import badge_css, feed_view, profile_view
 from benchmax.context import AppContext
 from benchmax.services import link_preview
 from benchmax.services.link_preview import GENERIC, SITE_NAME, Preview
@@ -33,6 +36,8 @@ from benchmax.services.markdown import highlight_css
 
 _TEST_PATH = re.compile(r"/tests/([^/]{1,64})/?")
 _PROFILE_PATH = re.compile(r"/u/([^/]{1,64})/?")
+_FEED_PATH = "/"
+_BODY = re.compile(r"<body(?:\s[^>]*)?>")
 # Requests for files (anything with a dot in its last segment), the API and Reflex's own
 # endpoints are never pages.
 _NOT_PAGES = ("/api/", "/_", "/assets/", "/healthz", "/ping")
@@ -50,6 +55,7 @@ def _page_style() -> str:
     return "\n".join(
         [
             _client_file("first_paint.css"),
+            badge_css(),
             highlight_css(".markdown-body .code-block", "default"),
             highlight_css(".dark .markdown-body .code-block", "monokai"),
         ]
@@ -94,8 +100,8 @@ def _meta(attribute: str, key: str, value: str) -> str:
 
 
 def skeleton(preview: Preview) -> str:
-    """The first paint of a Test or contributor page: fixed-height blocks where the page's
-    header, heading and prompt will be, with the real heading and prompt when public."""
+    """The first paint of a Test page: fixed-height blocks where the page's heading and
+    prompt will be, with the real heading and prompt when public."""
     heading = (
         f'<h1 class="fp-title">{escape(preview.heading)}</h1>'
         if preview.heading
@@ -112,22 +118,31 @@ def skeleton(preview: Preview) -> str:
         if preview.prompt
         else '<div class="fp-bar fp-block"></div>'
     )
-    return (
-        '<div id="bm-first-paint"><div class="fp-header"></div>'
-        f'<div class="fp-main">{heading}{byline}{prompt}</div></div>'
-    )
+    return f'<div class="fp-main">{heading}{byline}{prompt}</div>'
 
 
-def rewrite(document: str, preview: Preview | None, url: str) -> str:
-    """``document`` with the head additions, and for a preview route its tags and skeleton."""
+def first_view(path: str, preview: Preview, origin: str) -> str:
+    """The view over the page, below its header, until the page has rendered its own."""
+    if path == _FEED_PATH:
+        body = feed_view(preview, origin)
+    elif preview.cards is not None:
+        body = profile_view(preview, origin)
+    else:
+        body = skeleton(preview)
+    return f'<div id="bm-first-paint">{body}</div>'
+
+
+def rewrite(document: str, preview: Preview | None, url: str, view: str = "") -> str:
+    """``document`` with the head additions, and for a preview route its tags and ``view``
+    (``first_view``'s HTML)."""
     head = _HEAD_EXTRA
     if preview is not None:
         document = re.sub(r"<title>.*?</title>", "", document, count=1, flags=re.DOTALL)
         head = head_tags(preview, url) + head
     document = document.replace("<head>", "<head>" + head, 1)
-    if preview is not None:
-        document = document.replace("<body>", "<body>" + skeleton(preview), 1)
-    return document
+    # The body's own tag: the first one after the head (a script may spell the word earlier).
+    body = _BODY.search(document, document.find("</head>") + 1)
+    return document[: body.end()] + view + document[body.end() :] if body else document
 
 
 class FirstPaintMiddleware:
@@ -137,19 +152,23 @@ class FirstPaintMiddleware:
         self.app = app
         self.ctx = ctx
 
-    def _preview(self, path: str) -> Preview | None:
+    def _preview(self, path: str, query: str) -> Preview | None:
         """The preview a route gets (generic for anything not public), None for other pages."""
         test = _TEST_PATH.fullmatch(path)
         profile = _PROFILE_PATH.fullmatch(path)
-        if not test and not profile:
+        if not test and not profile and path != _FEED_PATH:
             return None
+        settings = self.ctx.settings
         try:
             with self.ctx.session() as session:
                 if test:
-                    origin = self.ctx.settings.usercontent_origin
+                    origin = settings.usercontent_origin
                     return link_preview.preview_of_test(session, test.group(1), origin)
-                assert profile is not None
-                return link_preview.preview_of_profile(session, profile.group(1))
+                if profile:
+                    handle = profile.group(1)
+                    return link_preview.preview_of_profile(session, handle, settings.feed_page_size)
+                filters = parse_qs(query, max_num_fields=20)
+                return link_preview.preview_of_feed(session, filters, settings.feed_page_size)
         except Exception:
             return GENERIC  # a broken database must not break the page itself
 
@@ -210,14 +229,18 @@ class _Rewriter:
     async def _finish(self) -> None:
         assert self.start is not None
         path = self.scope.get("path", "")
-        preview = await run_in_threadpool(self.owner._preview, path)
-        url = self.owner.ctx.settings.app_origin.rstrip("/") + path
-        document = rewrite(b"".join(self.body).decode("utf-8"), preview, url).encode("utf-8")
+        query = self.scope.get("query_string", b"").decode("latin-1")
+        preview = await run_in_threadpool(self.owner._preview, path, query)
+        settings = self.owner.ctx.settings
+        url = settings.app_origin.rstrip("/") + path
+        view = first_view(path, preview, settings.usercontent_origin) if preview else ""
+        document = rewrite(b"".join(self.body).decode("utf-8"), preview, url, view)
+        document_bytes = document.encode("utf-8")
         headers = MutableHeaders(scope=self.start)
         for name in ("etag", "last-modified", "content-encoding"):
             if name in headers:
                 del headers[name]
-        headers["content-length"] = str(len(document))
+        headers["content-length"] = str(len(document_bytes))
         headers["cache-control"] = "no-cache"
         await self.send(self.start)
-        await self.send({"type": "http.response.body", "body": document, "more_body": False})
+        await self.send({"type": "http.response.body", "body": document_bytes, "more_body": False})

@@ -15,6 +15,7 @@ from benchmax.components.layout import page_shell, page_title, screen_tall
 from benchmax.components.listing import code_box
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview import preview_section
+from benchmax.components.removal_banner import removal_banner
 from benchmax.components.showcase import showcase_lines
 from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
 from benchmax.state.detail import TestDetailState as S
@@ -256,6 +257,7 @@ def _evidence() -> rx.Component:
 
 def _detail() -> rx.Component:
     return column(
+        removal_banner(),
         _owner_notice(),
         *_heading(),
         _prompt(),

@@ -44,6 +44,12 @@ GENERATION = {"data-generation": FeedState.form_key}
 CLOSE_PANEL = "document.getElementById('feed-filter-panel').open=false"
 # Text fields apply once typing pauses this long, so a word is one query, not one per letter.
 TYPING_PAUSE_MS = 450
+# The page's heading and introduction; the server's first paint shows them too.
+FEED_TITLE = "What AI models really did"
+FEED_INTRO = (
+    "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
+    "Reviews come later and never gate publication."
+)
 HOW_IT_WORKS = (
     ("message-square-text", "The prompt", "exactly what was asked"),
     ("settings-2", "The declared setup", "model, harness and reasoning, as the contributor says"),
@@ -273,11 +279,7 @@ def _results() -> rx.Component:
 def feed_page() -> rx.Component:
     return page_shell(
         column(
-            *page_intro(
-                "What AI models really did",
-                "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
-                "Reviews come later and never gate publication.",
-            ),
+            *page_intro(FEED_TITLE, FEED_INTRO),
             how_it_works(),
             filters(),
             _results(),

@@ -138,20 +138,27 @@ def _ref(row: ModelFamily | CatalogModel | Harness | None) -> CatalogRef | None:
     return CatalogRef(row.slug, row.name) if row else None
 
 
-def _visible_test(session: Session, test_id: str, viewer_id: str | None) -> Test | None:
+def _visible_test(
+    session: Session, test_id: str, viewer_id: str | None, staff: bool
+) -> Test | None:
     if not is_public_id(test_id):
         return None
     test = session.get(Test, test_id)
     if test is None:
         return None
-    if test.state != TestState.PUBLIC and test.contributor_id != viewer_id:
+    allowed = test.contributor_id == viewer_id or (staff and test.state == TestState.REMOVED)
+    if test.state != TestState.PUBLIC and not allowed:
         return None
     return test
 
 
-def get_test_view(session: Session, test_id: str, viewer_id: str | None) -> TestView | None:
-    """The detail of one Test as ``viewer_id`` (a user id, None when signed out) may see it."""
-    test = _visible_test(session, test_id, viewer_id)
+def get_test_view(
+    session: Session, test_id: str, viewer_id: str | None, *, staff: bool = False
+) -> TestView | None:
+    """The detail of one Test as ``viewer_id`` (a user id, None when signed out) may see it.
+    ``staff``: the caller checked that the viewer moderates (``removal_notice``), who may
+    then see a removed Test too, as a stranger would have seen it while it was public."""
+    test = _visible_test(session, test_id, viewer_id, staff)
     if test is None:
         return None
     contributor = session.get(User, test.contributor_id)

@@ -3,20 +3,25 @@ link-preview card and the first lines a reader sees.
 
 Only a public Test (or an existing contributor) gets a preview; anything else — removed,
 private, unknown, malformed — gets the generic one, so a URL never tells a stranger more than
-the page would. Values are plain text here; the HTML step escapes them.
+the page would. The feed and a contributor page also get their first page of cards, read by
+the feed's own service (``feed.list_feed``), which lists public Tests only. Values are plain
+text here; the HTML step escapes them.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from sqlmodel import Session, col, select
 
 from benchmax.models import EvidenceFile, EvidenceKind, EvidenceState, Test, TestState, User
 from benchmax.models._base import is_public_id
 from benchmax.services.accounts import find_user_by_handle
+from benchmax.services.errors import ServiceError
 from benchmax.services.evidence_urls import evidence_url
+from benchmax.services.feed import FeedCard, FeedFilters, list_feed
 
 SITE_NAME = "BenchMax"
 GENERIC_TITLE = "BenchMax — community AI Tests"
@@ -29,7 +34,8 @@ PROMPT_PREVIEW_CHARS = 2_000
 
 @dataclass(frozen=True)
 class Preview:
-    """One page's head and first paint. ``prompt`` is only set for a public Test."""
+    """One page's head and first paint. ``prompt`` is only set for a public Test; ``cards``
+    is None on a page that lists none, else its first page (empty: nothing to list)."""
 
     title: str = GENERIC_TITLE
     description: str = GENERIC_DESCRIPTION
@@ -39,6 +45,7 @@ class Preview:
     heading: str = ""
     byline: str = ""
     prompt: str = ""
+    cards: list[FeedCard] | None = None
 
 
 GENERIC = Preview()
@@ -91,8 +98,25 @@ def preview_of_test(session: Session, test_id: str, usercontent_origin: str) -> 
     )
 
 
-def preview_of_profile(session: Session, handle: str) -> Preview:
-    """The preview of ``/u/{handle}``: a contributor who exists, else the generic one."""
+def _first_cards(session: Session, query: Mapping[str, object], size: int) -> list[FeedCard]:
+    """The first page the live list will show for ``query``; empty for filters it refuses
+    (the page then says so itself)."""
+    try:
+        return list_feed(session, FeedFilters.from_query(query), None, size).items
+    except ServiceError:
+        return []
+
+
+def preview_of_feed(session: Session, query: Mapping[str, object], page_size: int) -> Preview:
+    """``/`` with its query: the generic tags and the first page of cards for its filters.
+    "any" is the page's own word for an unset choice."""
+    chosen = {key: value for key, value in query.items() if value not in ("any", ["any"])}
+    return replace(GENERIC, cards=_first_cards(session, chosen, page_size))
+
+
+def preview_of_profile(session: Session, handle: str, page_size: int) -> Preview:
+    """The preview of ``/u/{handle}``: a contributor who exists, with their first page of
+    public Tests, else the generic one."""
     user = find_user_by_handle(session, handle[:64])
     if user is None:
         return GENERIC
@@ -103,4 +127,5 @@ def preview_of_profile(session: Session, handle: str) -> Preview:
         kind="profile",
         heading=name,
         byline=f"@{user.handle}",
+        cards=_first_cards(session, {"contributor": user.handle}, page_size),
     )

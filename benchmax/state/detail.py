@@ -20,8 +20,10 @@ from benchmax.services.dates import Stamp, stamp
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.judge.card import AiReviewSummary
 from benchmax.services.moderation import disputes, reviews
+from benchmax.services.moderation.removal_notice import removal_notice
 from benchmax.services.moderation.reviews import ReviewEntry
 from benchmax.services.submissions import status_label
+from benchmax.state.removal_banner import RemovalBanner
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, size_text
 
@@ -196,13 +198,17 @@ class TestDetailState(SessionState):
     available: rx.Field[bool] = rx.field(False)
     can_review: rx.Field[bool] = rx.field(False)
     is_contributor: rx.Field[bool] = rx.field(False)
+    # Moderators and owners on a removed Test: that it is not public, and why.
+    removal: rx.Field[RemovalBanner] = rx.field(default_factory=RemovalBanner)
 
     @rx.event
     def on_load(self) -> None:
         user = self._require_user()
         test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
         with app_context().session() as session:
-            view = detail_view.get_test_view(session, test_id, user.id if user else None)
+            notice = removal_notice(session, test_id, user)
+            viewer_id = user.id if user else None
+            view = detail_view.get_test_view(session, test_id, viewer_id, staff=bool(notice))
             public = view is not None and str(view.state) == "public"
             disputed = (
                 disputes.reviews_with_open_disputes(session, [r.id for r in view.reviews])
@@ -211,6 +217,7 @@ class TestDetailState(SessionState):
             )
         self.loaded = True
         self.found = view is not None
+        self.removal = RemovalBanner.of(notice, datetime.now(UTC))
         self.available = public
         if view is None:
             self.test, self.evidence, self.reviews, self.output_html = TestPanel(), [], [], ""
@@ -231,7 +238,7 @@ class TestDetailState(SessionState):
         self.reviews = [
             ReviewRow.of(review, user, disputed, view.ai_reviews, now) for review in view.reviews
         ]
-        self.is_owner_view = not public
+        self.is_owner_view = not public and view.is_owner
         self.has_source = any(item.kind == "source" for item in view.evidence)
         active = bool(user and user.can_write)
         self.is_contributor = public and view.is_owner

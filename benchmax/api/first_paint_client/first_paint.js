@@ -3,6 +3,13 @@
   "use strict";
   var TEXT_PREVIEW_BYTES = 65536;
 
+  /* The feed's "how it works" strip stays out of the first paint once it was dismissed. */
+  try {
+    if (localStorage.getItem("benchmax-how-hidden")) {
+      document.documentElement.setAttribute("data-bm-how-hidden", "");
+    }
+  } catch (e) { /* storage blocked: the strip shows, as the page will show it */ }
+
   /* The server's tab title stands until the page renders its own. */
   function dropServerTitle() {
     var server = document.querySelector("title[data-first-paint]");
@@ -57,7 +64,29 @@
     });
   }
 
+  /* The server's first view stays over the page until the page shows its own content. React
+     renders the whole document when it starts (taking the view out of the body), which is
+     before the page's data has arrived, so the view is put back until then — in the same
+     task, before the next frame is painted. Leaving the address drops it too. */
+  var firstView = null, firstPath = location.pathname;
+  function pageReady() {
+    return location.pathname !== firstPath || (document.querySelector("#main") &&
+      !document.querySelector("#main .rt-Spinner, #feed-loading"));
+  }
+  function keepFirstView() {
+    firstView = firstView || document.getElementById("bm-first-paint");
+    if (!firstView || document.readyState === "loading") return;  /* still arriving */
+    if (pageReady()) {
+      firstView.remove();
+      firstView = null;
+      firstPath = null;
+    } else if (!firstView.isConnected && document.body) {
+      document.body.insertBefore(firstView, document.body.firstChild);
+    }
+  }
+
   function scan() {
+    if (firstPath !== null) keepFirstView();
     dropServerTitle();
     var pending = document.querySelectorAll("pre.evidence-text[data-src]:not([data-state])");
     for (var i = 0; i < pending.length; i++) loadText(pending[i]);

@@ -1,0 +1,109 @@
+"""A removed Test as staff and as everyone else see it: moderators and owners open it from
+/moderation and read a "Removed — not public" banner with the decision's reason; a stranger,
+a signed-in contributor and the user-content origin still answer 404."""
+
+from __future__ import annotations
+
+import io
+import secrets
+
+import httpx
+from PIL import Image
+from playwright.sync_api import Browser, expect
+from sqlmodel import Session
+
+from benchmax.adapters.storage import build_storage
+from benchmax.models import EvidenceKind
+from benchmax.services.accounts import find_user_by_handle
+from benchmax.services.moderation.takedowns import remove_test
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    DESKTOP,
+    OWNER_HANDLE,
+    PHONE,
+    LiveApp,
+    make_people,
+    signed_in_page,
+    wait_ready,
+)
+from tests.factories import make_stored_evidence, make_test
+
+REASON = "Advertising pasted as the output, not a Test."
+
+
+def _png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 60, 60)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _removed_test(app: LiveApp, people: dict[str, str]) -> tuple[str, str, str]:
+    """A Test with an approved image, removed by ``people["moderator"]``: (id, title, url)."""
+    title = f"Taken down {secrets.token_hex(3)}"
+    with Session(app.engine) as session:
+        contributor = find_user_by_handle(session, people["contributor"])
+        moderator = find_user_by_handle(session, people["moderator"])
+        test = make_test(session, contributor, title=title, prompt="A prompt staff may read.")
+        image = make_stored_evidence(
+            session,
+            build_storage(app.settings),
+            test,
+            _png(),
+            kind=EvidenceKind.IMAGE,
+            content_type="image/png",
+            original_name="shot.png",
+            safe_name="shot.png",
+        )
+        session.commit()
+        remove_test(session, moderator, test.id, REASON)
+        session.commit()
+        return test.id, title, f"{app.usercontent_url}/e/{image.id}/shot.png"
+
+
+def test_staff_see_the_removal_and_everyone_else_a_404(live_app: LiveApp, browser: Browser) -> None:
+    people = make_people(live_app, "contributor", "moderator", "stranger")
+    test_id, title, image_url = _removed_test(live_app, people)
+    url = f"{live_app.url}/tests/{test_id}"
+
+    stranger = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
+    stranger.goto(url)
+    wait_ready(stranger)
+    expect(stranger.locator("#not-found")).to_be_visible()
+    expect(stranger.locator("#removed-banner")).to_have_count(0)
+    assert title not in stranger.content()
+    stranger.context.close()
+
+    # Signed in without a staff role: the same 404.
+    someone = signed_in_page(browser, live_app, people["stranger"])
+    someone.goto(url)
+    wait_ready(someone)
+    expect(someone.locator("#not-found")).to_be_visible()
+    assert REASON not in someone.content()
+    someone.context.close()
+
+    for handle in (people["moderator"], OWNER_HANDLE):
+        staff = signed_in_page(browser, live_app, handle)
+        staff.goto(url)
+        wait_ready(staff)
+        banner = staff.locator("#removed-banner")
+        expect(banner).to_be_visible()
+        expect(staff.locator("#removed-title")).to_have_text("Removed — not public")
+        expect(staff.locator("#removed-reason")).to_have_text(f"Reason: {REASON}")
+        expect(banner).to_contain_text(f"by @{people['moderator']}")
+        expect(staff.locator("#test-title")).to_have_text(title)
+        expect(staff.locator("#test-prompt")).to_have_text("A prompt staff may read.")
+        # Not the contributor's notice, and no link to evidence the origin refuses.
+        expect(staff.locator("#owner-notice")).to_have_count(0)
+        expect(staff.locator("#main a[href*='/e/']")).to_have_count(0)
+        if handle == OWNER_HANDLE:
+            for theme in ("light", "dark"):
+                staff.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+                for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+                    staff.set_viewport_size(size)  # type: ignore[arg-type]
+                    staff.wait_for_timeout(300)
+                    shot = ARTIFACTS / "shots" / f"removed-staff-{name}-{theme}.png"
+                    staff.screenshot(path=str(shot), full_page=True)
+        staff.context.close()
+
+    # The evidence stays 404 on the user-content origin, whoever asks.
+    assert httpx.get(image_url, timeout=10).status_code == 404
