@@ -18,6 +18,7 @@ from benchmax.components.listing import (
     when_loaded,
 )
 from benchmax.components.not_found import not_found_panel
+from benchmax.components.preview_figures import preview_figures
 from benchmax.components.showcase import GROUP_CAVEAT
 from benchmax.state.prompts import GroupRow, MemberView
 from benchmax.state.prompts import PromptGroupState as G
@@ -112,6 +113,7 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
                 align="center",
                 spacing="3",
             ),
+            preview_figures(item.preview),
             rx.text(
                 "by ",
                 rx.link(item.contributor, href="/u/" + item.handle),
