@@ -22,6 +22,7 @@ from benchmax.components.dashboard import (
     svg_chart,
 )
 from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.preview_failures import preview_failures_section
 from benchmax.pages.judge_operations import judge_section
 from benchmax.state.operations import POLL_SECONDS, AuditRow, DeadJobRow, JobRow, OperationsView
 from benchmax.state.operations import OperationsState as S
@@ -310,6 +311,7 @@ def _dashboard() -> rx.Component:
         _notice(),
         _stats(),
         _dead_jobs(),
+        preview_failures_section(D.preview_failures),
         _jobs(),
         _charts(),
         _time_to_public(),

@@ -21,6 +21,7 @@ from benchmax.components.listing import (
     when_loaded,
 )
 from benchmax.components.not_found import found_or_not_found
+from benchmax.components.preview_figures import preview_figures
 from benchmax.components.showcase import GROUP_CAVEAT
 from benchmax.state.prompts import GroupRow, MemberView
 from benchmax.state.prompts import PromptGroupState as G
@@ -97,6 +98,7 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
                 ),
                 spacing="3",
             ),
+            preview_figures(item.preview),
             byline(item.contributor, item.handle, time_ago(item.published), size="1"),
             spacing="2",
         ),

@@ -11,7 +11,7 @@ one is still loading is dropped. Every action re-verifies the session on the ser
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import reflex as rx
@@ -30,6 +30,7 @@ from benchmax.services.operations import (
 )
 from benchmax.services.operations.dashboard import AuditSummary, BackupSummary
 from benchmax.services.operations.metrics import JobStatePoint
+from benchmax.state.preview_failures import PreviewFailureRow, preview_failure_rows
 from benchmax.state.session import SessionState
 from benchmax.state.views import size_text
 
@@ -144,6 +145,7 @@ class OperationsView:
     missing_objects: list[str] = field(default_factory=list)
     backup: BackupPanel = field(default_factory=BackupPanel)
     audit_rows: list[AuditRow] = field(default_factory=list)
+    preview_failures: list[PreviewFailureRow] = field(default_factory=list)
 
 
 def _backup_panel(backup: BackupSummary | None) -> BackupPanel:
@@ -238,7 +240,8 @@ def view(data: Dashboard) -> OperationsView:
 
 def _load_view(user: Any) -> OperationsView:
     with app_context().session() as session:
-        return view(owner_dashboard(session, app_context().storage, user))
+        shown = view(owner_dashboard(session, app_context().storage, user))
+    return replace(shown, preview_failures=preview_failure_rows(user))
 
 
 class OperationsState(SessionState):

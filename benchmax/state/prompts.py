@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import reflex as rx
 
 from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
+from benchmax.services.preview.compare import preview_figures
+from benchmax.services.preview.view import PreviewView
 from benchmax.services.prompts import groups
 from benchmax.state.session import SessionState
 from benchmax.state.views import ScoredView, count_text
@@ -42,15 +44,17 @@ class MemberView(ScoredView):
     """One Test of a group, ranked within it, with its median counted review."""
 
     median: str = ""
+    preview: PreviewView = field(default_factory=PreviewView)
 
     @classmethod
-    def of(cls, member: groups.GroupMember, place: int) -> MemberView:
+    def of(cls, member: groups.GroupMember, place: int, preview: PreviewView) -> MemberView:
         return cls(
             **cls.fields_of(member.test),
             place=str(place),
             reviews=count_text(member.review_count, "counted review"),
             median=f"median {member.median}" if member.median else "not reviewed yet",
             score=member.score,
+            preview=preview,
         )
 
 
@@ -102,12 +106,16 @@ class PromptGroupState(SessionState):
     def _fill(self) -> None:
         with app_context().session() as session:
             group = groups.prompt_group(session, self.key)
+            ids = [member.test.id for member in group.members] if group else []
+            figures = preview_figures(session, app_context().settings, ids)
         self.found = group is not None
         if group is None:
             self._all, self.members, self.similar, self.aliases, self.total = [], [], [], [], 0
             return
         self.prompt = group.prompt
-        self._all = [MemberView.of(m, i) for i, m in enumerate(group.members, start=1)]
+        self._all = [
+            MemberView.of(m, i, figures[m.test.id]) for i, m in enumerate(group.members, start=1)
+        ]
         self.total = len(self._all)
         self.members = self._all[:PAGE]
         self.similar = [

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import functools
 import http.server
 import json
@@ -31,6 +32,8 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,7 +42,12 @@ TEMPLATE = "browser-web-v1"
 RESULT_SCHEMA = "benchmax.preview.result/1"
 HERE = Path(__file__).resolve().parent
 AXE_PATH = HERE / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = os.environ.get("BENCHMAX_PREVIEW_CHROMIUM", "/usr/bin/chromium")
+# Debian's browser binary itself, not its /usr/bin shell launcher: the launcher adds flags
+# (extensions, GPU rasterization) and environment this run has no use for.
+CHROMIUM = os.environ.get("BENCHMAX_PREVIEW_CHROMIUM") or next(
+    (path for path in ("/usr/lib/chromium/chromium", "/usr/bin/chromium") if os.path.exists(path)),
+    "/usr/bin/chromium",
+)
 FFMPEG = "/usr/bin/ffmpeg"
 
 MAX_PACKED = 20 * 1024 * 1024
@@ -52,7 +60,9 @@ FIXED_TIME_MS = 1735689600000
 RANDOM_SEED = 20250101
 VIDEO_SECONDS = 5.0
 FPS_SECONDS = 1.0
-IDLE_WAIT_MS = 5000
+# The recording keeps at most ten frames a second.
+FRAME_GAP = 0.1
+IDLE_WAIT_MS = 3000
 KEEP_MESSAGES = 20
 MESSAGE_CHARS = 300
 DEFAULT_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "[2606:4700:4700::1111]:443")
@@ -277,19 +287,21 @@ def _clip(text: str) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
 
 
-def launch_args() -> list[str]:
-    # Belt and braces: the sandbox has no network anyway; no name resolves but loopback.
-    return [
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--mute-audio",
-        "--disable-features=Translate,MediaRouter,OptimizationHints",
-    ] + (["--no-sandbox"] if os.environ.get("BENCHMAX_PREVIEW_NO_CHROMIUM_SANDBOX") else [])
+def launch_options() -> dict[str, Any]:
+    """How Chromium is started. Its own sandbox is on: Playwright turns it off unless asked,
+    and the evaluator runs unprivileged precisely so that it works
+    (``BENCHMAX_PREVIEW_NO_CHROMIUM_SANDBOX`` is for a host where it cannot).
+
+    The switches come on top of Playwright's own, which already turn off background
+    networking, component updates and more. No ``--disable-features`` here: Chromium keeps
+    only the last one given, and it would switch Playwright's list back on.
+    """
+    return {
+        "executable_path": CHROMIUM,
+        # Belt and braces: the sandbox has no network anyway; no name resolves but loopback.
+        "args": ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-sync"],
+        "chromium_sandbox": not os.environ.get("BENCHMAX_PREVIEW_NO_CHROMIUM_SANDBOX"),
+    }
 
 
 def run_page(site_url: str, origin: str, out: Path, deadline: float) -> dict[str, Any]:
@@ -297,9 +309,7 @@ def run_page(site_url: str, origin: str, out: Path, deadline: float) -> dict[str
 
     recorder = Recorder(origin)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=launch_args(), timeout=_ms_left(deadline, 30)
-        )
+        browser = playwright.chromium.launch(**launch_options(), timeout=_ms_left(deadline, 30))
         try:
             context = browser.new_context(
                 viewport=VIEWPORT,
@@ -317,9 +327,12 @@ def run_page(site_url: str, origin: str, out: Path, deadline: float) -> dict[str
             page.on("console", recorder.console)
             page.on("pageerror", recorder.page_error)
             page.on("requestfailed", recorder.request_failed)
-            return _observe(page, context, site_url, recorder, out, deadline)
+            observed, video = _observe(page, context, site_url, recorder, out, deadline)
         finally:
             browser.close()
+    # The recording was encoded while the browser closed.
+    observed["video"] = video.result() if video is not None else None
+    return observed
 
 
 def _refuse_socket(recorder: Recorder) -> Any:
@@ -338,19 +351,28 @@ def _ms_left(deadline: float, cap_seconds: float) -> float:
 
 def _observe(
     page: Any, context: Any, site_url: str, recorder: Recorder, out: Path, deadline: float
-) -> dict[str, Any]:
-    """Load, settle, then measure; each step bounded by what is left of the run."""
+) -> tuple[dict[str, Any], Future[dict[str, Any] | None] | None]:
+    """Load, then measure while the recording runs; each step bounded by what is left.
+
+    The recording starts as the page has loaded and runs alongside the checks (idle wait,
+    screenshot, axe-core, the fps sample), so they cost no time of their own; frames taken
+    while the screenshot froze the page's animations are left out of it.
+    """
     started = time.monotonic()
     page.goto(site_url, wait_until="load", timeout=_ms_left(deadline, 30))
     load_ms = round((time.monotonic() - started) * 1000)
+    seconds = min(VIDEO_SECONDS, deadline - time.monotonic() - 10)
+    recording = Recording(context, page, seconds) if seconds >= 1 else None
     try:
         page.wait_for_load_state("networkidle", timeout=min(IDLE_WAIT_MS, _ms_left(deadline, 5)))
         idle = True
     except Exception:
         idle = False
-    screenshot = _screenshot(page, out, deadline)
+    with recording.left_out() if recording else contextlib.nullcontext():
+        screenshot = _screenshot(page, out, deadline)
     axe = _axe(page)
-    video, fps = _video(page, context, out, deadline)
+    fps = round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
+    video = recording.finish(page, out) if recording else None
     attempts = int(page.evaluate("window.__benchmaxServiceWorkerAttempts || 0"))
     return {
         "load_ms": load_ms,
@@ -358,14 +380,13 @@ def _observe(
         "screenshot": screenshot,
         "fps": fps,
         "axe": axe,
-        "video": video,
         "service_worker_attempts": attempts,
         "console_error_count": recorder.console_error_count,
         "console_errors": recorder.console_errors,
         "failed_requests": recorder.failed,
         "blocked_request_count": recorder.blocked_count,
         "blocked_requests": recorder.blocked,
-    }
+    }, video
 
 
 def _screenshot(page: Any, out: Path, deadline: float) -> dict[str, Any]:
@@ -400,35 +421,59 @@ def _axe(page: Any) -> dict[str, Any]:
     return result
 
 
-def _video(
-    page: Any, context: Any, out: Path, deadline: float
-) -> tuple[dict[str, Any] | None, float | None]:
-    """About five seconds of CDP screencast frames, encoded with ffmpeg when it is installed,
-    and the frames-per-second sample taken during the first second of that recording."""
-    seconds = min(VIDEO_SECONDS, deadline - time.monotonic() - 10)
-    if seconds < 1:
-        return None, round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
-    session = context.new_cdp_session(page)
-    frames: list[tuple[float, bytes]] = []
+class Recording:
+    """About ``seconds`` of CDP screencast frames, gathered as Playwright delivers them.
 
-    def on_frame(event: dict[str, Any]) -> None:
-        frames.append((time.monotonic(), base64.b64decode(event["data"])))
-        session.send("Page.screencastFrameAck", {"sessionId": event["sessionId"]})
+    Times are the frames' own capture times (wall clock, as CDP gives them). At most one
+    frame per ``FRAME_GAP`` is kept (a newer frame replaces the kept one's picture), and a
+    still page sends one frame only, which is then shown for the whole recording.
+    """
 
-    session.on("Page.screencastFrame", on_frame)
-    session.send(
-        "Page.startScreencast",
-        {"format": "jpeg", "quality": 70, "maxWidth": 720, "maxHeight": 500},
-    )
-    started = time.monotonic()
-    fps = round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
-    while time.monotonic() - started < seconds:
-        page.wait_for_timeout(100)  # lets Playwright deliver the frame events
-    session.send("Page.stopScreencast")
-    session.detach()
-    if not frames:
-        return None, fps
-    return _encode(frames, started + seconds, out), fps
+    def __init__(self, context: Any, page: Any, seconds: float) -> None:
+        self.frames: list[tuple[float, bytes]] = []
+        self.skipped: list[tuple[float, float]] = []
+        self.started = time.time()
+        self.end = self.started + seconds
+        self.session = context.new_cdp_session(page)
+        self.session.on("Page.screencastFrame", self._frame)
+        self.session.send(
+            "Page.startScreencast",
+            {"format": "jpeg", "quality": 70, "maxWidth": 720, "maxHeight": 500},
+        )
+
+    def _frame(self, event: dict[str, Any]) -> None:
+        self.session.send("Page.screencastFrameAck", {"sessionId": event["sessionId"]})
+        taken = float(event.get("metadata", {}).get("timestamp") or time.time())
+        if taken > self.end or any(low <= taken <= high for low, high in self.skipped):
+            return
+        data = base64.b64decode(event["data"])
+        if self.frames and taken - self.frames[-1][0] < FRAME_GAP:
+            self.frames[-1] = (self.frames[-1][0], data)
+        else:
+            self.frames.append((max(taken, self.started), data))
+
+    @contextlib.contextmanager
+    def left_out(self) -> Iterator[None]:
+        """Frames captured inside this block are not part of the recording."""
+        low = time.time()
+        try:
+            yield
+        finally:
+            self.skipped.append((low, time.time()))
+
+    def finish(self, page: Any, out: Path) -> Future[dict[str, Any] | None] | None:
+        """Wait out the recording, stop it and encode it in the background."""
+        while time.time() < self.end:
+            page.wait_for_timeout(min(100, max(1, (self.end - time.time()) * 1000)))
+        self.session.send("Page.stopScreencast")
+        self.session.detach()
+        if not self.frames:
+            return None
+        pool = ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(_encode, self.frames, min(self.end, time.time()), out)
+        finally:
+            pool.shutdown(wait=False)
 
 
 def _encode(frames: list[tuple[float, bytes]], end: float, out: Path) -> dict[str, Any] | None:
@@ -450,10 +495,12 @@ def _encode(frames: list[tuple[float, bytes]], end: float, out: Path) -> dict[st
 
 
 def _ffmpeg(listing: Path, out: Path, count: int, seconds: float) -> dict[str, Any] | None:
+    """VP8 at its fastest real-time setting; frames keep their own times (variable rate), so
+    a still page is a couple of frames, not fifty copies of one."""
     path = out / "video.webm"
     command = [FFMPEG, "-nostdin", "-loglevel", "error", "-f", "concat", "-safe", "0"]
-    command += ["-i", str(listing), "-vf", "fps=10,scale=trunc(iw/2)*2:trunc(ih/2)*2"]
-    command += ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "600k"]
+    command += ["-i", str(listing), "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2", "-fps_mode", "vfr"]
+    command += ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "16", "-b:v", "600k"]
     command += ["-threads", "1", "-an", "-y", str(path)]
     finished = subprocess.run(command, capture_output=True, timeout=30, check=False)
     if finished.returncode != 0 or not path.exists():
@@ -542,7 +589,10 @@ def _watchdog(out: Path, seconds: float) -> None:
     """The run is bounded even if the page wedges the browser: write a failure and exit."""
 
     def expire() -> None:
-        write_result(out, "failed", "timeout", summary="The preview ran out of time.")
+        detail = f"no result within the {seconds:.0f} s bound"
+        write_result(
+            out, "failed", "timeout", summary="The preview ran out of time.", detail=detail
+        )
         os._exit(0)
 
     timer = threading.Timer(seconds, expire)
@@ -571,7 +621,8 @@ def evaluate(zip_path: Path, out: Path, timeout: float, probes: list[str]) -> No
     try:
         observed = run_page(f"{origin}/index.html", origin, out, deadline)
     except Exception as exc:
-        write_result(out, "failed", _failure_code(exc), summary="The page did not finish loading.")
+        summary = "The page did not finish loading."
+        write_result(out, "failed", _failure_code(exc), summary=summary, detail=_detail(exc))
         return
     finally:
         server.shutdown()
@@ -582,6 +633,12 @@ def evaluate(zip_path: Path, out: Path, timeout: float, probes: list[str]) -> No
 def _failure_code(exc: BaseException) -> str:
     name = type(exc).__name__
     return "page_timeout" if "Timeout" in name else f"browser_error:{name}"[:64]
+
+
+def _detail(exc: BaseException) -> str:
+    """The error's first line, for owners on /operations (Playwright adds its call log below)."""
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    return _clip(first or type(exc).__name__)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -158,6 +158,7 @@ def test_infinite_loop_is_bounded_and_the_test_stays_public(
     assert evaluation.state == PreviewState.FAILED
     assert evaluation.reader_reason == "the preview failed"
     assert evaluation.error_code in ("timeout", "page_timeout")
+    assert json.loads(evaluation.result_json)["detail"]  # for owners on /operations
     assert evaluation.duration_ms is not None
     assert evaluation.duration_ms < 40_000
     with Session(ctx.engine) as reading:

@@ -78,16 +78,30 @@ def preview_view(
     if test is None or test.state != TestState.PUBLIC or source_zip(session, test_id) is None:
         return PreviewView()
     evaluation = latest_evaluation(session, test_id)
-    if evaluation is None:
-        if settings.preview_sandbox == "off":
-            return PreviewView(status="unavailable", reason=REASON_OFF)
-        return PreviewView(status="pending")
-    if evaluation.state == PreviewState.PENDING:
-        return PreviewView(status="pending")
-    if evaluation.state != PreviewState.DONE:
-        retry = evaluation.state == PreviewState.FAILED and viewer_id == test.contributor_id
-        return PreviewView(status="unavailable", reason=evaluation.reader_reason, can_retry=retry)
+    status, reason = reader_status(settings, evaluation)
+    if status == "unavailable":
+        failed = evaluation is not None and evaluation.state == PreviewState.FAILED
+        retry = failed and viewer_id == test.contributor_id
+        return PreviewView(status=status, reason=reason, can_retry=retry)
+    if evaluation is None or status != "done":
+        return PreviewView(status=status)
     return _done(session, settings, evaluation)
+
+
+def reader_status(settings: Settings, evaluation: PreviewEvaluation | None) -> tuple[str, str]:
+    """A previewable Test's status ("pending", "done" or "unavailable") and plain reason."""
+    if evaluation is None:
+        off = settings.preview_sandbox == "off"
+        return ("unavailable", REASON_OFF) if off else ("pending", "")
+    if evaluation.state == PreviewState.PENDING:
+        return "pending", ""
+    if evaluation.state != PreviewState.DONE:
+        return "unavailable", evaluation.reader_reason
+    return "done", ""
+
+
+def load_time_text(evaluation: PreviewEvaluation) -> str:
+    return f"{(evaluation.load_ms or 0) / 1000:.2f} s"
 
 
 def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -> PreviewView:
@@ -99,17 +113,17 @@ def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -
     }
     origin = settings.usercontent_origin
     shot, video = artifacts.get(PreviewArtifactKind.SCREENSHOT), artifacts.get("video")
-    result = _result(evaluation)
+    result = evaluation_result(evaluation)
     errors = [str(text) for text in result.get("console_errors") or []][:SHOWN_MESSAGES]
     return PreviewView(
         status="done",
         screenshot_url=artifact_url(origin, shot) if shot else "",
         video_url=artifact_url(origin, video) if video else "",
         video_is_image=bool(video and video.content_type.startswith("image/")),
-        load_time=f"{(evaluation.load_ms or 0) / 1000:.2f} s",
+        load_time=load_time_text(evaluation),
         console_error_count=evaluation.console_error_count or 0,
         console_errors=errors,
-        accessibility=_accessibility(result),
+        accessibility=accessibility_text(result),
         summary=str(result.get("summary") or ""),
         template=evaluation.template,
         template_hash=evaluation.template_hash[:12],
@@ -117,7 +131,8 @@ def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -
     )
 
 
-def _result(evaluation: PreviewEvaluation) -> dict[str, Any]:
+def evaluation_result(evaluation: PreviewEvaluation) -> dict[str, Any]:
+    """The stored result JSON; {} when it cannot be read (never a reason to fail a page)."""
     try:
         parsed = json.loads(evaluation.result_json or "{}")
     except ValueError:
@@ -125,14 +140,16 @@ def _result(evaluation: PreviewEvaluation) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _accessibility(result: dict[str, Any]) -> str:
+def accessibility_text(result: dict[str, Any], *, with_version: bool = True) -> str:
+    """The axe-core summary: "2 rules failed (1 serious or critical), axe-core 4.10.2"."""
     axe = result.get("axe") if isinstance(result.get("axe"), dict) else None
     if not axe:
         return "not measured"
     violations = axe.get("violations") or []
     serious = sum(1 for v in violations if v.get("impact") in ("serious", "critical"))
     rules = "no axe-core rule failed" if not violations else f"{len(violations)} rules failed"
-    return f"{rules} ({serious} serious or critical), axe-core {axe.get('version', '?')}"
+    version = f", axe-core {axe.get('version', '?')}" if with_version else ""
+    return f"{rules} ({serious} serious or critical){version}"
 
 
 def retry_preview(session: Session, settings: Settings, user_id: str, test_id: str) -> None:

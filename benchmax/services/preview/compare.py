@@ -1,0 +1,62 @@
+"""Preview figures for Tests shown side by side (a same-prompt comparison group).
+
+The Test page's view with only what a card compares at a glance: load time, console error
+count and a short accessibility summary; or the status that says why there is nothing to
+compare. Two queries for the whole group, whatever its size.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session, col, select
+
+from benchmax.models import EvidenceFile, EvidenceKind, EvidenceState, PreviewEvaluation
+from benchmax.services.preview.view import (
+    PreviewView,
+    accessibility_text,
+    evaluation_result,
+    load_time_text,
+    reader_status,
+)
+from benchmax.settings import Settings
+
+
+def preview_figures(
+    session: Session, settings: Settings, test_ids: list[str]
+) -> dict[str, PreviewView]:
+    """Each public Test's preview figures, by Test id (callers pass public Tests only)."""
+    if not test_ids:
+        return {}
+    with_source = set(
+        session.exec(
+            select(EvidenceFile.test_id).where(
+                col(EvidenceFile.test_id).in_(test_ids),
+                EvidenceFile.kind == EvidenceKind.SOURCE,
+                EvidenceFile.state == EvidenceState.APPROVED,
+            )
+        ).all()
+    )
+    latest: dict[str, PreviewEvaluation] = {}
+    for evaluation in session.exec(
+        select(PreviewEvaluation)
+        .where(col(PreviewEvaluation.test_id).in_(with_source))
+        .order_by(col(PreviewEvaluation.created_at))
+    ):
+        latest[evaluation.test_id] = evaluation
+    return {
+        test_id: _figures(settings, latest.get(test_id))
+        if test_id in with_source
+        else PreviewView()
+        for test_id in test_ids
+    }
+
+
+def _figures(settings: Settings, evaluation: PreviewEvaluation | None) -> PreviewView:
+    status, reason = reader_status(settings, evaluation)
+    if evaluation is None or status != "done":
+        return PreviewView(status=status, reason=reason)
+    return PreviewView(
+        status=status,
+        load_time=load_time_text(evaluation),
+        console_error_count=evaluation.console_error_count or 0,
+        accessibility=accessibility_text(evaluation_result(evaluation), with_version=False),
+    )
