@@ -42,7 +42,7 @@ from benchmax.models import (  # noqa: E402
     User,
 )
 from benchmax.models._base import new_id, utcnow  # noqa: E402
-from benchmax.search_index import FTS_TABLE  # noqa: E402
+from benchmax.search_index import CARD_EXCERPT, FTS_TABLE  # noqa: E402
 from benchmax.services.catalog_seed import seed_catalog  # noqa: E402
 from benchmax.services.feed import FeedFilters, list_feed  # noqa: E402
 
@@ -144,14 +144,16 @@ def _batches(rows: Iterator[tuple[Any, ...]], size: int = 20_000) -> Iterator[li
 
 def seed_sqlite(path: Path, count: int) -> None:
     """Indexes and the FTS triggers are dropped while the rows go in (one transaction, no
-    journal) and rebuilt afterwards: building an index once is far cheaper than keeping it."""
+    journal) and rebuilt afterwards: building an index once is far cheaper than keeping it.
+    The card excerpt's triggers stay, so each row gets its excerpt as the app's rows do."""
     rows = _rows(f"sqlite:///{path}", count)
     connection = sqlite3.connect(path, isolation_level=None)
     for pragma in ("journal_mode=OFF", "synchronous=OFF", "cache_size=-400000", "temp_store=2"):
         connection.execute(f"PRAGMA {pragma}")
     schema = connection.execute(
         "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'test' AND sql IS NOT NULL "
-        "AND type IN ('index', 'trigger')"
+        "AND type IN ('index', 'trigger') AND name NOT LIKE ?",
+        (f"test_{CARD_EXCERPT}%",),
     ).fetchall()
     connection.execute("BEGIN")
     for kind, name, _ in schema:

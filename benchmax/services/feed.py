@@ -10,8 +10,8 @@ signature; it is validated strictly so a mangled one is a clear 400, never a 500
 ``top_score`` (see ``feed_order``) or, with a search (``q``), ``relevance`` (its default:
 score, then id, and the cursor holds both). Every cursor encodes its order, so one order's
 cursor handed to another is a 400.
-Only the columns a card shows are read: the heads of the prompt (for an untitled Test's title
-and a search excerpt) and of the output (search excerpts only), never whole texts.
+Only the columns a card shows are read: for the prompt and the output that is their stored
+heads (``card_excerpt``: an untitled Test's title and search excerpts), never the texts.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func
+from sqlalchemy import ColumnElement, Select, func, literal_column
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -32,6 +32,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models.test import display_title
+from benchmax.search_index import CARD_EXCERPT, split_card_excerpt
 from benchmax.services import search, search_sql
 from benchmax.services.dates import json_ready
 from benchmax.services.errors import Invalid
@@ -189,13 +190,11 @@ def _shared_prompt_keys() -> Any:
     )
 
 
-_PROMPT_HEAD = func.substr(col(Test.prompt), 1, search.EXCERPT_SCAN_CHARS).label("prompt_head")
-_OUTPUT_HEAD = func.substr(col(Test.output_text), 1, search.EXCERPT_SCAN_CHARS).label("output_head")
 # What a card shows, and nothing else: no Test is ever read whole for the feed.
-_CARD_COLUMNS = (
+_CARD_COLUMNS: tuple[Any, ...] = (
     col(Test.id),
     col(Test.title),
-    _PROMPT_HEAD,
+    literal_column(f"test.{CARD_EXCERPT}").label("card_excerpt"),
     col(Test.model_label),
     col(Test.model_version_label),
     col(Test.harness_label),
@@ -216,7 +215,8 @@ _CARD_COLUMNS = (
 
 def _card(row: Any, terms: list[search.Term]) -> FeedCard:
     assert row.published_at is not None  # public Tests are always published
-    title = display_title(row.title, row.prompt_head)
+    prompt_head, output_head = split_card_excerpt(row.card_excerpt)
+    title = display_title(row.title, prompt_head)
     card = FeedCard(
         **summary_values(row, title, row.handle, row.display_name, row.safe_name),
         review_state=str(row.review_state),
@@ -229,14 +229,13 @@ def _card(row: Any, terms: list[search.Term]) -> FeedCard:
     return replace(
         card,
         title_marks=title_marks,
-        excerpt_marks=search.excerpt([row.prompt_head, row.output_head], terms),
+        excerpt_marks=search.excerpt([prompt_head, output_head], terms),
     )
 
 
-def _card_statement(searching: bool) -> Select[Any]:
-    columns = (*_CARD_COLUMNS, _OUTPUT_HEAD) if searching else _CARD_COLUMNS
+def _card_statement() -> Select[Any]:
     statement: Select[Any] = (
-        select(*columns)
+        select(*_CARD_COLUMNS)
         .join(User, col(User.id) == Test.contributor_id)
         .outerjoin(EvidenceFile, APPROVED_THUMBNAIL)
     )
@@ -288,7 +287,7 @@ def list_feed(
     if conditions is None or (filters.q and not terms):
         return FeedPage()
     limit = max(1, min(limit, MAX_PAGE_SIZE))
-    statement = _card_statement(bool(terms))
+    statement = _card_statement()
     dialect = session.get_bind().dialect.name
     probe = bool(terms) and dialect == "sqlite" and search_sql.many_matches(session, terms)
     if filters.by_relevance:
