@@ -22,6 +22,7 @@ from benchmax.services.judge.card import AiReviewSummary
 from benchmax.services.moderation import disputes, reviews
 from benchmax.services.moderation.reviews import ReviewEntry
 from benchmax.services.submissions import status_label
+from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, size_text
 
@@ -181,9 +182,7 @@ class ReviewRow:
         )
 
 
-class TestDetailState(SessionState):
-    found: rx.Field[bool] = rx.field(False)
-    loaded: rx.Field[bool] = rx.field(False)
+class TestDetailState(FoundVars, SessionState):
     test: rx.Field[TestPanel] = rx.field(default_factory=TestPanel)
     tab_title: rx.Field[str] = rx.field("Test · BenchMax")
     output_html: rx.Field[str] = rx.field("")
@@ -200,7 +199,7 @@ class TestDetailState(SessionState):
     @rx.event
     def on_load(self) -> None:
         user = self._require_user()
-        test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
+        test_id = self._path_name(None)
         with app_context().session() as session:
             view = detail_view.get_test_view(session, test_id, user.id if user else None)
             public = view is not None and str(view.state) == "public"
