@@ -9,11 +9,13 @@ once it was recorded; a recorded action reloads the page's state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.models import User
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import disputes, reports, reviews
 from benchmax.services.moderation.reports import REASON_LABELS
@@ -21,6 +23,11 @@ from benchmax.state.detail import TestDetailState
 
 REPORT_REASONS = [[reason.value, label] for reason, label in REASON_LABELS.items()]
 WHOLE_TEST = "test"
+NOTICES = {
+    "review": "Your review was added.",
+    "report": "Thank you. Moderators will look at your report.",
+    "dispute": "Your dispute was sent to the moderators.",
+}
 
 
 class TestActionsState(TestDetailState):
@@ -63,24 +70,20 @@ class TestActionsState(TestDetailState):
     def cancel_correction(self) -> None:
         self.corrects_id = ""
 
+    def _record(self, form: str, work: Callable[[Any, User | None], object]) -> bool:
+        """Submit one form for the re-verified viewer; its refusal or its notice goes under it."""
+        outcome = self._attempt(work)
+        refusal = outcome if isinstance(outcome, ServiceError) else None
+        setattr(self, f"{form}_error", refusal.message if refusal else "")
+        setattr(self, f"{form}_notice", "" if refusal else NOTICES[form])
+        return refusal is None
+
     @rx.event
     def submit_review(self) -> Any:
-        user = self._require_user()
-        try:
-            with app_context().session() as session:
-                reviews.add_review(
-                    session,
-                    user,
-                    self.test.id,
-                    self.review_score,
-                    self.review_reasoning,
-                    self.corrects_id or None,
-                )
-        except ServiceError as error:
-            self.review_error, self.review_notice = error.message, ""
+        review = (self.test.id, self.review_score, self.review_reasoning, self.corrects_id or None)
+        if not self._record("review", lambda s, u: reviews.add_review(s, u, *review)):
             return None
-        self.review_score = self.review_reasoning = self.corrects_id = self.review_error = ""
-        self.review_notice = "Your review was added."
+        self.review_score = self.review_reasoning = self.corrects_id = ""
         return TestDetailState.on_load
 
     @rx.event
@@ -101,25 +104,14 @@ class TestActionsState(TestDetailState):
 
     @rx.event
     def submit_report(self) -> None:
-        user = self._require_user()
         evidence_id = None if self.report_target == WHOLE_TEST else self.report_target
-        try:
-            with app_context().session() as session:
-                reports.create_report(
-                    session,
-                    user,
-                    self.test.id,
-                    self.report_reason,
-                    self.report_details,
-                    evidence_id,
-                    per_hour=app_context().settings.report_rate_limit_per_hour,
-                )
-        except ServiceError as error:
-            self.report_error, self.report_notice = error.message, ""
-            return
-        self.report_details = self.report_error = ""
-        self.report_open = False
-        self.report_notice = "Thank you. Moderators will look at your report."
+        report = (self.test.id, self.report_reason, self.report_details, evidence_id)
+        limit = app_context().settings.report_rate_limit_per_hour
+        if self._record(
+            "report", lambda s, u: reports.create_report(s, u, *report, per_hour=limit)
+        ):
+            self.report_details = ""
+            self.report_open = False
 
     @rx.event
     def open_dispute(self, review_id: str) -> None:
@@ -132,19 +124,11 @@ class TestActionsState(TestDetailState):
 
     @rx.event
     def submit_dispute(self) -> Any:
-        user = self._require_user()
-        try:
-            with app_context().session() as session:
-                disputes.open_dispute(
-                    session,
-                    user,
-                    self.dispute_review_id,
-                    self.dispute_reason,
-                    per_hour=app_context().settings.dispute_rate_limit_per_hour,
-                )
-        except ServiceError as error:
-            self.dispute_error, self.dispute_notice = error.message, ""
+        dispute = (self.dispute_review_id, self.dispute_reason)
+        limit = app_context().settings.dispute_rate_limit_per_hour
+        if not self._record(
+            "dispute", lambda s, u: disputes.open_dispute(s, u, *dispute, per_hour=limit)
+        ):
             return None
-        self.dispute_reason = self.dispute_review_id = self.dispute_error = ""
-        self.dispute_notice = "Your dispute was sent to the moderators."
+        self.dispute_reason = self.dispute_review_id = ""
         return TestDetailState.on_load

@@ -23,6 +23,7 @@ from benchmax.services.moderation import disputes, reviews
 from benchmax.services.moderation.removal_notice import removal_notice
 from benchmax.services.moderation.reviews import ReviewEntry
 from benchmax.services.submissions import status_label
+from benchmax.state.found import FoundVars
 from benchmax.state.removal_banner import RemovalBanner
 from benchmax.state.session import SessionState
 from benchmax.state.views import attempts_text, size_text
@@ -183,9 +184,7 @@ class ReviewRow:
         )
 
 
-class TestDetailState(SessionState):
-    found: rx.Field[bool] = rx.field(False)
-    loaded: rx.Field[bool] = rx.field(False)
+class TestDetailState(FoundVars, SessionState):
     test: rx.Field[TestPanel] = rx.field(default_factory=TestPanel)
     tab_title: rx.Field[str] = rx.field("Test · BenchMax")
     output_html: rx.Field[str] = rx.field("")
@@ -204,7 +203,7 @@ class TestDetailState(SessionState):
     @rx.event
     def on_load(self) -> None:
         user = self._require_user()
-        test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1]
+        test_id = self._path_name(None)
         with app_context().session() as session:
             notice = removal_notice(session, test_id, user)
             viewer_id = user.id if user else None

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import reflex as rx
 
-from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.judge.card import CalibrationSummary, JudgeCard, judge_card
+from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
 from benchmax.state.views import FactView
 
@@ -54,9 +54,7 @@ CALIBRATION_COLUMNS: tuple[tuple[str, Callable[[CalibrationSummary], str]], ...]
 )
 
 
-class JudgeCardState(SessionState):
-    found: rx.Field[bool] = rx.field(False)
-    loaded: rx.Field[bool] = rx.field(False)
+class JudgeCardState(FoundVars, SessionState):
     name: rx.Field[str] = rx.field("")
     template: rx.Field[str] = rx.field("")
     facts: rx.Field[list[FactView]] = rx.field(default_factory=list)
@@ -65,12 +63,8 @@ class JudgeCardState(SessionState):
 
     @rx.event
     def on_load(self) -> None:
-        self.load_viewer()
-        judge_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:64]
-        with app_context().session() as session:
-            card = judge_card(session, judge_id)
-        self.loaded = True
-        self.found = card is not None
+        card = self._look_up(judge_card)
+        self.loaded, self.found = True, card is not None
         self.name = card.name if card else ""
         self.template = card.prompt_template if card else ""
         self.facts = _facts(card) if card else []

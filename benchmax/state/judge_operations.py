@@ -8,6 +8,7 @@ the page stays usable and shows "Calibrating…" until it ends.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
@@ -110,26 +111,31 @@ class JudgeOperationsState(SessionState):
 
     @rx.event
     def activate(self, snapshot_id: str) -> None:
-        self._change(snapshot_id, activate=True)
+        settings = app_context().settings
+        self._change(
+            snapshot_id,
+            "activated",
+            lambda s, actor: snapshots.activate(s, snapshot_id, settings, actor),
+        )
 
     @rx.event
     def deactivate(self, snapshot_id: str) -> None:
-        self._change(snapshot_id, activate=False)
+        self._change(
+            snapshot_id, "deactivated", lambda s, actor: snapshots.deactivate(s, snapshot_id, actor)
+        )
 
-    def _change(self, snapshot_id: str, *, activate: bool) -> None:
+    def _change(self, snapshot_id: str, done: str, change: Callable[[Any, str], object]) -> None:
+        """Apply one owner's ``change`` (given the session and their id) and say it was ``done``."""
         user = self._owner()
         if user is None:
             return
         try:
             with app_context().session() as session:
-                if activate:
-                    snapshots.activate(session, snapshot_id, app_context().settings, user.id)
-                else:
-                    snapshots.deactivate(session, snapshot_id, user.id)
+                change(session, user.id)
         except snapshots.JudgeSnapshotError as exc:
             self._say(str(exc), ok=False)
             return
-        self._say(f"Snapshot {snapshot_id} {'activated' if activate else 'deactivated'}.")
+        self._say(f"Snapshot {snapshot_id} {done}.")
         self._show()
 
     @rx.event

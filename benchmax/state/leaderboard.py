@@ -209,12 +209,9 @@ class LeaderboardState(SessionState):
 
     @rx.event
     def request_snapshot(self) -> None:
-        user = self._require_user()
-        try:
-            with app_context().session() as session:
-                job = jobs.request_owner_snapshot(session, user)
-        except ServiceError as error:
-            self.error = error.message
+        job = self._attempt(jobs.request_owner_snapshot)
+        if isinstance(job, ServiceError):
+            self.error = job.message
             return
         self.error = ""
         self.notice = (

@@ -18,6 +18,7 @@ from benchmax.context import app_context
 from benchmax.models import ApiToken, User
 from benchmax.services import submissions, tokens
 from benchmax.services.dates import Stamp, human_date, stamp
+from benchmax.services.dto import from_row
 from benchmax.services.errors import ServiceError, Unauthenticated
 from benchmax.services.moderation.appeals import appeal_states, open_appeal
 from benchmax.services.moderation.records import DecisionOutcome, decisions_for_tests
@@ -79,10 +80,9 @@ class TokenView:
 
     @classmethod
     def of(cls, token: ApiToken) -> TokenView:
-        return cls(
-            id=token.id,
-            name=token.name,
-            last_four=token.last_four,
+        return from_row(
+            cls,
+            token,
             created=human_date(token.created_at),
             last_used=human_date(token.last_used_at) or "never",
         )
@@ -131,20 +131,24 @@ class MeState(SessionState):
     def _as_viewer(self, work: Callable[[Any, User], T]) -> T | str:
         """Run ``work`` for the re-verified viewer in one transaction: its result, or the
         refusal's message (also when no one is signed in)."""
-        user = self._require_user()
-        try:
+
+        def signed_in(session: Any, user: User | None) -> T:
             if user is None:
                 raise Unauthenticated("sign_in_required", "Sign in first.")
-            with app_context().session() as session:
-                return work(session, user)
-        except ServiceError as exc:
-            return exc.message
+            return work(session, user)
+
+        outcome = self._attempt(signed_in)
+        return outcome.message if isinstance(outcome, ServiceError) else outcome
+
+    def _refusal(self, work: Callable[[Any, User], object]) -> str:
+        """Do one action on a listed row and reload the lists: the refusal's message, or ""."""
+        done = self._as_viewer(work)
+        self._reload()
+        return done if isinstance(done, str) else ""
 
     @rx.event
     def retry(self, test_id: str) -> None:
-        done = self._as_viewer(lambda s, u: submissions.retry_processing(s, u, test_id))
-        self.action_error = done if isinstance(done, str) else ""
-        self._reload()
+        self.action_error = self._refusal(lambda s, u: submissions.retry_processing(s, u, test_id))
 
     @rx.event
     def set_token_name(self, value: str) -> None:
@@ -161,9 +165,7 @@ class MeState(SessionState):
 
     @rx.event
     def revoke_token(self, token_id: str) -> None:
-        done = self._as_viewer(lambda s, u: tokens.revoke_token(s, u, token_id))
-        self.token_error = done if isinstance(done, str) else ""
-        self._reload()
+        self.token_error = self._refusal(lambda s, u: tokens.revoke_token(s, u, token_id))
 
     @rx.event
     def dismiss_token(self) -> None:

@@ -21,14 +21,16 @@ from benchmax.context import app_context
 from benchmax.services import backup as backups
 from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.errors import ServiceError
+from benchmax.services.jobs import JobCount
 from benchmax.services.operations import (
     Dashboard,
+    PrefixUsage,
     discard_job,
     owner_dashboard,
     requeue_job,
     require_owner,
 )
-from benchmax.services.operations.dashboard import AuditSummary, BackupSummary
+from benchmax.services.operations.dashboard import AuditSummary, BackupSummary, DeadJob
 from benchmax.services.operations.metrics import JobStatePoint
 from benchmax.state.preview_failures import PreviewFailureRow, preview_failure_rows
 from benchmax.state.session import SessionState
@@ -53,6 +55,10 @@ class JobRow:
     state: str
     count: str
 
+    @classmethod
+    def of(cls, count: JobCount) -> JobRow:
+        return cls(count.kind, count.state.value, str(count.count))
+
 
 @dataclass(frozen=True)
 class DeadJobRow:
@@ -63,12 +69,27 @@ class DeadJobRow:
     error: str
     updated: str
 
+    @classmethod
+    def of(cls, job: DeadJob) -> DeadJobRow:
+        return cls(
+            id=str(job.id),
+            kind=job.kind,
+            subject_id=job.subject_id,
+            attempts=str(job.attempts),
+            error=job.last_error_code or "—",
+            updated=clock_time(job.updated_at),
+        )
+
 
 @dataclass(frozen=True)
 class StorageRow:
     prefix: str
     objects: str
     bytes: str
+
+    @classmethod
+    def of(cls, usage: PrefixUsage) -> StorageRow:
+        return cls(usage.prefix, str(usage.objects), size_text(usage.bytes))
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,23 @@ class BackupPanel:
     manifest: str = ""
     objects: str = ""
     verified: str = ""
+
+    @classmethod
+    def of(cls, backup: BackupSummary | None) -> BackupPanel:
+        if backup is None:
+            return cls()
+        verified = (
+            "not verified"
+            if backup.verify_ok is None
+            else ("verified" if backup.verify_ok else f"{backup.verify_differences} differences")
+        )
+        return cls(
+            present=True,
+            time=clock_time(backup.created_at),
+            manifest=backup.manifest_key,
+            objects=f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
+            verified=f"{verified} ({clock_time(backup.verified_at)})",
+        )
 
 
 @dataclass(frozen=True)
@@ -148,23 +186,6 @@ class OperationsView:
     preview_failures: list[PreviewFailureRow] = field(default_factory=list)
 
 
-def _backup_panel(backup: BackupSummary | None) -> BackupPanel:
-    if backup is None:
-        return BackupPanel()
-    verified = (
-        "not verified"
-        if backup.verify_ok is None
-        else ("verified" if backup.verify_ok else f"{backup.verify_differences} differences")
-    )
-    return BackupPanel(
-        present=True,
-        time=clock_time(backup.created_at),
-        manifest=backup.manifest_key,
-        objects=f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
-        verified=f"{verified} ({clock_time(backup.verified_at)})",
-    )
-
-
 def _charts(points: tuple[JobStatePoint, ...]) -> tuple[str, str]:
     """Job states and the backlog over the last day, as two small SVG charts."""
     if not points:
@@ -189,22 +210,10 @@ def view(data: Dashboard) -> OperationsView:
     charts = _charts(data.job_series)
     return OperationsView(
         generated_at=clock_time(data.generated_at),
-        job_rows=[
-            JobRow(count.kind, count.state.value, str(count.count)) for count in data.job_counts
-        ],
+        job_rows=[JobRow.of(count) for count in data.job_counts],
         finished_counts_at=clock_time(data.finished_counts_at),
         oldest_waiting=_duration(data.oldest_waiting_seconds),
-        dead_jobs=[
-            DeadJobRow(
-                id=str(job.id),
-                kind=job.kind,
-                subject_id=job.subject_id,
-                attempts=str(job.attempts),
-                error=job.last_error_code or "—",
-                updated=clock_time(job.updated_at),
-            )
-            for job in data.dead_jobs
-        ],
+        dead_jobs=[DeadJobRow.of(job) for job in data.dead_jobs],
         ttp_p50=_duration(data.time_to_public.p50_seconds),
         ttp_p95=_duration(data.time_to_public.p95_seconds),
         ttp_count=data.time_to_public.published,
@@ -224,16 +233,13 @@ def view(data: Dashboard) -> OperationsView:
         jobs_chart=charts[0],
         backlog_chart=charts[1],
         ai_review=data.ai_review,
-        storage_rows=[
-            StorageRow(usage.prefix, str(usage.objects), size_text(usage.bytes))
-            for usage in inventory.prefixes
-        ],
+        storage_rows=[StorageRow.of(usage) for usage in inventory.prefixes],
         storage_taken_at=clock_time(inventory.taken_at),
         orphan_count=inventory.orphan_object_count,
         orphan_objects=list(inventory.orphan_objects),
         missing_count=inventory.missing_object_count,
         missing_objects=list(inventory.missing_objects),
-        backup=_backup_panel(data.last_backup),
+        backup=BackupPanel.of(data.last_backup),
         audit_rows=[AuditRow.of(event) for event in data.recent_audit],
     )
 

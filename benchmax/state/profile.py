@@ -7,13 +7,12 @@ import reflex as rx
 from benchmax.context import app_context
 from benchmax.services import feed
 from benchmax.services.accounts import find_user_by_handle
+from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
 from benchmax.state.views import CardView
 
 
-class ProfileState(SessionState):
-    found: rx.Field[bool] = rx.field(False)
-    loaded: rx.Field[bool] = rx.field(False)
+class ProfileState(FoundVars, SessionState):
     handle: rx.Field[str] = rx.field("")
     display_name: rx.Field[str] = rx.field("")
     items: rx.Field[list[CardView]] = rx.field(default_factory=list)
@@ -30,12 +29,8 @@ class ProfileState(SessionState):
 
     @rx.event
     def on_load(self) -> None:
-        self.load_viewer()
-        handle = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:64]
-        with app_context().session() as session:
-            user = find_user_by_handle(session, handle)
-        self.loaded = True
-        self.found = user is not None
+        user = self._look_up(find_user_by_handle)
+        self.loaded, self.found = True, user is not None
         self.items, self.next_cursor = [], ""
         if user is None:
             self.tab_title = "Not found · BenchMax"

@@ -12,6 +12,7 @@ from benchmax.services.errors import ServiceError
 from benchmax.services.preview.compare import preview_figures
 from benchmax.services.preview.view import PreviewView
 from benchmax.services.prompts import groups
+from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
 from benchmax.state.views import ScoredView, count_text
 
@@ -80,9 +81,7 @@ class PromptsState(SessionState):
         self.loaded = True
 
 
-class PromptGroupState(SessionState):
-    loaded: rx.Field[bool] = rx.field(False)
-    found: rx.Field[bool] = rx.field(False)
+class PromptGroupState(FoundVars, SessionState):
     key: rx.Field[str] = rx.field("")
     prompt: rx.Field[str] = rx.field("")
     total: rx.Field[int] = rx.field(0)
@@ -131,7 +130,7 @@ class PromptGroupState(SessionState):
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
-        self.key = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:64]
+        self.key = self._path_name()
         self.alias_error = self.alias_notice = ""
         self._fill()
         self.loaded = True
@@ -146,12 +145,11 @@ class PromptGroupState(SessionState):
 
     @rx.event
     def join(self, other_key: str) -> None:
-        user = self._require_user()
-        try:
-            with app_context().session() as session:
-                groups.record_alias(session, user, self.key, other_key, self.alias_reason)
-        except ServiceError as error:
-            self.alias_error = error.message
+        joined = self._attempt(
+            lambda s, u: groups.record_alias(s, u, self.key, other_key, self.alias_reason)
+        )
+        if isinstance(joined, ServiceError):
+            self.alias_error = joined.message
             return
         self.alias_error, self.alias_reason = "", ""
         self.alias_notice = "Recorded: these prompts are now one comparison group."

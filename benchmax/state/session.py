@@ -8,15 +8,20 @@ the browser could have seen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import reflex as rx
 from reflex.event import EventSpec
 
 from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import accounts
+from benchmax.services.errors import ServiceError
 from benchmax.settings import get_settings
 
 SESSION_COOKIE = "__session"
+T = TypeVar("T")
 
 
 class SessionState(rx.State):
@@ -59,6 +64,28 @@ class SessionState(rx.State):
         user = self._current_user()
         self._remember(user)
         return user
+
+    def _attempt(self, work: Callable[[Any, User | None], T]) -> T | ServiceError:
+        """Run ``work`` for the re-verified viewer in one transaction. A refusal is returned,
+        not raised, so the handler can show its message and keep what was typed."""
+        user = self._require_user()
+        try:
+            with app_context().session() as session:
+                return work(session, user)
+        except ServiceError as error:
+            return error
+
+    def _path_name(self, limit: int | None = 64) -> str:
+        """The last segment of the page's path: the id, handle or key the page is about."""
+        return str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:limit]
+
+    def _look_up(self, find: Callable[[Any, str], T | None]) -> T | None:
+        """For a page about what its path names: load the viewer, then what ``find`` answers
+        for that name (None: not found)."""
+        self.load_viewer()
+        name = self._path_name()
+        with app_context().session() as session:
+            return find(session, name)
 
     @rx.event
     def load_viewer(self) -> None:

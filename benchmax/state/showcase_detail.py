@@ -49,7 +49,7 @@ class TestShowcaseState(TestDetailState):
 
     @rx.event
     def load_showcase(self) -> None:
-        test_id = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:32]
+        test_id = self._path_name(32)
         with app_context().session() as session:
             self.showcase = ShowcaseLines.of(
                 placement(session, test_id), group_link(session, test_id)
