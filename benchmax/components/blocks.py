@@ -43,6 +43,12 @@ def muted(*children: Any, size: str = "2", **props: Any) -> rx.Component:
     return rx.text(*children, size=size, color_scheme="gray", **props)
 
 
+def list_or(items: rx.Var[list[Any]], shown: rx.Component, otherwise: rx.Component) -> rx.Component:
+    """``shown`` while ``items`` holds anything, else ``otherwise`` (what the empty list
+    means, never a blank space)."""
+    return rx.cond(items.length() > 0, shown, otherwise)  # type: ignore[attr-defined]
+
+
 def quiet_link(*children: Any, href: str | rx.Var[str], **props: Any) -> rx.Component:
     """A link in the text's own colour, for titles and navigation, where accent blue on
     every line would drown the page."""
@@ -65,9 +71,13 @@ def error_text(text: rx.Var[str], **props: Any) -> rx.Component:
     return rx.cond(text != "", rx.text(text, color_scheme="red", size="2", role="alert", **props))
 
 
+def callout_box(icon: str, *children: rx.Component, **props: Any) -> rx.Component:
+    """A full-width callout holding more than a sentence: a state and what to do next, a
+    token to copy."""
+    return rx.callout.root(rx.callout.icon(rx.icon(icon)), *children, width="100%", **props)
+
+
 def message_callout(*text: Any, icon: str, **props: Any) -> rx.Component:
-    """A callout whose message has parts (a sentence with a link in it): what an empty list
-    means, or what to do before a page can be used."""
-    return rx.callout.root(
-        rx.callout.icon(rx.icon(icon)), rx.callout.text(*text), width="100%", **props
-    )
+    """A callout whose one message has parts (a sentence with a link in it): what an empty
+    list means, or what to do before a page can be used."""
+    return callout_box(icon, rx.callout.text(*text), **props)

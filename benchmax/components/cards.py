@@ -10,7 +10,7 @@ from reflex.event import EventType
 from reflex.vars import ArrayVar, ObjectVar
 
 from benchmax.components.badges import declared_label, sample_badge, status_badge
-from benchmax.components.blocks import grow_column, muted, quiet_link, row
+from benchmax.components.blocks import grow_column, list_or, muted, quiet_link, row
 from benchmax.components.dates import time_ago
 from benchmax.components.listing import thumbnail
 from benchmax.state.views import CardView, ListedView, MarkPart
@@ -181,10 +181,6 @@ def paged_card_list(
     Two siblings rather than one wrapper, so the page's own stack spaces them as before.
     """
     return (
-        rx.cond(
-            items.length() > 0,
-            card_list(items),
-            rx.callout(empty, icon="inbox", width="100%"),
-        ),
+        list_or(items, card_list(items), rx.callout(empty, icon="inbox", width="100%")),
         more_button(cursor, on_more),
     )

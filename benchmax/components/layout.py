@@ -8,6 +8,7 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.badges import badge_style
+from benchmax.components.blocks import message_callout, quiet_link, row
 from benchmax.state.nav import NavState, NavView
 from benchmax.state.session import SessionState
 
@@ -29,6 +30,8 @@ FOOTER_LINKS = (
 # the document rather than asking the router, which would answer with its 404.
 SERVER_PAGES = ("/data", "/api", "/.well-known/security.txt")
 WIDTH = "1100px"
+# A link holding an icon and words keeps them on one centred line (the logo, button links).
+ICON_AND_TEXT = {"display": "inline-flex", "align_items": "center", "gap": "var(--space-2)"}
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 NAV = cast("ObjectVar[NavView]", NavState.view)
 
@@ -65,14 +68,12 @@ def server_page(href: str) -> dict[str, Any]:
 
 def _nav_link(label: str, href: str, *extra: rx.Component, **props: Any) -> rx.Component:
     """A header link; ``aria-current`` marks the page the reader is on."""
-    return rx.link(
+    return quiet_link(
         label,
         *extra,
         href=href,
         size="3",
         weight="medium",
-        color_scheme="gray",
-        high_contrast=True,
         underline="hover",
         class_name="nav-link",
         aria_current=rx.cond(SessionState.router.page.path == href, "page", "false"),
@@ -109,10 +110,8 @@ def link_button(
     text, background, hover = _BUTTON_VARIANTS[variant]
     attrs = {"data-accent-color": color_scheme} if color_scheme else {}
     look: dict[str, Any] = {
-        "display": "inline-flex",
-        "align_items": "center",
+        **ICON_AND_TEXT,
         "justify_content": "center",
-        "gap": "var(--space-2)",
         "height": height,
         "padding_x": padding,
         "font_size": font_size,
@@ -156,16 +155,14 @@ def _account_area() -> rx.Component:
     submit_wide = {"display": rx.breakpoints(initial="none", sm="inline-flex")}
     return rx.cond(
         SessionState.signed_in,
-        rx.hstack(
+        row(
             link_button("Submit a Test", "/submit", id="nav-submit", **submit_wide),
-            rx.link(
+            quiet_link(
                 "@",
                 SessionState.viewer_handle,
                 href="/me",
                 id="nav-handle",
                 weight="medium",
-                color_scheme="gray",
-                high_contrast=True,
                 # The visible "@handle" starts the name, so speech input ("click @ada") works.
                 aria_label="@" + SessionState.viewer_handle + ", My Tests",
             ),
@@ -176,13 +173,11 @@ def _account_area() -> rx.Component:
                 on_click=SessionState.sign_out,
                 id="nav-sign-out",
             ),
-            align="center",
             spacing="3",
         ),
-        rx.hstack(
+        row(
             link_button("Submit a Test", "/submit", variant="soft", **submit_wide),
             link_button("Sign in", "/sign-in", id="nav-sign-in"),
-            align="center",
             spacing="3",
         ),
     )
@@ -196,21 +191,17 @@ def _band(*children: rx.Component, **props: Any) -> rx.Component:
 def header() -> rx.Component:
     return rx.el.header(
         _band(
-            rx.link(
+            quiet_link(
                 rx.icon("gauge", size=22, aria_hidden="true"),
                 rx.text("BenchMax", size="5", weight="bold"),
                 href="/",
                 underline="none",
-                color_scheme="gray",
-                high_contrast=True,
-                display="inline-flex",
-                align_items="center",
-                gap="var(--space-2)",
                 aria_label="BenchMax home",
                 id="nav-home",
+                **ICON_AND_TEXT,
             ),
             rx.el.nav(
-                rx.flex(
+                row(
                     *[_nav_link(label, href) for label, href in NAV_LINKS],
                     rx.box(
                         _nav_link("Submit", "/submit"),
@@ -218,8 +209,6 @@ def header() -> rx.Component:
                     ),
                     _role_links(),
                     spacing="3",
-                    wrap="wrap",
-                    align="center",
                     row_gap="2",
                 ),
                 aria_label="Main",
@@ -227,12 +216,10 @@ def header() -> rx.Component:
                 width=rx.breakpoints(initial="100%", sm="auto"),
             ),
             rx.spacer(),
-            rx.flex(
+            row(
                 _account_area(),
                 rx.color_mode.button(size="2", variant="ghost", aria_label="Toggle dark mode"),
-                align="center",
                 spacing="3",
-                wrap="wrap",
             ),
             align="center",
             spacing="4",
@@ -262,14 +249,7 @@ def footer() -> rx.Component:
             rx.el.nav(
                 rx.flex(
                     *[
-                        rx.link(
-                            label,
-                            href=href,
-                            size="2",
-                            color_scheme="gray",
-                            high_contrast=True,
-                            **server_page(href),
-                        )
+                        quiet_link(label, href=href, size="2", **server_page(href))
                         for label, href in FOOTER_LINKS
                     ],
                     spacing="4",
@@ -328,6 +308,16 @@ def once_loaded(
         loaded,
         rx.cond(allowed, body, otherwise),
         rx.center(rx.spinner(size="3"), padding="4rem"),
+    )
+
+
+def sign_in_prompt(purpose: str, back_to: str, **link: Any) -> rx.Component:
+    """ "Sign in to see your Tests. Sign in": what signing in is for, and a link that brings
+    the reader back to ``back_to`` afterwards."""
+    return message_callout(
+        f"Sign in to {purpose}. ",
+        rx.link("Sign in", href="/sign-in?next=" + back_to, **link),
+        icon="log-in",
     )
 
 

@@ -6,26 +6,20 @@ from typing import Any
 
 import reflex as rx
 
+from benchmax.components.blocks import list_or
 from benchmax.components.layout import once_loaded
 
 
-def thumbnail(src: rx.Var[str], alt: str = "Evidence thumbnail", **size: Any) -> rx.Component:
-    """An evidence thumbnail from the user-content origin; nothing when there is none.
+def evidence_image(src: rx.Var[str], alt: rx.Var[str] | str, **look: Any) -> rx.Component:
+    """An image from the user-content origin, asked for without a referrer, so no page
+    address leaks to that origin."""
+    return rx.image(src=src, alt=alt, referrer_policy="no-referrer", **look)
 
-    Lazy and sent without a referrer, so a list of Tests leaks no page address to that origin.
-    """
-    return rx.cond(
-        src != "",
-        rx.image(
-            src=src,
-            alt=alt,
-            object_fit="cover",
-            border_radius="var(--radius-2)",
-            loading="lazy",
-            referrer_policy="no-referrer",
-            **size,
-        ),
-    )
+
+def thumbnail(src: rx.Var[str], alt: str = "Evidence thumbnail", **size: Any) -> rx.Component:
+    """An evidence thumbnail, loaded only when scrolled near; nothing when there is none."""
+    crop = {"object_fit": "cover", "border_radius": "var(--radius-2)", "loading": "lazy"}
+    return rx.cond(src != "", evidence_image(src, alt, **crop, **size))
 
 
 def code_box(text: rx.Var[str], box_id: str = "", **box: Any) -> rx.Component:
@@ -48,11 +42,7 @@ def list_or_empty(
     items: rx.Var[list[Any]], shown: rx.Component, empty: str, empty_id: str
 ) -> rx.Component:
     """The list, or one sentence saying it is empty and why."""
-    return rx.cond(
-        items.length() > 0,  # type: ignore[attr-defined]
-        shown,
-        rx.callout(empty, icon="inbox", width="100%", id=empty_id),
-    )
+    return list_or(items, shown, rx.callout(empty, icon="inbox", width="100%", id=empty_id))
 
 
 def when_loaded(loaded: rx.Var[bool], body: rx.Component) -> rx.Component:

@@ -9,10 +9,10 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.actions_panel import actions_panel, review_actions
 from benchmax.components.badges import declared_label, kind_icon, status_badge
-from benchmax.components.blocks import column, muted, row, section
+from benchmax.components.blocks import callout_box, column, list_or, muted, row, section
 from benchmax.components.dates import time_ago
 from benchmax.components.layout import page_shell, page_title, screen_tall
-from benchmax.components.listing import code_box
+from benchmax.components.listing import code_box, evidence_image
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview import preview_section
 from benchmax.components.removal_banner import removal_banner
@@ -79,17 +79,9 @@ def _file_line(item: ObjectVar[EvidenceRow], link_text: rx.Var[str] | str) -> rx
 
 
 def _image(item: ObjectVar[EvidenceRow]) -> rx.Component:
+    full_size = {"max_width": "100%", "max_height": "480px", "class_name": "evidence-image"}
     return rx.link(
-        rx.image(
-            src=item.url,
-            alt=item.name,
-            max_width="100%",
-            max_height="480px",
-            referrer_policy="no-referrer",
-            class_name="evidence-image",
-        ),
-        href=item.url,
-        is_external=True,
+        evidence_image(item.url, item.name, **full_size), href=item.url, is_external=True
     )
 
 
@@ -155,19 +147,17 @@ def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
 
 
 def _reviews() -> rx.Component:
+    none = rx.cond(
+        TEST.state == "public",
+        "No reviews yet. Reviews are added later and never change the submission.",
+        "No reviews: reviewing starts only after a Test goes public.",
+    )
     return section(
         "Reviews",
-        rx.cond(
-            S.reviews.length() > 0,
+        list_or(
+            S.reviews,
             column(rx.foreach(S.reviews, _review_card), spacing="3", id="reviews"),
-            muted(
-                rx.cond(
-                    TEST.state == "public",
-                    "No reviews yet. Reviews are added later and never change the submission.",
-                    "No reviews: reviewing starts only after a Test goes public.",
-                ),
-                id="reviews-empty",
-            ),
+            muted(none, id="reviews-empty"),
         ),
     )
 
@@ -176,8 +166,8 @@ def _owner_notice() -> rx.Component:
     """The contributor's own non-public Test: exactly its state, why, and what to do next."""
     return rx.cond(
         S.is_owner_view,
-        rx.callout.root(
-            rx.callout.icon(rx.icon("lock")),
+        callout_box(
+            "lock",
             rx.vstack(
                 rx.callout.text(rx.text.strong("State: ", TEST.status), " — ", TEST.guidance),
                 rx.cond(
@@ -188,7 +178,6 @@ def _owner_notice() -> rx.Component:
             ),
             color_scheme=rx.cond(TEST.state == "processing", "blue", "amber"),
             id="owner-notice",
-            width="100%",
         ),
     )
 
@@ -240,8 +229,8 @@ def _evidence() -> rx.Component:
     """The files, each viewed from the user-content origin."""
     return section(
         "Evidence",
-        rx.cond(
-            S.evidence.length() > 0,
+        list_or(
+            S.evidence,
             rx.grid(
                 rx.foreach(S.evidence, _evidence_item),
                 columns=rx.breakpoints(initial="1", md="2"),

@@ -7,7 +7,7 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax.components.blocks import column, notice, row
+from benchmax.components.blocks import column, list_or, message_callout, notice, row
 from benchmax.components.cards import card_list, card_skeletons, more_button
 from benchmax.components.fields import field_label
 from benchmax.components.filters import (
@@ -199,14 +199,16 @@ def filters() -> rx.Component:
 
 def how_it_works() -> rx.Component:
     """Three steps for someone who has never seen a Test, until they dismiss it."""
-    step = lambda n, icon, name, what: rx.hstack(  # noqa: E731
-        rx.icon(icon, size=18, aria_hidden="true", flex_shrink="0"),
-        rx.text(rx.text.strong(f"{n}. {name}"), " — ", what, size="2"),
-        align="start",
-        spacing="2",
-        flex="1",
-        min_width="12rem",
-    )
+    steps = [
+        rx.hstack(
+            rx.icon(icon, size=18, aria_hidden="true", flex_shrink="0"),
+            rx.text(rx.text.strong(f"{n}. {name}"), " — ", what, size="2"),
+            spacing="2",
+            flex="1",
+            min_width="12rem",
+        )
+        for n, (icon, name, what) in enumerate(HOW_IT_WORKS, 1)
+    ]
     return rx.cond(
         FeedState.how_hidden == "",
         rx.box(
@@ -222,12 +224,7 @@ def how_it_works() -> rx.Component:
                 ),
                 **SPREAD,
             ),
-            rx.flex(
-                *[step(n, *row) for n, row in enumerate(HOW_IT_WORKS, 1)],
-                wrap="wrap",
-                gap="3",
-                padding_top="0.5rem",
-            ),
+            row(*steps, spacing="3", align="start", padding_top="0.5rem"),
             id="how-it-works",
             class_name="how-strip",
             width="100%",
@@ -237,13 +234,12 @@ def how_it_works() -> rx.Component:
 
 def empty_state() -> rx.Component:
     def say(before: str, link: str, href: str, after: str) -> rx.Component:
-        return rx.text(before, rx.link(link, href=href), after)
+        return rx.fragment(before, rx.link(link, href=href), after)
 
-    return rx.callout(
+    return message_callout(
         rx.cond(FeedState.has_filters, say(*EMPTY[True]), say(*EMPTY[False])),
         icon="inbox",
         id="feed-empty",
-        width="100%",
     )
 
 
@@ -268,7 +264,7 @@ def _results() -> rx.Component:
         notice(FeedState.error, "warning", id="feed-error"),
         rx.cond(
             FeedState.loaded,
-            rx.cond(FeedState.items.length() > 0, card_list(FeedState.items), empty_state()),
+            list_or(FeedState.items, card_list(FeedState.items), empty_state()),
             card_skeletons(3),
         ),
         more_button(FeedState.next_cursor, FeedState.load_more, id="feed-more"),

@@ -7,7 +7,15 @@ from typing import cast
 import reflex as rx
 from reflex.vars.object import ObjectVar
 
-from benchmax.components.blocks import column, grow_column, muted, notice, quiet_link, row
+from benchmax.components.blocks import (
+    column,
+    grow_column,
+    muted,
+    notice,
+    quiet_link,
+    row,
+    section,
+)
 from benchmax.components.cards import byline, declared_setup, more_button
 from benchmax.components.filters import (
     check_filter,
@@ -191,24 +199,25 @@ def _ranking() -> rx.Component:
 
 
 def _empty() -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.heading("No snapshot published yet", size="4", as_="h2", id="leaderboard-empty"),
-            rx.text(
-                "A snapshot is published once Tests have been reviewed. Meanwhile, browse the "
-                "feed, compare setups on the same prompt, or read how reviews work.",
-                color_scheme="gray",
-            ),
-            row(
-                link_button("Browse the feed", "/"),
-                link_button("Same-prompt groups", "/prompts", variant="soft"),
-                link_button("Methodology", "/methodology", variant="soft"),
-                spacing="3",
-            ),
-            spacing="3",
-        ),
-        width="100%",
+    """Before the first snapshot: why there is none yet, and where to look meanwhile."""
+    meanwhile = row(
+        link_button("Browse the feed", "/"),
+        link_button("Same-prompt groups", "/prompts", variant="soft"),
+        link_button("Methodology", "/methodology", variant="soft"),
+        spacing="3",
     )
+    why = (
+        "A snapshot is published once Tests have been reviewed. Meanwhile, browse the "
+        "feed, compare setups on the same prompt, or read how reviews work."
+    )
+    body = section(
+        "No snapshot published yet",
+        rx.text(why, color_scheme="gray"),
+        meanwhile,
+        spacing="3",
+        id="leaderboard-empty",
+    )
+    return rx.card(body, width="100%")
 
 
 def _owner_tools() -> rx.Component:

@@ -6,9 +6,11 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.blocks import (
+    callout_box,
     column,
     error_text,
     grow_column,
+    list_or,
     message_callout,
     muted,
     notice,
@@ -16,7 +18,13 @@ from benchmax.components.blocks import (
     row,
 )
 from benchmax.components.dates import time_ago
-from benchmax.components.layout import link_button, once_loaded, page_shell, page_title
+from benchmax.components.layout import (
+    link_button,
+    once_loaded,
+    page_shell,
+    page_title,
+    sign_in_prompt,
+)
 from benchmax.state.me import MeState as S
 from benchmax.state.me import MyTestView, TokenView
 
@@ -165,43 +173,37 @@ def _curl(token: rx.Var[str]) -> rx.Var[str]:
     )
 
 
+def _curl_example() -> rx.Component:
+    """The ``curl`` command, wrapped to the callout's width so no line scrolls away."""
+    wrapped = {"white_space": "pre-wrap", "overflow_wrap": "anywhere"}
+    return rx.el.pre(
+        _curl(S.new_token),
+        id="curl-example",
+        class_name="curl-example",
+        style=wrapped | {"font_size": "0.8rem", "margin": "0"},
+    )
+
+
 def _new_token() -> rx.Component:
     """The token just created, shown this once, with a copy button and a curl example."""
-    return rx.cond(
-        S.new_token != "",
-        rx.callout.root(
-            rx.callout.icon(rx.icon("key-round")),
-            column(
-                rx.text("Copy your new token now — it will not be shown again.", size="2"),
-                row(
-                    rx.code(S.new_token, id="new-token", overflow_wrap="anywhere"),
-                    _copy_button("token", S.new_token, "Copy token"),
-                    spacing="3",
-                ),
-                rx.text("Try it: this submits a small Test as you.", size="2"),
-                rx.el.pre(
-                    _curl(S.new_token),
-                    id="curl-example",
-                    class_name="curl-example",
-                    style={
-                        "white_space": "pre-wrap",
-                        "overflow_wrap": "anywhere",
-                        "font_size": "0.8rem",
-                        "margin": "0",
-                    },
-                ),
-                rx.hstack(
-                    _copy_button("curl", _curl(S.new_token), "Copy curl command"),
-                    rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
-                    wrap="wrap",
-                ),
-                spacing="2",
-                min_width="0",
-            ),
-            color_scheme="green",
-            width="100%",
+    shown = column(
+        rx.text("Copy your new token now — it will not be shown again.", size="2"),
+        row(
+            rx.code(S.new_token, id="new-token", overflow_wrap="anywhere"),
+            _copy_button("token", S.new_token, "Copy token"),
+            spacing="3",
         ),
+        rx.text("Try it: this submits a small Test as you.", size="2"),
+        _curl_example(),
+        row(
+            _copy_button("curl", _curl(S.new_token), "Copy curl command"),
+            rx.button("Done", size="1", variant="soft", on_click=S.dismiss_token),
+            spacing="3",
+        ),
+        spacing="2",
+        min_width="0",
     )
+    return rx.cond(S.new_token != "", callout_box("key-round", shown, color_scheme="green"))
 
 
 def _token_form() -> rx.Component:
@@ -255,8 +257,8 @@ def _tokens() -> rx.Component:
         _new_token(),
         _token_form(),
         error_text(S.token_error, id="token-error"),
-        rx.cond(
-            S.token_list.length() > 0,
+        list_or(
+            S.token_list,
             column(rx.foreach(S.token_list, _token_row), spacing="3"),
             muted("No tokens yet."),
         ),
@@ -273,8 +275,8 @@ def me_page() -> rx.Component:
                 page_title("My Tests"),
                 notice(S.action_error, "error"),
                 notice(S.appeal_notice, "success", role="status", id="appeal-notice"),
-                rx.cond(
-                    S.tests.length() > 0,
+                list_or(
+                    S.tests,
                     column(rx.foreach(S.tests, _test_row), spacing="2"),
                     message_callout(
                         "You have no Tests yet. ",
@@ -287,10 +289,6 @@ def me_page() -> rx.Component:
                 _tokens(),
                 max_width="860px",
             ),
-            message_callout(
-                "Sign in to see your Tests. ",
-                rx.link("Sign in", href="/sign-in?next=/me"),
-                icon="log-in",
-            ),
+            sign_in_prompt("see your Tests", "/me"),
         )
     )

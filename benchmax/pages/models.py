@@ -7,7 +7,7 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.badges import declared_label
-from benchmax.components.blocks import column, muted
+from benchmax.components.blocks import column, list_or, muted
 from benchmax.components.cards import paged_card_list
 from benchmax.components.layout import page_intro, page_shell, page_title
 from benchmax.components.not_found import found_or_not_found
@@ -69,8 +69,8 @@ def models_page() -> rx.Component:
                 width="100%",
             ),
             rx.heading("Declared labels not in the catalog", size="5", as_="h2"),
-            rx.cond(
-                M.declared.length() > 0,
+            list_or(
+                M.declared,
                 chip_row(
                     M.declared,
                     lambda d: label_chip(d["href"], d["label"], " (", d["tests"], ")"),

@@ -10,7 +10,7 @@ import reflex as rx
 
 from benchmax.api.security_txt import PATH as TXT
 from benchmax.components.layout import server_page
-from benchmax.pages.static import article, article_section
+from benchmax.pages.static import article, article_section, bullets
 from benchmax.state.security import SecurityState as S
 
 DESIGN = [
@@ -45,23 +45,20 @@ RULES = [
 
 
 def _report_section() -> rx.Component:
+    contact = rx.link(S.contact_label, href=S.contact_href, id="security-contact")
+    txt = rx.link(rx.code(TXT), href=TXT, **server_page(TXT))
     return rx.card(
-        rx.vstack(
-            rx.heading("Report a vulnerability", size="5", as_="h2"),
+        article_section(
+            "Report a vulnerability",
             rx.text(
                 "Found a problem? Tell the operators of this instance privately first, at ",
-                rx.link(S.contact_label, href=S.contact_href, id="security-contact"),
+                contact,
                 ". You will get an answer, and credit when the fix ships if you want it.",
                 size="3",
             ),
-            rx.text("Please include:", size="3"),
-            rx.unordered_list(*[rx.list_item(item, size="3") for item in WHAT_TO_SEND]),
-            rx.text(
-                "Machine-readable: ",
-                rx.link(rx.code(TXT), href=TXT, **server_page(TXT)),
-                size="2",
-                color="var(--gray-11)",
-            ),
+            "Please include:",
+            bullets(WHAT_TO_SEND),
+            rx.text("Machine-readable: ", txt, size="2", color="var(--gray-11)"),
             spacing="3",
         ),
         width="100%",
@@ -74,8 +71,5 @@ def security_page() -> rx.Component:
         "How to report a vulnerability, and how BenchMax keeps untrusted evidence away from you.",
         DESIGN,
         _report_section(),
-        article_section(
-            "Testing safely",
-            rx.unordered_list(*[rx.list_item(item, size="3") for item in RULES]),
-        ),
+        article_section("Testing safely", bullets(RULES)),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import DECLARED_LABEL
-from benchmax.components.layout import page_shell
+from benchmax.components.layout import page_intro, page_shell
 from benchmax.pages.showcase_method import SHOWCASE_SECTIONS
 
 METHODOLOGY = [
@@ -102,9 +102,15 @@ TERMS = [
 ]
 
 
-def article_section(heading: str, *body: rx.Component | str) -> rx.Component:
+def article_section(heading: str, *body: rx.Component | str, spacing: str = "2") -> rx.Component:
+    """An ``<h2>`` and its paragraphs (given as strings) or other pieces."""
     parts = [rx.text(part, size="3") if isinstance(part, str) else part for part in body]
-    return rx.vstack(rx.heading(heading, size="5", as_="h2"), *parts, spacing="2")
+    return rx.vstack(rx.heading(heading, size="5", as_="h2"), *parts, spacing=spacing)
+
+
+def bullets(items: list[str]) -> rx.Component:
+    """A reading page's bulleted list, in the size of its paragraphs."""
+    return rx.unordered_list(*[rx.list_item(item, size="3") for item in items])
 
 
 def article(
@@ -114,8 +120,7 @@ def article(
     between the intro and the sections."""
     return page_shell(
         rx.vstack(
-            rx.heading(title, size="8", as_="h1"),
-            rx.text(intro, size="4", color="var(--gray-11)"),
+            *page_intro(title, intro, title_size="8", size="4"),
             *extra,
             *[article_section(heading, body) for heading, body in sections],
             spacing="5",

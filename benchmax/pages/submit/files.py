@@ -10,6 +10,7 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import kind_icon
+from benchmax.components.blocks import muted
 from benchmax.file_types import KINDS, accept_attribute, of_kind
 from benchmax.pages.submit.controls import field_error, field_label, text_area
 from benchmax.services.safety.limits import MIB, SafetyLimits
@@ -152,12 +153,11 @@ def _dropzone() -> rx.Component:
         rx.vstack(
             rx.icon("upload", size=28),
             rx.text("Drag and drop files here, or click to choose", weight="medium"),
-            rx.text(
+            muted(
                 f"Images (PNG, JPEG, WebP, GIF ≤ {_mib('image')} MiB), video (MP4, WebM "
                 f"≤ {_mib('video')} MiB), text and logs (≤ {_mib('text')} MiB), or a source "
                 f"ZIP (≤ {_mib('source')} MiB). Up to {_LIMITS.test_max_files} files.",
                 size="1",
-                color_scheme="gray",
                 align="center",
             ),
             align="center",

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.blocks import column
+from benchmax.components.layout import once_loaded, page_shell, page_title, sign_in_prompt
 from benchmax.pages.submit.processing import processing_panel
 from benchmax.pages.submit.steps import editor
 from benchmax.state.submit import SubmitState as S
-
-
-def _signed_out() -> rx.Component:
-    return rx.callout.root(
-        rx.callout.icon(rx.icon("log-in")),
-        rx.callout.text(
-            "Sign in to submit a Test. ",
-            rx.link("Sign in", href="/sign-in?next=/submit", id="submit-sign-in"),
-        ),
-        width="100%",
-    )
 
 
 def _suspended() -> rx.Component:
@@ -31,8 +21,8 @@ def _suspended() -> rx.Component:
 
 def submit_page() -> rx.Component:
     return page_shell(
-        rx.vstack(
-            rx.heading("Submit a Test", size="7"),
+        column(
+            page_title("Submit a Test"),
             rx.cond(
                 S.notice != "",
                 rx.callout(S.notice, icon="info", color_scheme="amber", id="wizard-notice"),
@@ -45,14 +35,12 @@ def submit_page() -> rx.Component:
                     rx.cond(S.phase == "edit", editor(), processing_panel()),
                     _suspended(),
                 ),
-                _signed_out(),
+                sign_in_prompt("submit a Test", "/submit", id="submit-sign-in"),
             ),
             # Loaded with the page, not with a step, so they are listening before any step
             # is drawn; each keeps itself to one copy however often it is mounted.
             rx.script(src="/uploads.js"),
             rx.script(src="/wizard.js"),
-            spacing="4",
-            width="100%",
             max_width="820px",
         )
     )

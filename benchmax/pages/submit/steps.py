@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.badges import declared_label
+from benchmax.components.blocks import column, list_or, muted
 from benchmax.pages.submit.controls import (
     datalist,
     field_error,
@@ -166,14 +167,10 @@ def _review_setup() -> rx.Component:
 def _review_files() -> rx.Component:
     return rx.vstack(
         rx.text("Files", weight="medium", size="2"),
-        rx.cond(
-            S.files.length() > 0,
-            rx.vstack(
-                rx.foreach(S.files, lambda item: file_row(item, removable=False)),
-                width="100%",
-                spacing="2",
-            ),
-            rx.text("No files.", color_scheme="gray", size="2"),
+        list_or(
+            S.files,
+            column(rx.foreach(S.files, lambda item: file_row(item, removable=False)), spacing="2"),
+            muted("No files."),
         ),
         rx.cond(
             S.has_zip,
