@@ -14,17 +14,11 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.fields import field_label
+from benchmax.components.panels import column, inline_row
+from benchmax.components.text_box import labelled_text_box
 from benchmax.state.actions_panel import REPORT_REASONS, WHOLE_TEST
 from benchmax.state.actions_panel import TestActionsState as S
 from benchmax.state.detail import ReviewRow
-
-
-def _label(text: str, field_id: str) -> rx.Component:
-    return field_label(text, field_id)
-
-
-def _area(field_id: str, value: rx.Var, on_change: Any, rows: int) -> rx.Component:
-    return rx.text_area(id=field_id, value=value, on_change=on_change, rows=str(rows), width="100%")
 
 
 def _callout(message: Any, color: str, id_: str) -> rx.Component:
@@ -34,60 +28,80 @@ def _callout(message: Any, color: str, id_: str) -> rx.Component:
     )
 
 
-def _form(on_submit: Any, *fields: rx.Component) -> rx.Component:
-    """A native form whose fields stack; submitting it (Enter or its button) calls ``on_submit``."""
-    return rx.form(
-        rx.vstack(*fields, spacing="2", width="100%"),
-        on_submit=lambda _form: on_submit(),
-    )
-
-
-def _review_form() -> rx.Component:
+def _form_card(
+    name: str,
+    submit: str,
+    on_submit: Any,
+    error: rx.Var[str],
+    *fields: rx.Component,
+    notice: rx.Var[str] | None = None,
+) -> rx.Component:
+    """A card holding one native form: its fields, why the last try was refused, what it did
+    (when the form shows that itself), then the submit button. Enter or the button calls
+    ``on_submit``; ids are ``<name>-error``, ``<name>-notice`` and ``<name>-submit``."""
+    said = [_callout(error, "red", name + "-error")]
+    if notice is not None:
+        said.append(_callout(notice, "green", name + "-notice"))
     return rx.card(
-        _form(
-            S.submit_review,
-            rx.heading(
-                rx.cond(S.corrects_id != "", "Correct a review", "Add a review"),
-                size="4",
-                as_="h3",
+        rx.form(
+            column(
+                *fields, *said, rx.button(submit, type="submit", id=name + "-submit"), spacing="2"
             ),
-            rx.cond(
-                S.corrects_id != "",
-                rx.hstack(
-                    rx.text("This review will supersede the earlier one.", size="2"),
-                    rx.button(
-                        "Cancel correction",
-                        type="button",
-                        variant="ghost",
-                        size="1",
-                        on_click=S.cancel_correction,
-                        id="review-cancel-correction",
-                    ),
-                    align="center",
-                ),
-            ),
-            _label("Score (0 to 100)", "review-score"),
-            rx.input(
-                id="review-score",
-                type="number",
-                min="0",
-                max="100",
-                value=S.review_score,
-                on_change=S.set_review_score,
-                width="10rem",
-            ),
-            _label("Reasoning (at least 20 characters)", "review-reasoning"),
-            _area("review-reasoning", S.review_reasoning, S.set_review_reasoning, 4),
-            _callout(S.review_error, "red", "review-error"),
-            _callout(S.review_notice, "green", "review-notice"),
-            rx.button("Submit review", type="submit", id="review-submit"),
+            on_submit=lambda _form: on_submit(),
         ),
         width="100%",
     )
 
 
+def _review_form() -> rx.Component:
+    return _form_card(
+        "review",
+        "Submit review",
+        S.submit_review,
+        S.review_error,
+        rx.heading(
+            rx.cond(S.corrects_id != "", "Correct a review", "Add a review"),
+            size="4",
+            as_="h3",
+        ),
+        rx.cond(
+            S.corrects_id != "",
+            rx.hstack(
+                rx.text("This review will supersede the earlier one.", size="2"),
+                rx.button(
+                    "Cancel correction",
+                    type="button",
+                    variant="ghost",
+                    size="1",
+                    on_click=S.cancel_correction,
+                    id="review-cancel-correction",
+                ),
+                align="center",
+            ),
+        ),
+        field_label("Score (0 to 100)", "review-score"),
+        rx.input(
+            id="review-score",
+            type="number",
+            min="0",
+            max="100",
+            value=S.review_score,
+            on_change=S.set_review_score,
+            width="10rem",
+        ),
+        *labelled_text_box(
+            "Reasoning (at least 20 characters)",
+            "review-reasoning",
+            S.review_reasoning,
+            S.set_review_reasoning,
+            rows=4,
+        ),
+        notice=S.review_notice,
+    )
+
+
 def _report_form() -> rx.Component:
-    return rx.vstack(
+    return column(
         rx.button(
             rx.icon("flag", size=14),
             "Report",
@@ -99,37 +113,38 @@ def _report_form() -> rx.Component:
         ),
         rx.cond(
             S.report_open,
-            rx.card(
-                _form(
-                    S.submit_report,
-                    _label("Reason", "report-reason"),
-                    rx.el.select(
-                        *[rx.el.option(label, value=value) for value, label in REPORT_REASONS],
-                        id="report-reason",
-                        value=S.report_reason,
-                        on_change=S.set_report_reason,
-                    ),
-                    _label("What are you reporting?", "report-target"),
-                    rx.el.select(
-                        rx.el.option("The whole Test", value=WHOLE_TEST),
-                        rx.foreach(
-                            S.evidence,
-                            lambda f: rx.el.option("File: " + f.name, value=f.id),
-                        ),
-                        id="report-target",
-                        value=S.report_target,
-                        on_change=S.set_report_target,
-                    ),
-                    _label("Details (optional; required for “Something else”)", "report-details"),
-                    _area("report-details", S.report_details, S.set_report_details, 3),
-                    _callout(S.report_error, "red", "report-error"),
-                    rx.button("Send report", type="submit", id="report-submit"),
+            _form_card(
+                "report",
+                "Send report",
+                S.submit_report,
+                S.report_error,
+                field_label("Reason", "report-reason"),
+                rx.el.select(
+                    *[rx.el.option(label, value=value) for value, label in REPORT_REASONS],
+                    id="report-reason",
+                    value=S.report_reason,
+                    on_change=S.set_report_reason,
                 ),
-                width="100%",
+                field_label("What are you reporting?", "report-target"),
+                rx.el.select(
+                    rx.el.option("The whole Test", value=WHOLE_TEST),
+                    rx.foreach(
+                        S.evidence,
+                        lambda f: rx.el.option("File: " + f.name, value=f.id),
+                    ),
+                    id="report-target",
+                    value=S.report_target,
+                    on_change=S.set_report_target,
+                ),
+                *labelled_text_box(
+                    "Details (optional; required for “Something else”)",
+                    "report-details",
+                    S.report_details,
+                    S.set_report_details,
+                ),
             ),
         ),
         _callout(S.report_notice, "green", "report-notice"),
-        width="100%",
         spacing="2",
     )
 
@@ -142,7 +157,7 @@ def _row_button(show: Any, label: str, id_: Any, on_click: Any) -> rx.Component:
 def review_actions(review: ObjectVar[ReviewRow]) -> rx.Component:
     """What this viewer may do about one review, shown on that review's own card (the page
     lists each review once)."""
-    return rx.hstack(
+    return inline_row(
         rx.cond(review.disputed, rx.badge("Dispute open", color_scheme="amber")),
         _row_button(
             S.is_contributor & ~review.superseded & ~review.disputed,
@@ -156,24 +171,23 @@ def review_actions(review: ObjectVar[ReviewRow]) -> rx.Component:
             "review-correct-" + review.id,
             S.start_correction(review.id),
         ),
-        spacing="2",
-        align="center",
-        wrap="wrap",
     )
 
 
 def _dispute_form() -> rx.Component:
     return rx.cond(
         S.dispute_review_id != "",
-        rx.card(
-            _form(
-                S.submit_dispute,
-                _label("Why is this review wrong? (at least 10 characters)", "dispute-reason"),
-                _area("dispute-reason", S.dispute_reason, S.set_dispute_reason, 3),
-                _callout(S.dispute_error, "red", "dispute-error"),
-                rx.button("Send dispute", type="submit", id="dispute-submit"),
+        _form_card(
+            "dispute",
+            "Send dispute",
+            S.submit_dispute,
+            S.dispute_error,
+            *labelled_text_box(
+                "Why is this review wrong? (at least 10 characters)",
+                "dispute-reason",
+                S.dispute_reason,
+                S.set_dispute_reason,
             ),
-            width="100%",
         ),
     )
 
@@ -181,13 +195,12 @@ def _dispute_form() -> rx.Component:
 def actions_panel() -> rx.Component:
     return rx.cond(
         S.available,
-        rx.vstack(
+        column(
             _dispute_form(),
             _callout(S.dispute_notice, "green", "dispute-notice"),
             rx.cond(S.can_review, _review_form()),
             rx.cond(S.viewer_can_write, _report_form()),
             spacing="3",
-            width="100%",
             id="test-actions",
         ),
     )

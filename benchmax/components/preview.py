@@ -12,12 +12,14 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
+from benchmax.components.panels import column, inline_row
 from benchmax.state.preview import PreviewPanel, TestPreviewState
 
 P = TestPreviewState
 PREVIEW = cast("ObjectVar[PreviewPanel]", P.preview)
 
 LABEL = "Automated preview by BenchMax — the site as BenchMax ran it, with no network"
+RUNNING = "BenchMax is running this site; the preview appears here when it is done."
 DETECTABLE = (
     "A page can detect that it is being previewed (a headless browser, a fixed clock, no "
     "network), so it may behave differently here than for you."
@@ -91,7 +93,7 @@ def _recording() -> rx.Component:
 
 
 def _console() -> rx.Component:
-    return rx.vstack(
+    return column(
         _fact("Console errors:", PREVIEW.console_error_count.to_string()),
         rx.foreach(
             PREVIEW.console_errors,
@@ -100,13 +102,12 @@ def _console() -> rx.Component:
             ),
         ),
         spacing="1",
-        width="100%",
         id="preview-console",
     )
 
 
 def _done() -> rx.Component:
-    return rx.vstack(
+    return column(
         _screenshot(),
         _recording(),
         rx.text(PREVIEW.summary, size="2"),
@@ -116,13 +117,12 @@ def _done() -> rx.Component:
         _fact("Evaluator:", PREVIEW.template + " · " + PREVIEW.template_hash),
         _fact("Ran:", PREVIEW.date),
         spacing="2",
-        width="100%",
         id="preview-done",
     )
 
 
 def _unavailable() -> rx.Component:
-    return rx.vstack(
+    return column(
         rx.callout(
             "Automated preview unavailable: " + PREVIEW.reason,
             icon="monitor-off",
@@ -136,28 +136,21 @@ def _unavailable() -> rx.Component:
         ),
         rx.cond(P.preview_notice != "", rx.text(P.preview_notice, size="2")),
         spacing="2",
-        width="100%",
     )
 
 
 def _pending() -> rx.Component:
-    return rx.hstack(
-        rx.spinner(size="2"),
-        rx.text(
-            "BenchMax is running this site; the preview appears here when it is done.", size="2"
-        ),
-        autorefresh_button(
-            "Refresh",
-            every_seconds=3,
-            on_click=P.load_preview,
-            variant="ghost",
-            size="1",
-            id="preview-refresh",
-        ),
-        spacing="2",
-        align="center",
-        wrap="wrap",
-        id="preview-pending",
+    """BenchMax is still running the site: say so, and look again every few seconds."""
+    refresh = autorefresh_button(
+        "Refresh",
+        every_seconds=3,
+        on_click=P.load_preview,
+        variant="ghost",
+        size="1",
+        id="preview-refresh",
+    )
+    return inline_row(
+        rx.spinner(size="2"), rx.text(RUNNING, size="2"), refresh, id="preview-pending"
     )
 
 
@@ -166,7 +159,7 @@ def preview_section() -> rx.Component:
     return rx.box(
         rx.cond(
             PREVIEW.status != "none",
-            rx.vstack(
+            column(
                 rx.heading("Automated preview", size="4", as_="h2"),
                 rx.text(LABEL, size="2", color_scheme="gray"),
                 rx.match(
@@ -177,7 +170,6 @@ def preview_section() -> rx.Component:
                 ),
                 rx.text(DETECTABLE, size="1", color_scheme="gray"),
                 spacing="2",
-                width="100%",
                 id="preview-section",
             ),
         ),

@@ -9,6 +9,7 @@ from benchmax.components.dashboard import scroll_table
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.listing import code_box, section_intro
 from benchmax.components.not_found import not_found_panel
+from benchmax.components.panels import column
 from benchmax.state.judge_card import CALIBRATION_COLUMNS
 from benchmax.state.judge_card import JudgeCardState as S
 from benchmax.state.views import FactView
@@ -22,7 +23,7 @@ def _fact(fact: ObjectVar[FactView]) -> rx.Component:
 
 
 def _card() -> rx.Component:
-    return rx.vstack(
+    return column(
         rx.heading("AI judge: ", S.name, size="7", id="judge-title"),
         rx.text(
             "Every AI review names the snapshot that produced it. Nothing below changes once a "
@@ -47,7 +48,6 @@ def _card() -> rx.Component:
             "judge-calibrations",
         ),
         spacing="4",
-        width="100%",
         max_width="860px",
     )
 

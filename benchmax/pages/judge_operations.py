@@ -5,7 +5,8 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.components.dashboard import notice_callout, scroll_table, stat_card
-from benchmax.components.fields import field_label
+from benchmax.components.panels import action_section, stat_row
+from benchmax.components.text_box import labelled_text_box
 from benchmax.state.judge_operations import JudgeOperationsState as S
 
 
@@ -35,30 +36,21 @@ def _snapshot_row(row: rx.Var) -> rx.Component:
 
 
 def judge_section() -> rx.Component:
+    refresh = rx.button(
+        "Refresh judge", size="1", variant="ghost", on_click=S.refresh_judge, id="judge-refresh"
+    )
     return rx.cond(
         S.judge_allowed,
-        rx.vstack(
-            rx.hstack(
-                rx.heading("AI judge", size="4", as_="h2"),
-                rx.button(
-                    "Refresh judge",
-                    size="1",
-                    variant="ghost",
-                    on_click=S.refresh_judge,
-                    id="judge-refresh",
-                ),
-                align="center",
-                spacing="3",
-            ),
-            rx.flex(
+        action_section(
+            "AI judge",
+            refresh,
+            stat_row(
                 stat_card("Judge", S.judge_state, "judge-state"),
                 stat_card("Samples used today (UTC)", S.judge_budget, "judge-budget"),
                 stat_card("Samples reserved now", S.judge_reserved, "judge-reserved"),
                 stat_card("Mean tokens per sample", S.judge_tokens, "judge-tokens"),
                 stat_card("Waiting for budget", S.judge_waiting, "judge-waiting"),
                 stat_card("Review jobs", S.judge_jobs, "judge-jobs"),
-                wrap="wrap",
-                spacing="3",
             ),
             scroll_table(
                 ["Snapshot", "Name", "State", "Models", "Calibration", ""],
@@ -66,18 +58,16 @@ def judge_section() -> rx.Component:
                 _snapshot_row,
                 "judge-snapshots",
             ),
-            field_label("New snapshot file (JSON)", "judge-snapshot-source"),
-            rx.text_area(
-                value=S.snapshot_source,
-                on_change=S.set_snapshot_source,
+            *labelled_text_box(
+                "New snapshot file (JSON)",
+                "judge-snapshot-source",
+                S.snapshot_source,
+                S.set_snapshot_source,
+                rows=5,
                 placeholder="Paste a snapshot file (JSON) to create a draft snapshot",
-                id="judge-snapshot-source",
-                width="100%",
-                rows="5",
             ),
             rx.button("Create snapshot", on_click=S.create_snapshot, id="judge-create"),
             notice_callout(S.judge_notice, S.judge_notice_ok, "judge-notice"),
-            id="ops-judge",
-            width="100%",
+            section_id="ops-judge",
         ),
     )

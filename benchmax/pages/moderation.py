@@ -7,6 +7,7 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.layout import once_loaded, page_intro, page_shell
+from benchmax.components.panels import column, inline_row, refusal
 from benchmax.models import ModerationAction
 from benchmax.state.moderation import AccountView
 from benchmax.state.moderation import ModerationState as S
@@ -17,10 +18,11 @@ _EXTRAS: Any = S.extras
 _COUNTS: Any = S.open_counts
 _DONE: Any = S.done
 A = ModerationAction
+_REASON_HINT = "Reason (at least 10 characters)"
 
 
-def _reason_box(key: Any, placeholder: str = "Reason (at least 10 characters)") -> rx.Component:
-    return rx.vstack(
+def _reason_box(key: Any, placeholder: str) -> rx.Component:
+    return column(
         rx.el.label(
             "Reason for the decision", html_for="reason-" + key, class_name="visually-hidden"
         ),
@@ -39,7 +41,6 @@ def _reason_box(key: Any, placeholder: str = "Reason (at least 10 characters)") 
                 id="error-" + key, width="100%", role="alert",
             ),
         ),
-        width="100%",
         spacing="2",
     )  # fmt: skip
 
@@ -55,21 +56,22 @@ def _extra_box(key: Any, id_prefix: str, label: str, **props: Any) -> rx.Compone
     )
 
 
-def _button(label: str, key: Any, action: ModerationAction, target: Any, related: Any = "",
+def _button(label: str, item: Any, action: ModerationAction, target: Any, related: Any = "",
             color: str = "iris", disabled: Any = False) -> rx.Component:  # fmt: skip
     return rx.button(
         label,
-        on_click=S.decide(key, action.value, target, related),
+        on_click=S.decide(item.key, action.value, target, related),
         color_scheme=color,
         variant="soft",
         size="2",
         disabled=disabled,
-        id=action.verb + "-" + key,
+        id=action.verb + "-" + item.key,
     )
 
 
-def _remove_button(key: Any, test_id: Any, report_id: Any = "") -> rx.Component:
+def _remove_button(item: Any, report_id: Any = "") -> rx.Component:
     """Removing a Test hides it from everyone, so it asks first (Esc or Cancel backs out)."""
+    key = item.key
     return rx.alert_dialog.root(
         rx.alert_dialog.trigger(
             rx.button("Remove Test", color_scheme="red", variant="soft", size="2",
@@ -89,7 +91,8 @@ def _remove_button(key: Any, test_id: Any, report_id: Any = "") -> rx.Component:
                 ),
                 rx.alert_dialog.action(
                     rx.button("Remove Test", color_scheme="red", id="confirm-remove-" + key,
-                              on_click=S.decide(key, A.TEST_REMOVE.value, test_id, report_id)),
+                              on_click=S.decide(key, A.TEST_REMOVE.value, item.test_id,
+                                                report_id)),
                 ),
                 spacing="3", justify="end", margin_top="1rem", wrap="wrap",
             ),
@@ -98,7 +101,7 @@ def _remove_button(key: Any, test_id: Any, report_id: Any = "") -> rx.Component:
     )  # fmt: skip
 
 
-def _decisions(item: Any, *buttons: rx.Component, **props: Any) -> rx.Component:
+def _decisions(item: Any, buttons: list[rx.Component], row: dict[str, Any]) -> rx.Component:
     """One item's decision buttons in a row that wraps on a phone; once a decision is made
     here, its confirmation takes the buttons' place."""
     return rx.cond(
@@ -107,160 +110,160 @@ def _decisions(item: Any, *buttons: rx.Component, **props: Any) -> rx.Component:
             item.done, color_scheme="green", icon="check", size="1", role="status",
             id="done-" + item.key, width="100%",
         ),
-        rx.hstack(*buttons, wrap="wrap", spacing="2", **props),
+        rx.hstack(*buttons, wrap="wrap", spacing="2", **row),
     )  # fmt: skip
 
 
-def _item(item: Any, *children: rx.Component) -> rx.Component:
+def _case(
+    item: Any,
+    *about: rx.Component,
+    decisions: list[rx.Component],
+    placeholder: str = _REASON_HINT,
+    **row: Any,
+) -> rx.Component:
+    """One queue item as every queue shows it: what it is about, the moderator's written
+    reason, then the decisions on it (``row`` lays out their row)."""
     return rx.card(
-        rx.vstack(*children, spacing="2", width="100%"), width="100%", id=item.key,
+        column(
+            *about,
+            _reason_box(item.key, placeholder),
+            _decisions(item, decisions, row),
+            spacing="2",
+        ),
+        width="100%",
+        id=item.key,
         class_name="moderation-item",
-    )  # fmt: skip
+    )
 
 
 def _test_link(item: Any, state: Any) -> rx.Component:
-    return rx.hstack(
+    return inline_row(
         rx.link(item.title, href=item.href, weight="medium", id="test-link-" + item.key,
                 class_name="item-test-link"),
         rx.badge(state, variant="outline", color_scheme="gray"),
-        spacing="2", wrap="wrap", align="center",
     )  # fmt: skip
 
 
+def _line_if(value: Any, label: str) -> rx.Component:
+    """A labelled line of the item's, shown only when the item has that detail."""
+    return rx.cond(value != "", rx.text(label, value, size="2"))
+
+
 def _report(item: Any) -> rx.Component:
-    key = item.key
-    return _item(
+    return _case(
         item,
         _test_link(item, item.state),
         rx.text(rx.text.strong(item.reason), " · reported by @", item.reporter, " · ",
                 item.created, size="2"),
-        rx.cond(item.evidence != "", rx.text("File: ", item.evidence, size="2")),
+        _line_if(item.evidence, "File: "),
         rx.cond(item.details != "", rx.text(item.details, size="2", white_space="pre-wrap")),
-        _reason_box(key),
-        _decisions(
-            item,
-            _remove_button(key, item.test_id, item.id),
+        decisions=[
+            _remove_button(item, item.id),
             rx.cond(
                 item.evidence_id != "",
-                _button("Block this file", key, A.EVIDENCE_BLOCK, item.evidence_id, item.id,
+                _button("Block this file", item, A.EVIDENCE_BLOCK, item.evidence_id, item.id,
                         "orange"),
             ),
-            _button("Resolve", key, A.REPORT_RESOLVE, item.id),
-            _button("Dismiss", key, A.REPORT_DISMISS, item.id, "", "gray"),
-        ),
+            _button("Resolve", item, A.REPORT_RESOLVE, item.id),
+            _button("Dismiss", item, A.REPORT_DISMISS, item.id, "", "gray"),
+        ],
     )  # fmt: skip
 
 
 def _dispute(item: Any) -> rx.Component:
-    key = item.key
-    return _item(
+    return _case(
         item,
         _test_link(item, "disputed review"),
         rx.text("Review (", item.kind, "): ", rx.text.strong(item.score, "/100"), size="2"),
         rx.text(item.reasoning, size="2", white_space="pre-wrap", color_scheme="gray"),
         rx.text("@", item.contributor, " disputes: ", item.reason, size="2",
                 white_space="pre-wrap"),
-        _reason_box(key, "Reason (10+ characters; an overturn's reason, 20+, becomes the "
-                         "correction)"),
-        _decisions(
-            item,
-            _extra_box(key, "score-", "Corrected score", placeholder="Score 0 to 100 (overturn)",
-                       type="number", min="0", max="100", width="14rem"),
-            _button("Uphold review", key, A.DISPUTE_UPHOLD, item.id, "", "gray"),
-            _button("Overturn with correction", key, A.DISPUTE_OVERTURN, item.id, "", "orange"),
-            align="center",
-        ),
+        placeholder="Reason (10+ characters; an overturn's reason, 20+, becomes the correction)",
+        decisions=[
+            _extra_box(item.key, "score-", "Corrected score",
+                       placeholder="Score 0 to 100 (overturn)", type="number", min="0",
+                       max="100", width="14rem"),
+            _button("Uphold review", item, A.DISPUTE_UPHOLD, item.id, "", "gray"),
+            _button("Overturn with correction", item, A.DISPUTE_OVERTURN, item.id, "", "orange"),
+        ],
+        align="center",
     )  # fmt: skip
 
 
 def _flag(item: Any) -> rx.Component:
-    key = item.key
-    return _item(
+    return _case(
         item,
         _test_link(item, item.state),
-        rx.cond(item.findings != "", rx.text("Injection signals: ", item.findings, size="2")),
-        rx.cond(item.holds != "", rx.text("Open hold: ", item.holds, size="2")),
+        _line_if(item.findings, "Injection signals: "),
+        _line_if(item.holds, "Open hold: "),
         rx.cond(item.kept, rx.badge("Kept — excluded from rankings", color_scheme="amber")),
-        _reason_box(key),
-        _decisions(
-            item,
-            _button("Keep hold", key, A.HOLD_KEEP, item.test_id, "", "amber"),
-            _button("Clear", key, A.HOLD_CLEAR, item.test_id),
-            _remove_button(key, item.test_id),
-        ),
+        decisions=[
+            _button("Keep hold", item, A.HOLD_KEEP, item.test_id, "", "amber"),
+            _button("Clear", item, A.HOLD_CLEAR, item.test_id),
+            _remove_button(item),
+        ],
     )  # fmt: skip
 
 
 def _label(item: Any) -> rx.Component:
-    key = item.key
-    return _item(
+    return _case(
         item,
         rx.text(
             rx.link(rx.text.strong(item.label), href=item.href, class_name="item-test-link"),
             " (", item.kind, ") · ", item.count, " public Tests", size="2",
         ),
-        _extra_box(key, "target-", "Catalog entry slug",
+        _extra_box(item.key, "target-", "Catalog entry slug",
                    placeholder="Catalog slug, e.g. claude-sonnet-4-5", width="100%"),
-        _reason_box(key),
-        _decisions(
-            item,
-            _button("Map to catalog entry", key, A.LABEL_MAP, item.label, item.kind),
-            _button("Leave as declared", key, A.LABEL_LEAVE, item.label, item.kind, "gray"),
-        ),
-    )  # fmt: skip
-
-
-def _removal_reason(item: Any, key: Any) -> rx.Component:
-    return rx.cond(
-        item.reason != "",
-        rx.text("Removal reason: ", item.reason, size="2", white_space="pre-wrap",
-                id="removal-reason-" + key),
+        decisions=[
+            _button("Map to catalog entry", item, A.LABEL_MAP, item.label, item.kind),
+            _button("Leave as declared", item, A.LABEL_LEAVE, item.label, item.kind, "gray"),
+        ],
     )  # fmt: skip
 
 
 def _removed(item: Any) -> rx.Component:
     key = item.key
-    return _item(
+    return _case(
         item,
         _test_link(item, "removed"),
         rx.text("by @", item.contributor,
                 rx.cond(item.removed != "", rx.fragment(" · removed ", item.removed)), size="2"),
-        _removal_reason(item, key),
-        _reason_box(key),
-        _decisions(
-            item,
-            _button("Restore Test", key, A.TEST_RESTORE, item.test_id, "", "green",
+        rx.cond(
+            item.reason != "",
+            rx.text("Removal reason: ", item.reason, size="2", white_space="pre-wrap",
+                    id="removal-reason-" + key),
+        ),
+        decisions=[
+            _button("Restore Test", item, A.TEST_RESTORE, item.test_id, "", "green",
                     disabled=~item.restorable),
             rx.cond(
                 ~item.restorable,
                 rx.text("Cannot be restored: ", item.problem, ".", size="2", color_scheme="amber",
                         id="restore-blocked-" + key),
             ),
-            align="center",
-        ),
+        ],
+        align="center",
     )  # fmt: skip
 
 
 def _appeal(item: Any) -> rx.Component:
-    key = item.key
-    return _item(
+    return _case(
         item,
         _test_link(item, "removed"),
         rx.text("@", item.contributor, " appeals · ", item.created, size="2"),
-        rx.text(item.reason, size="2", white_space="pre-wrap", id="appeal-text-" + key),
+        rx.text(item.reason, size="2", white_space="pre-wrap", id="appeal-text-" + item.key),
         rx.text("Removal reason: ", item.removal_reason, size="2", color_scheme="gray",
                 white_space="pre-wrap"),
-        _reason_box(key, "Your answer to the contributor (at least 10 characters)"),
-        _decisions(
-            item,
-            _button("Grant: restore the Test", key, A.APPEAL_GRANT, item.id, "", "green"),
-            _button("Reject: the removal stands", key, A.APPEAL_REJECT, item.id, "", "gray"),
-        ),
+        placeholder="Your answer to the contributor (at least 10 characters)",
+        decisions=[
+            _button("Grant: restore the Test", item, A.APPEAL_GRANT, item.id, "", "green"),
+            _button("Reject: the removal stands", item, A.APPEAL_REJECT, item.id, "", "gray"),
+        ],
     )  # fmt: skip
 
 
 def _account_row(account: AccountView) -> rx.Component:
-    return rx.hstack(
+    return inline_row(
         rx.button(
             "@", account.handle, variant="ghost", size="2", on_click=S.pick_account(account.handle),
             aria_label="Choose @" + account.handle,
@@ -269,7 +272,7 @@ def _account_row(account: AccountView) -> rx.Component:
         rx.badge(account.role, variant="soft", class_name="account-role"),
         rx.badge(account.status, color_scheme=rx.cond(account.suspended, "red", "green"),
                  variant="soft", class_name="account-status"),
-        spacing="2", wrap="wrap", align="center", class_name="account-match",
+        class_name="account-match",
     )  # fmt: skip
 
 
@@ -288,9 +291,9 @@ def _account_search() -> rx.Component:
 
 
 def _accounts() -> rx.Component:
-    key = rx.Var.create("account")
+    """The accounts tool, laid out as a queue item of its own (its key is "account")."""
     item: Any = rx.Var.create({"key": "account", "done": _DONE.get("account", "")})
-    return _item(
+    return _case(
         item,
         rx.text(
             "Suspend or reinstate an account, or change its role. Moderators can make "
@@ -310,22 +313,20 @@ def _accounts() -> rx.Component:
                     rx.text("No account has a handle starting like that.", size="2",
                             color_scheme="gray", id="account-none")),
         ),
-        _reason_box(key),
-        _decisions(
-            item,
-            _button("Suspend", key, A.USER_SUSPEND, "", "", "red"),
-            _button("Reinstate", key, A.USER_REINSTATE, ""),
-            _button("Make reviewer", key, A.USER_ROLE, "", "reviewer"),
-            _button("Make moderator", key, A.USER_ROLE, "", "moderator"),
-            _button("Make contributor", key, A.USER_ROLE, "", "contributor", "gray"),
-        ),
+        decisions=[
+            _button("Suspend", item, A.USER_SUSPEND, "", "", "red"),
+            _button("Reinstate", item, A.USER_REINSTATE, ""),
+            _button("Make reviewer", item, A.USER_ROLE, "", "reviewer"),
+            _button("Make moderator", item, A.USER_ROLE, "", "moderator"),
+            _button("Make contributor", item, A.USER_ROLE, "", "contributor", "gray"),
+        ],
     )  # fmt: skip
 
 
 def _queue(items: Any, render: Any, empty: str) -> rx.Component:
     return rx.cond(
         items.length() > 0,
-        rx.vstack(rx.foreach(items, render), spacing="3", width="100%"),
+        column(rx.foreach(items, render), spacing="3"),
         rx.text(empty, color_scheme="gray", size="2"),
     )
 
@@ -335,6 +336,10 @@ def _tab(value: str, label: str) -> rx.Component:
         rx.hstack(label, rx.badge(_COUNTS[value]), spacing="2", align="center"),
         value=value, id="tab-" + value,
     )  # fmt: skip
+
+
+def _tab_panel(value: str, body: rx.Component) -> rx.Component:
+    return rx.tabs.content(body, value=value, padding_top="1rem")
 
 
 # One row a queue: the tab's value and label, the state's list, its item view, the empty text.
@@ -348,46 +353,43 @@ _QUEUES: tuple[tuple[str, str, Any, Any, str], ...] = (
 )
 
 
-def _console() -> rx.Component:
-    return rx.vstack(
+def _queue_tabs() -> rx.Component:
+    """A tab a queue with its open count, then the accounts tool; ``?tab=`` picks one."""
+    return rx.tabs.root(
+        rx.tabs.list(
+            *[_tab(value, label) for value, label, _i, _r, _e in _QUEUES],
+            rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
+            class_name="moderation-tabs",
+            flex_wrap="wrap",
+            height="auto",
+        ),
+        *[
+            _tab_panel(value, _queue(items, render, empty))
+            for value, _l, items, render, empty in _QUEUES
+        ],
+        _tab_panel("accounts", _accounts()),
+        value=S.tab,
+        on_change=S.set_tab,
+        width="100%",
+    )
+
+
+def moderation_page() -> rx.Component:
+    console = column(
         *page_intro(
             "Moderation",
             "Every decision needs a written reason, is appended to the record and is "
             "never edited. Contributors see the outcome and reason on their Tests.",
             size="2",
         ),
-        rx.tabs.root(
-            rx.tabs.list(
-                *[_tab(value, label) for value, label, _i, _r, _e in _QUEUES],
-                rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
-                class_name="moderation-tabs",
-                flex_wrap="wrap",
-                height="auto",
-            ),
-            *[
-                rx.tabs.content(_queue(items, render, empty), value=value, padding_top="1rem")
-                for value, _label, items, render, empty in _QUEUES
-            ],
-            rx.tabs.content(_accounts(), value="accounts", padding_top="1rem"),
-            value=S.tab,
-            on_change=S.set_tab,
-            width="100%",
-        ),
+        _queue_tabs(),
         spacing="4",
-        width="100%",
         max_width="900px",
     )
-
-
-def _not_allowed() -> rx.Component:
-    return rx.callout(
+    not_allowed = refusal(
         "Not allowed: the moderation console is for moderators and owners. "
         "Sign in with a moderator account to use it.",
-        color_scheme="red",
-        icon="shield_alert",
-        id="moderation-not-allowed",
+        "shield_alert",
+        "moderation-not-allowed",
     )
-
-
-def moderation_page() -> rx.Component:
-    return page_shell(once_loaded(S.loaded, S.allowed, _console(), _not_allowed()))
+    return page_shell(once_loaded(S.loaded, S.allowed, console, not_allowed))

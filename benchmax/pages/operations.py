@@ -7,6 +7,7 @@ by itself when the tab closes. Element ids (``ops-*``) are stable for the browse
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import reflex as rx
@@ -22,6 +23,7 @@ from benchmax.components.dashboard import (
     svg_chart,
 )
 from benchmax.components.layout import once_loaded, page_shell
+from benchmax.components.panels import column, refusal, stat_row, table_or_empty
 from benchmax.components.preview_failures import preview_failures_section
 from benchmax.pages.judge_operations import judge_section
 from benchmax.state.operations import POLL_SECONDS, AuditRow, DeadJobRow, JobRow, OperationsView
@@ -35,6 +37,35 @@ def _job_row(row: ObjectVar[JobRow]) -> rx.Component:
     return rx.table.row(rx.table.cell(row.kind), rx.table.cell(row.state), rx.table.cell(row.count))
 
 
+def _reason_field(job_id: rx.Var[str]) -> rx.Component:
+    """The reason a requeue or discard needs, and what was wrong with the last one typed."""
+    error = S.reason_errors.get(job_id, "")  # type: ignore[attr-defined]  # a dict var
+    return rx.vstack(
+        rx.input(
+            placeholder="Reason (at least 10 characters)",
+            aria_label="Reason for requeueing or discarding job " + job_id,
+            value=S.reasons.get(job_id, ""),  # type: ignore[attr-defined]  # a dict var
+            on_change=lambda value: S.set_reason(job_id, value),
+            id="ops-reason-" + job_id,
+            size="1",
+            min_width="14rem",
+        ),
+        rx.cond(
+            error != "",
+            rx.text(
+                error,
+                color_scheme="red",
+                size="1",
+                role="alert",
+                id="ops-reason-error-" + job_id,
+                white_space="normal",
+                max_width="22rem",
+            ),
+        ),
+        spacing="1",
+    )
+
+
 def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
     job_id = job.id
     return rx.table.row(
@@ -46,30 +77,7 @@ def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
         rx.table.cell(job.updated),
         rx.table.cell(
             rx.hstack(
-                rx.vstack(
-                    rx.input(
-                        placeholder="Reason (at least 10 characters)",
-                        aria_label="Reason for requeueing or discarding job " + job_id,
-                        value=S.reasons.get(job_id, ""),  # type: ignore[attr-defined]  # a dict var
-                        on_change=lambda value: S.set_reason(job_id, value),
-                        id="ops-reason-" + job_id,
-                        size="1",
-                        min_width="14rem",
-                    ),
-                    rx.cond(
-                        S.reason_errors.get(job_id, "") != "",  # type: ignore[attr-defined]
-                        rx.text(
-                            S.reason_errors.get(job_id, ""),  # type: ignore[attr-defined]
-                            color_scheme="red",
-                            size="1",
-                            role="alert",
-                            id="ops-reason-error-" + job_id,
-                            white_space="normal",
-                            max_width="22rem",
-                        ),
-                    ),
-                    spacing="1",
-                ),
+                _reason_field(job_id),
                 rx.button(
                     "Requeue", on_click=S.requeue(job_id), id="ops-requeue-" + job_id, size="1"
                 ),
@@ -90,24 +98,27 @@ def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
 
 def _toolbar() -> rx.Component:
     """The heading, when the figures were taken, Refresh and a backup on demand."""
+    updated = rx.text("Updated ", D.generated_at, size="1", color_scheme="gray", id="ops-updated")
+    refresh = autorefresh_button(
+        rx.icon("refresh-cw", size=14),
+        "Refresh",
+        every_seconds=POLL_SECONDS,
+        on_click=S.refresh,
+        variant="soft",
+        id="ops-refresh",
+    )
+    backup = rx.button(
+        "Create backup now",
+        on_click=S.create_backup,
+        loading=S.backup_running,
+        id="ops-backup-create",
+    )
     return rx.hstack(
         rx.heading("Operations", size="7"),
         rx.spacer(),
-        rx.text("Updated ", D.generated_at, size="1", color_scheme="gray", id="ops-updated"),
-        autorefresh_button(
-            rx.icon("refresh-cw", size=14),
-            "Refresh",
-            every_seconds=POLL_SECONDS,
-            on_click=S.refresh,
-            variant="soft",
-            id="ops-refresh",
-        ),
-        rx.button(
-            "Create backup now",
-            on_click=S.create_backup,
-            loading=S.backup_running,
-            id="ops-backup-create",
-        ),
+        updated,
+        refresh,
+        backup,
         width="100%",
         align="center",
         wrap="wrap",
@@ -121,7 +132,7 @@ def _notice() -> rx.Component:
 
 def _stats() -> rx.Component:
     """The figures an owner looks at first, each a link to the queue or section it counts."""
-    return rx.flex(
+    return stat_row(
         *[
             link_stat_card(label, value, stat_id, href)
             for label, value, stat_id, href in (
@@ -151,50 +162,27 @@ def _stats() -> rx.Component:
             )
         ],
         stat_card("AI review", D.ai_review, "ops-ai-review"),
-        wrap="wrap",
-        spacing="3",
     )
 
 
 def _dead_jobs() -> rx.Component:
     """Jobs that used up their attempts, each with requeue and discard."""
-    return section(
-        "Dead-letter jobs",
-        rx.cond(
-            D.dead_jobs.length() > 0,
-            scroll_table(
-                ["Job", "Kind", "Subject", "Attempts", "Last error", "Updated", "Action"],
-                D.dead_jobs,
-                _dead_row,
-                "ops-dead-table",
-            ),
-            rx.text("No dead jobs.", color_scheme="gray", id="ops-dead-empty"),
-        ),
-        section_id="ops-dead-list",
-    )
+    headers = ["Job", "Kind", "Subject", "Attempts", "Last error", "Updated", "Action"]
+    table = table_or_empty(headers, D.dead_jobs, _dead_row, "ops-dead-table", "No dead jobs.")
+    return section("Dead-letter jobs", table, section_id="ops-dead-list")
 
 
 def _jobs() -> rx.Component:
     """Job counts by kind and state."""
-    return section(
-        "Jobs by kind and state",
-        rx.cond(
-            D.job_rows.length() > 0,
-            scroll_table(["Kind", "State", "Jobs"], D.job_rows, _job_row, "ops-jobs-table"),
-            rx.text(
-                "No jobs yet: they appear once a Test is submitted.",
-                color_scheme="gray",
-                id="ops-jobs-empty",
-            ),
-        ),
-        rx.text(
-            "Pending, running and dead are live; done and discarded as of ",
-            D.finished_counts_at,
-            size="1",
-            color_scheme="gray",
-        ),
-        section_id="ops-jobs",
+    empty = "No jobs yet: they appear once a Test is submitted."
+    table = table_or_empty(["Kind", "State", "Jobs"], D.job_rows, _job_row, "ops-jobs-table", empty)
+    as_of = rx.text(
+        "Pending, running and dead are live; done and discarded as of ",
+        D.finished_counts_at,
+        size="1",
+        color_scheme="gray",
     )
+    return section("Jobs by kind and state", table, as_of, section_id="ops-jobs")
 
 
 def _charts() -> rx.Component:
@@ -305,40 +293,30 @@ def _audit_events() -> rx.Component:
     )
 
 
-def _dashboard() -> rx.Component:
-    return rx.vstack(
-        _toolbar(),
-        _notice(),
-        _stats(),
-        _dead_jobs(),
-        preview_failures_section(D.preview_failures),
-        _jobs(),
-        _charts(),
-        _time_to_public(),
-        _storage(),
-        judge_section(),
-        _backup(),
-        _audit_events(),
-        spacing="5",
-        width="100%",
-        id="ops-dashboard",
-    )
+def _preview_failures() -> rx.Component:
+    return preview_failures_section(D.preview_failures)
+
+
+# The dashboard top to bottom; a new panel is one more entry here.
+_PANELS: tuple[Callable[[], rx.Component], ...] = (
+    _toolbar,
+    _notice,
+    _stats,
+    _dead_jobs,
+    _preview_failures,
+    _jobs,
+    _charts,
+    _time_to_public,
+    _storage,
+    judge_section,
+    _backup,
+    _audit_events,
+)
 
 
 def operations_page() -> rx.Component:
+    dashboard = column(*[panel() for panel in _PANELS], spacing="5", id="ops-dashboard")
+    not_allowed = refusal("Not allowed: only owners can see operations.", "lock", "ops-not-allowed")
     return page_shell(
-        rx.box(
-            once_loaded(
-                S.loaded,
-                S.allowed,
-                _dashboard(),
-                rx.callout(
-                    "Not allowed: only owners can see operations.",
-                    icon="lock",
-                    color_scheme="red",
-                    id="ops-not-allowed",
-                ),
-            ),
-            width="100%",
-        )
+        rx.box(once_loaded(S.loaded, S.allowed, dashboard, not_allowed), width="100%")
     )

@@ -1,0 +1,64 @@
+"""Pieces the staff consoles (moderation, operations and its AI judge section) and the Test
+page's panels are built from, so each recurring piece is built one way: a full-width column,
+the refusal a visitor without the role sees, a row of small pieces that wraps, a row of stat
+cards, a section whose heading carries its own control, and a table that says so when it is
+empty."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import reflex as rx
+
+from benchmax.components.dashboard import scroll_table
+
+
+def column(*children: rx.Component, spacing: str, **props: Any) -> rx.Component:
+    """Pieces stacked top to bottom across the whole width they are given: a page's
+    sections, a panel's lines, a queue's items."""
+    return rx.vstack(*children, spacing=spacing, width="100%", **props)
+
+
+def refusal(text: str, icon: str, refusal_id: str) -> rx.Component:
+    """What a signed-in visitor without the role sees instead of a console: why, in red."""
+    return rx.callout(text, icon=icon, color_scheme="red", id=refusal_id)
+
+
+def inline_row(*children: rx.Component, **props: Any) -> rx.Component:
+    """Small pieces side by side (a link and its badge, buttons, a spinner and its words),
+    centred on one line and wrapping onto the next on a phone."""
+    return rx.hstack(*children, spacing="2", align="center", wrap="wrap", **props)
+
+
+def stat_row(*cards: rx.Component) -> rx.Component:
+    """A dashboard's stat cards side by side, wrapping onto more rows on a narrow screen."""
+    return rx.flex(*cards, wrap="wrap", spacing="3")
+
+
+def action_section(
+    title: str, action: rx.Component, *children: rx.Component, section_id: str
+) -> rx.Component:
+    """A dashboard section whose heading carries the one control that acts on all of it (a
+    Refresh), right beside the heading rather than lost at the bottom."""
+    return rx.vstack(
+        rx.hstack(rx.heading(title, size="4", as_="h2"), action, align="center", spacing="3"),
+        *children,
+        id=section_id,
+        width="100%",
+    )
+
+
+def table_or_empty(
+    headers: list[str],
+    rows: rx.Var,
+    cells: Callable[[Any], rx.Component],
+    table_id: str,
+    empty: str,
+) -> rx.Component:
+    """The table, or one grey sentence (id ``<table_id>-empty``) saying why it has no rows."""
+    return rx.cond(
+        rows.length() > 0,  # type: ignore[attr-defined]
+        scroll_table(headers, rows, cells, table_id),
+        rx.text(empty, color_scheme="gray", id=table_id.removesuffix("-table") + "-empty"),
+    )
