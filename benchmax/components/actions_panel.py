@@ -13,8 +13,8 @@ from typing import Any
 import reflex as rx
 from reflex.vars import ObjectVar
 
+from benchmax.components.blocks import column, row
 from benchmax.components.fields import field_label
-from benchmax.components.panels import column, inline_row
 from benchmax.components.text_box import labelled_text_box
 from benchmax.state.actions_panel import REPORT_REASONS, WHOLE_TEST
 from benchmax.state.actions_panel import TestActionsState as S
@@ -157,7 +157,7 @@ def _row_button(show: Any, label: str, id_: Any, on_click: Any) -> rx.Component:
 def review_actions(review: ObjectVar[ReviewRow]) -> rx.Component:
     """What this viewer may do about one review, shown on that review's own card (the page
     lists each review once)."""
-    return inline_row(
+    return row(
         rx.cond(review.disputed, rx.badge("Dispute open", color_scheme="amber")),
         _row_button(
             S.is_contributor & ~review.superseded & ~review.disputed,

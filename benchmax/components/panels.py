@@ -1,8 +1,7 @@
 """Pieces the staff consoles (moderation, operations and its AI judge section) and the Test
-page's panels are built from, so each recurring piece is built one way: a full-width column,
-the refusal a visitor without the role sees, a row of small pieces that wraps, a row of stat
-cards, a section whose heading carries its own control, and a table that says so when it is
-empty."""
+page's panels are built from, beside the general pieces of ``components/blocks.py``: the
+refusal a visitor without the role sees, a row of stat cards, a section whose heading carries
+its own control, and a table that says so when it is empty."""
 
 from __future__ import annotations
 
@@ -14,21 +13,9 @@ import reflex as rx
 from benchmax.components.dashboard import scroll_table
 
 
-def column(*children: rx.Component, spacing: str, **props: Any) -> rx.Component:
-    """Pieces stacked top to bottom across the whole width they are given: a page's
-    sections, a panel's lines, a queue's items."""
-    return rx.vstack(*children, spacing=spacing, width="100%", **props)
-
-
 def refusal(text: str, icon: str, refusal_id: str) -> rx.Component:
     """What a signed-in visitor without the role sees instead of a console: why, in red."""
     return rx.callout(text, icon=icon, color_scheme="red", id=refusal_id)
-
-
-def inline_row(*children: rx.Component, **props: Any) -> rx.Component:
-    """Small pieces side by side (a link and its badge, buttons, a spinner and its words),
-    centred on one line and wrapping onto the next on a phone."""
-    return rx.hstack(*children, spacing="2", align="center", wrap="wrap", **props)
 
 
 def stat_row(*cards: rx.Component) -> rx.Component:

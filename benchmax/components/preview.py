@@ -12,7 +12,7 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
-from benchmax.components.panels import column, inline_row
+from benchmax.components.blocks import column, row
 from benchmax.state.preview import PreviewPanel, TestPreviewState
 
 P = TestPreviewState
@@ -149,9 +149,7 @@ def _pending() -> rx.Component:
         size="1",
         id="preview-refresh",
     )
-    return inline_row(
-        rx.spinner(size="2"), rx.text(RUNNING, size="2"), refresh, id="preview-pending"
-    )
+    return row(rx.spinner(size="2"), rx.text(RUNNING, size="2"), refresh, id="preview-pending")
 
 
 def preview_section() -> rx.Component:

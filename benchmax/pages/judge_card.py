@@ -5,11 +5,11 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars.object import ObjectVar
 
+from benchmax.components.blocks import column
 from benchmax.components.dashboard import scroll_table
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.listing import code_box, section_intro
 from benchmax.components.not_found import not_found_panel
-from benchmax.components.panels import column
 from benchmax.state.judge_card import CALIBRATION_COLUMNS
 from benchmax.state.judge_card import JudgeCardState as S
 from benchmax.state.views import FactView

@@ -6,8 +6,9 @@ from typing import Any
 
 import reflex as rx
 
+from benchmax.components.blocks import column, row
 from benchmax.components.layout import once_loaded, page_intro, page_shell
-from benchmax.components.panels import column, inline_row, refusal
+from benchmax.components.panels import refusal
 from benchmax.models import ModerationAction
 from benchmax.state.moderation import AccountView
 from benchmax.state.moderation import ModerationState as S
@@ -101,7 +102,7 @@ def _remove_button(item: Any, report_id: Any = "") -> rx.Component:
     )  # fmt: skip
 
 
-def _decisions(item: Any, buttons: list[rx.Component], row: dict[str, Any]) -> rx.Component:
+def _decisions(item: Any, buttons: list[rx.Component], layout: dict[str, Any]) -> rx.Component:
     """One item's decision buttons in a row that wraps on a phone; once a decision is made
     here, its confirmation takes the buttons' place."""
     return rx.cond(
@@ -110,7 +111,7 @@ def _decisions(item: Any, buttons: list[rx.Component], row: dict[str, Any]) -> r
             item.done, color_scheme="green", icon="check", size="1", role="status",
             id="done-" + item.key, width="100%",
         ),
-        rx.hstack(*buttons, wrap="wrap", spacing="2", **row),
+        rx.hstack(*buttons, wrap="wrap", spacing="2", **layout),
     )  # fmt: skip
 
 
@@ -119,15 +120,15 @@ def _case(
     *about: rx.Component,
     decisions: list[rx.Component],
     placeholder: str = _REASON_HINT,
-    **row: Any,
+    **layout: Any,
 ) -> rx.Component:
     """One queue item as every queue shows it: what it is about, the moderator's written
-    reason, then the decisions on it (``row`` lays out their row)."""
+    reason, then the decisions on it (``layout`` lays out their row)."""
     return rx.card(
         column(
             *about,
             _reason_box(item.key, placeholder),
-            _decisions(item, decisions, row),
+            _decisions(item, decisions, layout),
             spacing="2",
         ),
         width="100%",
@@ -137,7 +138,7 @@ def _case(
 
 
 def _test_link(item: Any, state: Any) -> rx.Component:
-    return inline_row(
+    return row(
         rx.link(item.title, href=item.href, weight="medium", id="test-link-" + item.key,
                 class_name="item-test-link"),
         rx.badge(state, variant="outline", color_scheme="gray"),
@@ -263,7 +264,7 @@ def _appeal(item: Any) -> rx.Component:
 
 
 def _account_row(account: AccountView) -> rx.Component:
-    return inline_row(
+    return row(
         rx.button(
             "@", account.handle, variant="ghost", size="2", on_click=S.pick_account(account.handle),
             aria_label="Choose @" + account.handle,

@@ -14,6 +14,7 @@ import reflex as rx
 from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
+from benchmax.components.blocks import column
 from benchmax.components.dashboard import (
     link_stat_card,
     notice_callout,
@@ -23,7 +24,7 @@ from benchmax.components.dashboard import (
     svg_chart,
 )
 from benchmax.components.layout import once_loaded, page_shell
-from benchmax.components.panels import column, refusal, stat_row, table_or_empty
+from benchmax.components.panels import refusal, stat_row, table_or_empty
 from benchmax.components.preview_failures import preview_failures_section
 from benchmax.pages.judge_operations import judge_section
 from benchmax.state.operations import POLL_SECONDS, AuditRow, DeadJobRow, JobRow, OperationsView
