@@ -258,11 +258,7 @@ def _relevance_page(
             after = search.decode_rank_cursor(cursor)
         except search.InvalidSearchCursorError as error:
             raise bad_cursor() from error
-    if probe and conditions:
-        page = search_sql.probed_page(terms, conditions, after, limit + 1)
-    else:
-        ranked = search_sql.ranked_candidates(dialect, terms, conditions)
-        page = search_sql.page_of(ranked, after, limit + 1)
+    page = search_sql.relevance_page(dialect, terms, conditions, after, limit + 1, probe)
     key = search_sql.TEST_ROWID if dialect == "sqlite" else col(Test.id)
     statement = (
         statement.add_columns(page.c.score)
@@ -327,7 +323,9 @@ def count_feed(session: Session, filters: FeedFilters, cap: int = COUNT_CAP) -> 
     if conditions is None or (filters.q and not terms):
         return FeedCount(0, False)
     if terms:
-        conditions.append(search_sql.match_condition(session.get_bind().dialect.name, terms))
+        dialect = session.get_bind().dialect.name
+        probe = dialect == "sqlite" and search_sql.many_matches(session, terms)
+        conditions.append(search_sql.match_condition(dialect, terms, probe))
     matching = select(Test.id).where(*in_order(filters.order), *conditions).limit(cap + 1)
     found = session.execute(select(func.count()).select_from(matching.subquery())).scalar_one()
     return FeedCount(min(found, cap), found > cap)

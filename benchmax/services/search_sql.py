@@ -54,6 +54,10 @@ def many_matches(session: Session, terms: list[Term]) -> bool:
     matches — read them all from the FTS index, then join and order them; many matches —
     walk the feed's (or the filter's) index newest first and probe the FTS index for each
     row, which finds a page after a few probes when the words are common. This count picks.
+    PostgreSQL needs no count: ANALYZE keeps per-word frequencies for ``search_vector``, and
+    from them the planner makes the same choice itself — a GIN bitmap for rare words, a
+    newest-first walk of the order's index testing ``@@`` per row for common ones — where
+    counting first would cost more than the page (a phrase's count is a scan).
     """
     first = select(_FTS.c.rowid).select_from(_FTS).where(_fts_match(terms)).limit(MATCH_PROBE)
     count = session.execute(select(func.count()).select_from(first.subquery())).scalar_one()
@@ -112,8 +116,12 @@ def ranked_candidates(
     better); ``doc`` joins them back to ``test`` (its rowid on SQLite, its id on PostgreSQL).
 
     SQLite walks the FTS index newest-added first and stops at the window (bm25 is computed
-    for those rows only); PostgreSQL takes the newest by publication from the GIN matches.
-    (A filtered common-word search on SQLite uses ``probed_page`` instead.)
+    for those rows only). PostgreSQL takes the newest by publication — from the GIN matches,
+    or for a common word by walking the feed's (or the filter's) index, as its planner
+    picks — and ranks only the window: ``ts_rank`` is computed outside the limited subquery,
+    so never for a match the window leaves out, and the planner has no reason to prefer
+    scoring every match and sorting them. (A filtered common-word search on SQLite uses
+    ``probed_page``.)
     """
     public = col(Test.state) == TestState.PUBLIC
     if dialect == "sqlite":
@@ -128,20 +136,31 @@ def ranked_candidates(
             .subquery("ranked")
         )
         return candidates
-    query = _ts_query(terms)  # one bound parameter, used twice
-    candidates = (
-        # ts_rank is a real; as a double its text round-trips exactly through the cursor.
-        select(
-            literal_column("test.id").label("doc"),  # the same column twice, named twice
-            col(Test.id).label("id"),
-            cast(func.ts_rank(_vector(), query), Double).label("score"),
-        )
-        .where(_vector().op("@@")(query), public, *conditions)
+    window = (
+        select(col(Test.id).label("id"), _vector().label("vector"))
+        .where(match_condition(dialect, terms), public, *conditions)
         .order_by(col(Test.published_at).desc(), col(Test.id).desc())
         .limit(RANK_WINDOW)
-        .subquery("ranked")
+        .subquery("newest")
     )
-    return candidates
+    # ts_rank is a real; as a double its text round-trips exactly through the cursor.
+    rank = cast(func.ts_rank(window.c.vector, _ts_query(terms)), Double)
+    doc, test_id = window.c.id.label("doc"), window.c.id.label("id")
+    return select(doc, test_id, rank.label("score")).subquery("ranked")
+
+
+def relevance_page(
+    dialect: str,
+    terms: list[Term],
+    conditions: list[ColumnElement[bool]],
+    after: tuple[float, str] | None,
+    size: int,
+    probe: bool,
+) -> Subquery:
+    """The next ``size`` matches in relevance order after the ``(score, id)`` cursor."""
+    if probe and conditions and dialect == "sqlite":
+        return probed_page(terms, conditions, after, size)
+    return page_of(ranked_candidates(dialect, terms, conditions), after, size)
 
 
 def page_of(candidates: Subquery, after: tuple[float, str] | None, limit: int) -> Subquery:
