@@ -285,6 +285,8 @@ def list_feed(
     limit = max(1, min(limit, MAX_PAGE_SIZE))
     statement = _card_statement()
     dialect = session.get_bind().dialect.name
+    if terms:
+        search_sql.plan_for_these_words(session)
     probe = bool(terms) and dialect == "sqlite" and search_sql.many_matches(session, terms)
     if filters.by_relevance:
         statement, cursor_of = _relevance_page(
@@ -324,6 +326,7 @@ def count_feed(session: Session, filters: FeedFilters, cap: int = COUNT_CAP) -> 
         return FeedCount(0, False)
     if terms:
         dialect = session.get_bind().dialect.name
+        search_sql.plan_for_these_words(session)
         probe = dialect == "sqlite" and search_sql.many_matches(session, terms)
         conditions.append(search_sql.match_condition(dialect, terms, probe))
     matching = select(Test.id).where(*in_order(filters.order), *conditions).limit(cap + 1)

@@ -164,3 +164,16 @@ def test_common_word_searches_walk_the_order_index_testing_each_row(
                 assert "ix_test_search_vector" not in plan, (filters, plan)
                 assert re.search(r"Index Scan Backward using ix_test_\w+ on test", plan), plan
                 assert re.search(r"Filter: .*search_vector @@", plan), (filters, plan)
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_postgres_plans_every_search_for_its_words(session: Session) -> None:
+    """The driver prepares a statement it has run five times, and a generic plan for an
+    unknown tsquery can be twenty times slower than the word's own; searches opt out."""
+    show = text("SHOW plan_cache_mode")
+    list_feed(session, FeedFilters())
+    assert session.execute(show).scalar_one() == "auto"
+    list_feed(session, FeedFilters(q="common", contributor="nobody-here"))
+    assert session.execute(show).scalar_one() == "auto"  # no such contributor: no query
+    list_feed(session, FeedFilters(q="common"))
+    assert session.execute(show).scalar_one() == "force_custom_plan"
