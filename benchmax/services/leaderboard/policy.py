@@ -33,6 +33,7 @@ from benchmax.models import (
     Test,
     TestState,
 )
+from benchmax.services.dto import from_row
 from benchmax.services.leaderboard.scoring import FORMULA_ID
 
 ELIGIBILITY_ID = "public-unheld-not-sample-reviewed-v1"
@@ -67,15 +68,12 @@ class Policy:
 
     @classmethod
     def of(cls, row: LeaderboardPolicy) -> Policy:
-        return cls(
-            id=row.id,
-            version=row.version,
-            formula=row.formula,
-            prior_weight=row.prior_weight,
-            prior_mean_rule=row.prior_mean_rule,
+        """The row's columns, with the two comma-separated lists split."""
+        return from_row(
+            cls,
+            row,
             review_kinds=tuple(_split(row.review_kinds)),
             judge_snapshot_ids=tuple(_split(row.judge_snapshot_ids)),
-            eligibility=row.eligibility,
         )
 
     def counts(self, kind: str, judge_snapshot_id: str | None) -> bool:

@@ -3,6 +3,8 @@ declared. Mapping re-links the Tests that carry the label."""
 
 from __future__ import annotations
 
+import hashlib
+
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -19,8 +21,12 @@ from benchmax.services.catalog_linking import link_declared_setup
 from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
 from benchmax.services.moderation.policy import clean_reason, refuse_secrets, require_admin
-from benchmax.services.moderation.queues import label_target_id
 from benchmax.services.moderation.records import record_decision
+
+
+def label_target_id(kind: str, key: str) -> str:
+    """A decision's target id for a declared label: keys can outgrow the 64-character column."""
+    return f"{kind}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
 
 
 def _label(kind: object, label: object) -> tuple[LabelKind, str]:

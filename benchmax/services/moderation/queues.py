@@ -9,7 +9,6 @@ exception: they are not waiting on anyone, so the most recently removed come fir
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -35,6 +34,9 @@ from benchmax.services import catalog
 from benchmax.services.dates import JsonReady
 from benchmax.services.moderation.appeals import AppealItem, open_appeals
 from benchmax.services.moderation.cases import oldest_open
+
+# Re-exported: the moderation page keys its label rows by the decision's target id.
+from benchmax.services.moderation.label_decisions import label_target_id as label_target_id
 from benchmax.services.moderation.policy import require_admin
 from benchmax.services.moderation.records import latest_removals
 from benchmax.services.moderation.reports import REASON_LABELS
@@ -53,11 +55,6 @@ def injection_codes(scan_report: object) -> list[str]:
         for item in findings
         if isinstance(item, dict) and item.get("type") == "injection"
     ]
-
-
-def label_target_id(kind: str, key: str) -> str:
-    """A decision's target id for a declared label: keys can outgrow the 64-character column."""
-    return f"{kind}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
 
 
 @dataclass(frozen=True)
