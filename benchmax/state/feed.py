@@ -33,7 +33,8 @@ MAX_RESTORE_PAGES = 10
 _REPLACE_URL = "(function(u){history.replaceState(history.state,'',u);})(%s)"
 # After the list is in place: remember the scroll position per address, and after a Back
 # (in-app or a real history navigation) scroll to the remembered one once the page is tall
-# enough to hold it. Scrolls are not recorded between the Back and the restore.
+# enough to hold it (waiting up to 5 s, not a count of frames, which a slow phone spends
+# before the list has grown). Scrolls are not recorded between the Back and the restore.
 _SCROLL = """(function(){var w=window,k=function(){return 'feed-scroll:'+location.search;};
 if(!w.__bmFeed){w.__bmFeed=1;var t=0;
 w.addEventListener('popstate',function(){w.__bmBack=1;});
@@ -45,8 +46,8 @@ var nav=performance.getEntriesByType('navigation')[0];
 var back=w.__bmBack||(!w.__bmSeen&&nav&&nav.type==='back_forward');w.__bmSeen=1;
 if(!back){w.__bmBack=0;return;}
 var y=0;try{y=+sessionStorage.getItem(k())||0;}catch(e){}
-var n=0;(function go(){var h=document.documentElement.scrollHeight;
-if(h>=y+w.innerHeight||n++>120){w.scrollTo(0,y);w.__bmBack=0;}
+var t0=performance.now();(function go(){var h=document.documentElement.scrollHeight;
+if(h>=y+w.innerHeight||performance.now()-t0>5000){w.scrollTo(0,y);w.__bmBack=0;}
 else{w.requestAnimationFrame(go);}})();})()"""
 
 

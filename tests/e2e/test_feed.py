@@ -121,7 +121,11 @@ def test_back_after_load_more_restores_the_list_and_scroll(live_app: LiveApp, pa
     target = page.locator(".test-card").nth(33)
     target.scroll_into_view_if_needed()
     page.mouse.wheel(0, 200)
-    page.wait_for_timeout(400)  # the page remembers the position after scrolling settles
+    # The page remembers the position once scrolling settles; wait until it has.
+    page.wait_for_function(
+        "() => window.scrollY > 0 && sessionStorage.getItem('feed-scroll:' + location.search)"
+        " === String(Math.round(window.scrollY))"
+    )
     before = page.evaluate("() => window.scrollY")
     assert before > 1000
     title = target.locator(".card-title").inner_text()
