@@ -119,12 +119,18 @@ def time_to_public(scratch: Path, sandbox: str) -> list[float]:
     return times
 
 
+def _print_load(when: str) -> None:
+    """The figures mean little without it: the evaluation is CPU-bound on a shared machine."""
+    load = os.getloadavg()[0]
+    print(f"machine load average (1 min) {when}: {load:.1f} on {os.cpu_count()} cores")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-preview-") as name:
         scratch = Path(name)
-        load = os.getloadavg()[0]
-        print(f"machine load average (1 min) at start: {load:.1f} on {os.cpu_count()} cores")
+        _print_load("at start")
         evaluation = evaluation_times(scratch)
+        _print_load("after the evaluations")
         p50, p95 = statistics.median(evaluation), _p(evaluation, 0.95)
         print(
             f"preview evaluation (local sandbox, {ROUNDS} runs): p50 {p50:.2f} s, p95 {p95:.2f} s"

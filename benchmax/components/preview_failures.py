@@ -14,11 +14,14 @@ HEADERS = ["Test", "State", "Readers see", "Code", "Detail", "Run", "When"]
 
 def _row(row: ObjectVar[PreviewFailureRow]) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.link(row.test_title, href=row.test_href)),
+        # Titles and details wrap: the table's other cells keep to one line.
+        rx.table.cell(
+            rx.link(row.test_title, href=row.test_href), white_space="normal", min_width="12rem"
+        ),
         rx.table.cell(row.state),
         rx.table.cell(row.reader_reason),
         rx.table.cell(rx.code(row.code)),
-        rx.table.cell(rx.text(row.detail, size="1", white_space="normal", min_width="16rem")),
+        rx.table.cell(rx.text(row.detail, size="1"), white_space="normal", min_width="16rem"),
         rx.table.cell(row.run),
         rx.table.cell(row.when),
         id="ops-preview-failure-" + row.id,
