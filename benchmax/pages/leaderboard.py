@@ -163,7 +163,7 @@ def _entry(item: ObjectVar[BoardEntryView]) -> rx.Component:
     return rx.card(
         rx.flex(
             rx.vstack(
-                rx.heading("#", item.place, size="6", class_name="board-rank"),
+                rx.text("#", item.place, size="6", weight="bold", class_name="board-rank"),
                 align="center",
                 min_width="3.5rem",
             ),
