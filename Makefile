@@ -14,8 +14,9 @@ export PYTHONUNBUFFERED := 1
 # Use the npm registry npm is configured with, so Reflex's installer never probes mirrors.
 export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
 
-# Tests are marked by what they need (tests/needs.py); the fast set needs no service, no browser.
-FAST_TESTS := not (postgres or redis or s3 or stack or e2e)
+# Tests are marked by what they need (tests/needs.py, and `sandbox` by the preview tests that
+# run bubblewrap); the fast set needs no service, no browser and no sandbox.
+FAST_TESTS := not (postgres or redis or s3 or stack or sandbox or e2e)
 # Two workers: the machines running this have two cores. Coverage of the product packages
 # (pyproject.toml's [tool.coverage]) is printed after the run; it is a report, not a gate.
 BACKEND_TESTS := -m "not e2e" -n 2

@@ -32,7 +32,7 @@ from benchmax.services.preview.view import preview_view, retry_preview
 from tests.preview_sites import INFINITE, MISBEHAVING, NO_INDEX, WORKING, publish_site
 from usercontent_service.service import create_app
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.timeout(240), pytest.mark.sandbox]
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from tests.preview_sites import NO_INDEX, zip_of
 
 pytestmark = [
     pytest.mark.timeout(120),
+    pytest.mark.sandbox,
     pytest.mark.skipif(
         os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2"
     ),

@@ -16,7 +16,7 @@ import pytest
 from benchmax.adapters.sandbox.local import INSIDE_EVALUATOR, INSIDE_OUT, bwrap_command
 from tests.preview_sites import NO_INDEX, zip_of
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.sandbox]
 
 CHECK = f"""
 import sys
