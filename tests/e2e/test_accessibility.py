@@ -12,6 +12,7 @@ lose it as soon as they type).
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from sqlmodel import Session, select
 from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
 from tests.e2e.conftest import DESKTOP, OWNER_HANDLE, LiveApp, make_people, sign_in, wait_ready
+from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files, _png
 from tests.factories import make_report, make_test, make_user
 
 # The same pinned axe-core the preview evaluator runs (sandbox/browser-web-v1/package-lock.json).
@@ -273,3 +275,63 @@ def test_badges_wear_the_contrast_checked_colours_of_the_theme(
         text, fill = BADGE_TOKENS[scheme or ACCENT][theme]
         expected = "rgba(0, 0, 0, 0)" if outline else _rgb(fill)
         assert (colour, background) == (_rgb(text), expected), (scheme, theme)
+
+
+def _wizard_state(page: Page, label: str, problems: list[str], ready: str) -> None:
+    """Audit the wizard as it stands once ``ready`` is visible (one document: axe is
+    injected once, the steps change in place)."""
+    expect(page.locator(ready).first).to_be_visible(timeout=PROCESSING_TIMEOUT)
+    page.wait_for_load_state("networkidle")
+    problems += _problems(page, label)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_wizard_passes_axe_in_every_step_and_with_errors_shown(
+    live_app: LiveApp, browser: Browser, theme: str
+) -> None:
+    """Steps 3 to 5 (files with their verdicts, the review, the success state) and the form
+    with validation errors showing, which the page list above never reaches."""
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    problems: list[str] = []
+    try:
+        sign_in(page, live_app, f"axe{theme}{secrets.token_hex(3)}")
+        _open(page, live_app, "/submit", theme)
+        page.click("#wizard-next")  # nothing typed: the prompt's error shows
+        _wizard_state(page, "/submit step 1, errors", problems, "#error-prompt")
+        page.fill("#field-prompt", "Draw a red square.")
+        page.click("#wizard-next")
+        expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+        page.click("#wizard-next")
+        _wizard_state(page, "/submit step 2, errors", problems, "#error-harness_label")
+        for field, value in (("model_label", "gpt-5"), ("harness_label", "ChatGPT web")):
+            page.fill(f"#field-{field}", value)
+        page.fill("#field-reasoning_label", "high")
+        page.click("#wizard-next")
+        expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+        page.click("#wizard-next")  # no output and no file
+        _wizard_state(page, "/submit step 3, errors", problems, "#error-output_text")
+        page.fill("#field-output_text", "A red square, as asked.")
+        page.set_input_files(
+            "#evidence-input",
+            files=_files(  # type: ignore[arg-type]
+                ("square.png", "image/png", _png((220, 30, 30))),
+                ("fake.png", "image/png", b"plain text, not an image\n"),
+            ),
+        )
+        _wizard_state(page, "/submit step 3, files", problems, ".file-verdict:has-text('blocked')")
+        page.get_by_role("button", name="Remove fake.png").click()
+        expect(page.locator(".file-row")).to_have_count(1)
+        page.click("#wizard-next")
+        expect(page.locator("#wizard-step-title")).to_have_text("Details")
+        _wizard_state(page, "/submit step 4", problems, "#field-title")
+        page.click("#wizard-next")
+        _wizard_state(page, "/submit step 5, review", problems, "#review-prompt")
+        page.click("#wizard-submit")
+        _wizard_state(page, "/submit success", problems, "#processing-public-url")
+    finally:
+        context.close()
+    assert not problems, f"{len(problems)} accessibility problems ({theme}):\n" + "\n".join(
+        problems
+    )

@@ -12,7 +12,7 @@ from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import kind_icon
 from benchmax.components.blocks import muted
 from benchmax.file_types import KINDS, accept_attribute, of_kind
-from benchmax.pages.submit.controls import field_error, field_label, text_area
+from benchmax.pages.submit.controls import field_error, text_area
 from benchmax.services.safety.limits import MIB, SafetyLimits
 from benchmax.services.safety.result import Kind
 from benchmax.state.submit import POLL_SECONDS
@@ -217,7 +217,8 @@ def evidence_step() -> rx.Component:
             hint="Paste what the model returned. Add files below; you need output "
             "text, at least one file, or both.",
         ),
-        field_label("Evidence files", "files"),
+        # Not a <label>: the drop zone below is the file input's label.
+        rx.text("Evidence files", size="2", id="evidence-files-title"),
         _dropzone(),
         rx.box(id="upload-queue", width="100%"),
         _hidden_button("Refresh files", "files-refresh", S.refresh_files),
