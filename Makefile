@@ -23,10 +23,8 @@ BACKEND_TESTS := -m "not e2e" -n 2
 COVERAGE := --cov --cov-report=term:skip-covered
 # `make test` runs the backend suite and the browser suite at the same time (make -j2): the
 # browser suite is one pytest process that mostly waits on the app and Chromium, so the two
-# share the cores well. The backend suite runs niced there, so the browser suite's timing
-# (debounces, "Saving…") sees the CPU it would alone. --output-sync prints each suite's
-# output, whole, when it ends.
-SUITES := --no-print-directory -j2 --output-sync=target IN_MAKE_TEST=1
+# share the cores well. --output-sync prints each suite's output, whole, when it ends.
+SUITES := --no-print-directory -j2 --output-sync=target WITH_COVERAGE=1
 
 .PHONY: help run run-prod test test-fast test-backend test-e2e lint format bench services install clean
 
@@ -47,7 +45,7 @@ test-fast: install ## The tests that need no service and no browser, in parallel
 	$(PY) -m pytest -m "$(FAST_TESTS)" -n auto $(PYTEST_ARGS)
 
 test-backend: install $(STAMP)/preview services ## Everything but the browser tests, in parallel
-	$(if $(IN_MAKE_TEST),nice -n 10) $(PY) -m pytest $(BACKEND_TESTS) $(if $(IN_MAKE_TEST),$(COVERAGE)) $(PYTEST_ARGS)
+	$(PY) -m pytest $(BACKEND_TESTS) $(if $(WITH_COVERAGE),$(COVERAGE)) $(PYTEST_ARGS)
 
 test-e2e: install $(STAMP)/chromium $(STAMP)/preview services ## Only the browser tests
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
