@@ -21,10 +21,6 @@ FAST_TESTS := not (postgres or redis or s3 or stack or sandbox or e2e)
 # (pyproject.toml's [tool.coverage]) is printed after the run; it is a report, not a gate.
 BACKEND_TESTS := -m "not e2e" -n 2
 COVERAGE := --cov --cov-report=term:skip-covered
-# `make test` runs the backend suite and the browser suite at the same time (make -j2): the
-# browser suite is one pytest process that mostly waits on the app and Chromium, so the two
-# share the cores well. --output-sync prints each suite's output, whole, when it ends.
-SUITES := --no-print-directory -j2 --output-sync=target WITH_COVERAGE=1
 
 .PHONY: help run run-prod test test-fast test-backend test-e2e lint format bench services install clean
 
@@ -38,14 +34,14 @@ run-prod: install ## Run the production topology on this machine (app :4700, evi
 	$(PY) -m benchmax.cli stack
 
 test: lint $(STAMP)/chromium $(STAMP)/preview services ## Set up, lint, and run the whole suite (what CI runs)
-	@echo "Running the backend and browser suites side by side; each prints its output when it ends."
-	@$(MAKE) $(SUITES) test-backend test-e2e
+	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)
+	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
 test-fast: install ## The tests that need no service and no browser, in parallel
 	$(PY) -m pytest -m "$(FAST_TESTS)" -n auto $(PYTEST_ARGS)
 
 test-backend: install $(STAMP)/preview services ## Everything but the browser tests, in parallel
-	$(PY) -m pytest $(BACKEND_TESTS) $(if $(WITH_COVERAGE),$(COVERAGE)) $(PYTEST_ARGS)
+	$(PY) -m pytest $(BACKEND_TESTS) $(PYTEST_ARGS)
 
 test-e2e: install $(STAMP)/chromium $(STAMP)/preview services ## Only the browser tests
 	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
