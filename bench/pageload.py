@@ -41,6 +41,7 @@ from sqlmodel import Session  # noqa: E402
 
 from benchmax.db import make_engine  # noqa: E402
 from benchmax.settings import Settings  # noqa: E402
+from tests.page_metrics import LAYOUT_SHIFT  # noqa: E402
 
 PORT = int(os.environ.get("BENCHMAX_BENCH_PORT", "3290"))
 RUNS = 5
@@ -62,13 +63,6 @@ VISIBLE = """sel => new Promise(resolve => {
     else requestAnimationFrame(tick);
   };
   tick();
-})"""
-LAYOUT_SHIFT = """() => new Promise(resolve => {
-  let total = 0;
-  new PerformanceObserver(list => {
-    for (const entry of list.getEntries()) if (!entry.hadRecentInput) total += entry.value;
-  }).observe({type: 'layout-shift', buffered: true});
-  setTimeout(() => resolve(total), 1000);
 })"""
 
 
@@ -153,7 +147,7 @@ def _measure(
         page.goto(url, wait_until="commit", timeout=120_000)
         for found, (_name, selector, _targeted) in zip(times, elements, strict=True):
             found.append(float(page.evaluate(VISIBLE, selector)))
-        shifts.append(float(page.evaluate(LAYOUT_SHIFT)))
+        shifts.append(float(page.evaluate(LAYOUT_SHIFT, 1000)))
         context.close()
     return [statistics.median(found) for found in times], statistics.median(shifts)
 

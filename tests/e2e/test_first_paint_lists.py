@@ -11,6 +11,7 @@ from sqlmodel import Session
 from benchmax.models import TestState
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp
 from tests.factories import make_test, make_user
+from tests.page_metrics import LAYOUT_SHIFT
 
 EVIL = "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>"
 # Every frame from the first card on: does some card show, the server's or the live one's?
@@ -24,15 +25,6 @@ NO_GAP = """() => new Promise(resolve => {
     else requestAnimationFrame(tick);
   };
   tick();
-})"""
-
-
-LAYOUT_SHIFT = """() => new Promise(resolve => {
-  let total = 0;
-  new PerformanceObserver(list => {
-    for (const entry of list.getEntries()) if (!entry.hadRecentInput) total += entry.value;
-  }).observe({type: 'layout-shift', buffered: true});
-  setTimeout(() => resolve(total), 500);
 })"""
 
 
@@ -77,6 +69,6 @@ def test_lists_paint_from_the_server_escaped_then_give_way_in_place(
     assert result == {"seen": True, "gaps": 0}, result
     expect(page.locator(".test-card h2")).to_have_text([EVIL])
     assert page.evaluate("window.__pwned") is None
-    shift = page.evaluate(LAYOUT_SHIFT)
+    shift = page.evaluate(LAYOUT_SHIFT, 500)
     assert shift < 0.1, shift
     context.close()
