@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 
 import httpx
+import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.models import User
 from benchmax.services.moderation.nav_counts import nav_counts
 from tests.e2e.conftest import (
+    DESKTOP,
     OWNER_HANDLE,
     LiveApp,
     make_people,
@@ -105,3 +107,51 @@ def test_security_page_and_security_txt_name_the_same_contact(
     page.get_by_role("link", name="/.well-known/security.txt").click()
     page.wait_for_url("**/.well-known/security.txt")
     assert "Contact: mailto:security@example.org" in page.content()
+
+
+# WCAG contrast of an element's text against its own background, as the browser paints them
+# (a one-pixel canvas turns any CSS colour syntax, color-mix included, into sRGB bytes).
+_CONTRAST = """
+(el) => {
+  const style = getComputedStyle(el);
+  const pad = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+  const srgb = (value) => {
+    pad.clearRect(0, 0, 1, 1);
+    pad.fillStyle = value;
+    pad.fillRect(0, 0, 1, 1);
+    return Array.from(pad.getImageData(0, 0, 1, 1).data.slice(0, 3));
+  };
+  const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.map(channel);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [a, b] = [srgb(style.color), srgb(style.backgroundColor)].map(luminance);
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_solid_buttons_and_button_links_keep_their_text_readable_on_hover(
+    live_app: LiveApp, browser: Browser, theme: str
+) -> None:
+    """axe only sees elements at rest; a hover colour is checked here, for a Radix solid
+    button and for a link drawn as one (the header's Sign in)."""
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+    page = context.new_page()
+    page.goto(live_app.url + "/sign-in")
+    wait_ready(page)
+    for selector in ("#nav-sign-in", "#sign-in-submit"):
+        control = page.locator(selector)
+        resting = control.evaluate("(el) => getComputedStyle(el).backgroundColor")
+        control.hover()
+        page.wait_for_function(
+            "([sel, before]) => getComputedStyle(document.querySelector(sel)).backgroundColor"
+            " !== before",
+            arg=[selector, resting],
+        )
+        ratio = control.evaluate(_CONTRAST)
+        assert ratio >= 4.5, f"{selector} on hover ({theme}): {ratio:.2f}:1"
+        page.mouse.move(0, 0)
+    context.close()
