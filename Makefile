@@ -17,9 +17,16 @@ export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
 # Tests are marked by what they need (tests/needs.py, and `sandbox` by the preview tests that
 # run bubblewrap); the fast set needs no service, no browser and no sandbox.
 FAST_TESTS := not (postgres or redis or s3 or stack or sandbox or e2e)
-# Two workers: the machines running this have two cores. Coverage of the product packages
-# (pyproject.toml's [tool.coverage]) is printed after the run; it is a report, not a gate.
-BACKEND_TESTS := -m "not e2e" -n 2
+# Two workers per suite: the machines running this have two cores. `make test WORKERS=0` runs
+# each suite in one process, as the suite ran before it was split: the baseline that the
+# speed-up is measured against. Coverage of the product packages (pyproject.toml's
+# [tool.coverage]) is printed after the run; it is a report, not a gate.
+WORKERS ?= 2
+BACKEND_TESTS := -m "not e2e" -n $(WORKERS)
+# The browser suite is handed out a file at a time (a file's tests share its fixtures); each
+# worker builds and serves an app of its own (tests/e2e/conftest.py), so while one worker's
+# page waits on the server, the other's runs.
+E2E_TESTS := -m e2e tests/e2e -n $(WORKERS) --dist loadfile
 COVERAGE := --cov --cov-report=term:skip-covered
 
 .PHONY: help run run-prod test test-fast test-backend test-e2e lint format bench services install clean
@@ -35,7 +42,7 @@ run-prod: install ## Run the production topology on this machine (app :4700, evi
 
 test: lint $(STAMP)/chromium $(STAMP)/preview services ## Set up, lint, and run the whole suite (what CI runs)
 	$(PY) -m pytest $(BACKEND_TESTS) $(COVERAGE) $(PYTEST_ARGS)
-	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
+	$(PY) -m pytest $(E2E_TESTS) $(PYTEST_ARGS)
 
 test-fast: install ## The tests that need no service and no browser, in parallel
 	$(PY) -m pytest -m "$(FAST_TESTS)" -n auto $(PYTEST_ARGS)
@@ -44,7 +51,7 @@ test-backend: install $(STAMP)/preview services ## Everything but the browser te
 	$(PY) -m pytest $(BACKEND_TESTS) $(PYTEST_ARGS)
 
 test-e2e: install $(STAMP)/chromium $(STAMP)/preview services ## Only the browser tests
-	$(PY) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
+	$(PY) -m pytest $(E2E_TESTS) $(PYTEST_ARGS)
 
 lint: install ## ruff (format check + lint) and mypy
 	$(VENV)/bin/ruff format --check .
@@ -98,4 +105,4 @@ $(STAMP)/preview: $(STAMP)/chromium $(PREVIEW_DIR)/package-lock.json
 	touch $@
 
 clean: ## Remove the virtualenv, build output and embedded data
-	rm -rf $(VENV) $(STAMP) .web .states var .coverage .coverage.*
+	rm -rf $(VENV) $(STAMP) .web .web-* .states var .coverage .coverage.*

@@ -3,6 +3,10 @@
 The app runs exactly as ``make run`` runs it — a Reflex production build on one port and the
 user-content service on 127.0.0.1 — with its data in a temporary directory. Tests create data
 through the services against the same SQLite file, then look at it through the browser.
+
+Under pytest-xdist each worker runs an app of its own, ten ports further on. Reflex bakes the
+app's port into the front-end build, so each worker also builds into a work folder of its
+own (``REFLEX_WEB_WORKDIR``); two builds sharing ``.web`` would overwrite each other.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 from sqlalchemy import Engine
 
 from benchmax.db import make_engine
@@ -30,7 +34,9 @@ from tests.fake_judge import FakeJudge
 from tests.judge_helpers import JUDGE_KEY, calibration_set
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100"))
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_WORKER_INDEX = int(_WORKER.removeprefix("gw") or 0)
+APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100")) + 10 * _WORKER_INDEX
 UC_PORT = APP_PORT + 1
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("BENCHMAX_CHROMIUM", "/usr/bin/chromium")
@@ -44,6 +50,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PHONE = {"width": 390, "height": 844}
+# Playwright's assertions wait 5 s by default, its actions as long as the context says (20 s).
+# A step change is a server round trip and a page load, which on two busy cores can take
+# longer than 5 s; an assertion should wait as long as the action before it may.
+expect.set_options(timeout=15_000)
 OWNER_HANDLE = "e2e-owner"
 DESKTOP = {"width": 1280, "height": 900}
 
@@ -100,6 +110,8 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             "BENCHMAX_JUDGE_CALIBRATION_SHA256": hashlib.sha256(calibration_set()).hexdigest(),
         }
     )
+    if _WORKER_INDEX:
+        env["REFLEX_WEB_WORKDIR"] = f".web-{_WORKER}"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [
