@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 from datetime import timedelta
 from typing import Any
 
+from PIL import Image
 from sqlmodel import Session
 
 from benchmax.adapters.storage import EVIDENCE_PREFIX, ObjectStorage
@@ -97,6 +99,26 @@ def make_stored_evidence(
     values.update(overrides)
     storage.put(values["storage_key"], [data])
     return make_evidence(session, test, **values)
+
+
+def png(color: tuple[int, int, int] = (20, 120, 220), size: tuple[int, int] = (320, 200)) -> bytes:
+    """A one-colour PNG the safety scan accepts; different colours make different files."""
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def make_stored_image(
+    session: Session, storage: ObjectStorage, test: Test, data: bytes, **overrides: Any
+) -> EvidenceFile:
+    """An approved screenshot, stored, named ``shot.png`` unless ``overrides`` say otherwise."""
+    values: dict[str, Any] = {
+        "kind": EvidenceKind.IMAGE,
+        "content_type": "image/png",
+        "original_name": "shot.png",
+        "safe_name": "shot.png",
+    }
+    return make_stored_evidence(session, storage, test, data, **(values | overrides))
 
 
 def make_review(session: Session, test: Test, reviewer: User, **overrides: Any) -> Review:

@@ -22,8 +22,8 @@ from sqlmodel import Session, select
 from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
 from tests.e2e.conftest import DESKTOP, OWNER_HANDLE, LiveApp, make_people, sign_in, wait_ready
-from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files, _png
-from tests.factories import make_report, make_test, make_user
+from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files
+from tests.factories import make_report, make_test, make_user, png
 
 # The same pinned axe-core the preview evaluator runs (sandbox/browser-web-v1/package-lock.json).
 AXE = (
@@ -316,7 +316,7 @@ def test_the_wizard_passes_axe_in_every_step_and_with_errors_shown(
         page.set_input_files(
             "#evidence-input",
             files=_files(  # type: ignore[arg-type]
-                ("square.png", "image/png", _png((220, 30, 30))),
+                ("square.png", "image/png", png((220, 30, 30))),
                 ("fake.png", "image/png", b"plain text, not an image\n"),
             ),
         )

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from PIL import Image
 from playwright.sync_api import BrowserContext, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 from sqlmodel import Session
@@ -14,15 +11,9 @@ from benchmax.adapters.storage import build_storage
 from benchmax.models import EvidenceKind, Test, TestState
 from benchmax.services.moderation import takedowns
 from tests.e2e.conftest import LiveApp, wait_ready
-from tests.factories import make_stored_evidence, make_test, make_user
+from tests.factories import make_stored_evidence, make_test, make_user, png
 
 MARKER_SCRIPT = "<script>document.title='PWNED';window.parent.postMessage('PWNED','*')</script>"
-
-
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (64, 48), (200, 30, 30)).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 def _test_with(app: LiveApp, *files: tuple[str, EvidenceKind, str, bytes]) -> tuple[str, list[str]]:
@@ -50,7 +41,7 @@ def test_images_load_from_the_usercontent_origin_and_stop_after_removal(
     live_app: LiveApp, page: Page
 ) -> None:
     test_id, (image_id,) = _test_with(
-        live_app, ("shot.png", EvidenceKind.IMAGE, "image/png", _png())
+        live_app, ("shot.png", EvidenceKind.IMAGE, "image/png", png((200, 30, 30), (64, 48)))
     )
     page.goto(f"{live_app.url}/tests/{test_id}")
     wait_ready(page)

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import secrets
 
-from PIL import Image
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.adapters.storage import build_storage
-from benchmax.models import Appeal, Dispute, EvidenceKind, Report, Review, Test, TestState
+from benchmax.models import Appeal, Dispute, Report, Review, Test, TestState
+from benchmax.services.accounts import find_user_by_handle
+from benchmax.services.moderation.takedowns import remove_test
 from tests.e2e.conftest import ARTIFACTS, LiveApp, make_people, signed_in_page, wait_ready
-from tests.factories import make_stored_evidence, make_test
-
-
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), (10, 160, 90)).save(buffer, format="PNG")
-    return buffer.getvalue()
+from tests.factories import make_stored_image, make_test, png
 
 
 def _people(app: LiveApp) -> dict[str, str]:
@@ -27,19 +21,10 @@ def _people(app: LiveApp) -> dict[str, str]:
 
 def _published(app: LiveApp, contributor: str, title: str) -> tuple[str, str]:
     with Session(app.engine) as session:
-        from benchmax.services.accounts import find_user_by_handle
-
         user = find_user_by_handle(session, contributor)
         test = make_test(session, user, title=title)
-        image = make_stored_evidence(
-            session,
-            build_storage(app.settings),
-            test,
-            _png(),
-            kind=EvidenceKind.IMAGE,
-            content_type="image/png",
-            original_name="shot.png",
-            safe_name="shot.png",
+        image = make_stored_image(
+            session, build_storage(app.settings), test, png((10, 160, 90), (40, 30))
         )
         test.thumbnail_evidence_id = image.id
         test.evidence_kinds = "image"
@@ -206,9 +191,6 @@ def test_appeal_lands_in_the_queue_and_a_moderator_grants_it(
     expect(match.locator(".account-status")).to_have_text("active")
 
     with Session(live_app.engine) as session:
-        from benchmax.services.accounts import find_user_by_handle
-        from benchmax.services.moderation.takedowns import remove_test
-
         remove_test(
             session, find_user_by_handle(session, people["moderator"]), test_id,
             "Looks like an advert for a product.",

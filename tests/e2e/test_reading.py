@@ -3,14 +3,12 @@ one card per review and honest states — in real Chromium against the running a
 
 from __future__ import annotations
 
-import io
 import os
 import secrets
 from pathlib import Path
 
 import httpx
 import pytest
-from PIL import Image
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
@@ -24,8 +22,10 @@ from tests.factories import (
     make_evidence,
     make_review,
     make_stored_evidence,
+    make_stored_image,
     make_test,
     make_user,
+    png,
 )
 
 SHOTS = Path(os.environ.get("BENCHMAX_SHOTS_DIR", "test-artifacts/shots"))
@@ -35,12 +35,6 @@ OUTPUT = (
     "```python\nprint('hello')\n```\n\nSee https://example.com for more."
 )
 LOG = "".join(f"line {n}: step ok\n" for n in range(200))
-
-
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (320, 200), (40, 90, 200)).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 def _reading_test(app: LiveApp, title: str = "Haiku about ponds") -> dict[str, str]:
@@ -61,15 +55,7 @@ def _reading_test(app: LiveApp, title: str = "Haiku about ponds") -> dict[str, s
         log = make_stored_evidence(
             session, storage, test, LOG.encode(), kind=EvidenceKind.TEXT, safe_name="run.log"
         )
-        image = make_stored_evidence(
-            session,
-            storage,
-            test,
-            _png(),
-            kind=EvidenceKind.IMAGE,
-            safe_name="shot.png",
-            content_type="image/png",
-        )
+        image = make_stored_image(session, storage, test, png((40, 90, 200)))
         session.commit()
         return {"id": test.id, "log": log.id, "image": image.id, "handle": handle}
 

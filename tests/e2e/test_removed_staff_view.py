@@ -4,16 +4,13 @@ a signed-in contributor and the user-content origin still answer 404."""
 
 from __future__ import annotations
 
-import io
 import secrets
 
 import httpx
-from PIL import Image
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
 from benchmax.adapters.storage import build_storage
-from benchmax.models import EvidenceKind
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.moderation.takedowns import remove_test
 from tests.e2e.conftest import (
@@ -26,15 +23,9 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
-from tests.factories import make_stored_evidence, make_test
+from tests.factories import make_stored_image, make_test, png
 
 REASON = "Advertising pasted as the output, not a Test."
-
-
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), (200, 60, 60)).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 def _removed_test(app: LiveApp, people: dict[str, str]) -> tuple[str, str, str]:
@@ -44,15 +35,8 @@ def _removed_test(app: LiveApp, people: dict[str, str]) -> tuple[str, str, str]:
         contributor = find_user_by_handle(session, people["contributor"])
         moderator = find_user_by_handle(session, people["moderator"])
         test = make_test(session, contributor, title=title, prompt="A prompt staff may read.")
-        image = make_stored_evidence(
-            session,
-            build_storage(app.settings),
-            test,
-            _png(),
-            kind=EvidenceKind.IMAGE,
-            content_type="image/png",
-            original_name="shot.png",
-            safe_name="shot.png",
+        image = make_stored_image(
+            session, build_storage(app.settings), test, png((200, 60, 60), (40, 30))
         )
         session.commit()
         remove_test(session, moderator, test.id, REASON)

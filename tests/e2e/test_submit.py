@@ -6,25 +6,19 @@ import io
 import secrets
 import zipfile
 
-from PIL import Image
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, User
 from benchmax.services import submissions
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, ROOT, LiveApp, sign_in, wait_ready
+from tests.factories import png
 
 PROCESSING_TIMEOUT = 60_000
 
 
 # The preview runs a browser in a sandbox after publication: allow for a loaded machine.
 PREVIEW_TIMEOUT = 150_000
-
-
-def _png(color: tuple[int, int, int] = (20, 120, 220)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (320, 200), color).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 def _zip() -> bytes:
@@ -89,7 +83,7 @@ def test_wizard_publishes_text_image_and_zip(live_app: LiveApp, page: Page) -> N
     page.fill("#field-output_text", "Here is **the page** and a screenshot.")
     _upload(
         page,
-        ("shot.png", "image/png", _png()),
+        ("shot.png", "image/png", png()),
         ("site.zip", "application/zip", _zip()),
         expected_rows=2,
     )
@@ -132,7 +126,7 @@ def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> 
     expect(page.locator(".upload-failed")).to_contain_text("Not accepted")
     _upload(
         page,
-        ("first.png", "image/png", _png()),
+        ("first.png", "image/png", png()),
         ("notes.txt", "text/plain", b"log line\n"),
         expected_rows=2,
     )
@@ -187,7 +181,7 @@ def test_each_file_shows_its_verdict_in_step_three_and_me_says_when_the_draft_ex
     key = "sk-ant-" + "api03-" + secrets.token_urlsafe(70)[:93] + "AA"
     _upload(
         page,
-        ("shot.png", "image/png", _png()),
+        ("shot.png", "image/png", png()),
         ("run.log", "text/plain", f"step 1 ok\nexport KEY={key}\n".encode()),
         ("screen.png", "image/png", b"this is plain text, not an image\n"),
         expected_rows=3,
@@ -258,7 +252,7 @@ def test_submitting_with_a_blocked_file_sends_the_contributor_back_to_step_three
     expect(page.locator("#error-files")).to_contain_text("did not pass the safety checks")
     page.get_by_role("button", name="Remove screen.png").click()
     expect(page.locator(".file-row")).to_have_count(0)
-    _upload(page, ("screen.png", "image/png", _png((240, 90, 10))), expected_rows=1)
+    _upload(page, ("screen.png", "image/png", png((240, 90, 10))), expected_rows=1)
     _finish(page)
     expect(page.locator("#processing-public-link")).to_be_visible(timeout=PROCESSING_TIMEOUT)
 

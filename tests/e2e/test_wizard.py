@@ -16,9 +16,9 @@ from tests.e2e.test_submit import (
     _files,
     _fill_steps_one_and_two,
     _handle,
-    _png,
     _zip,
 )
+from tests.factories import png
 
 SHOTS = ARTIFACTS / "screens" / "wizard"
 SAVED = re.compile(r"^Saved")
@@ -197,7 +197,7 @@ def test_files_show_verdicts_thumbnails_and_duplicates_then_review_and_success(
     _start(live_app, page)
     _to_step_three(page, "Draw a blue square; screenshot and source attached.")
     page.fill("#field-output_text", "Here is **the page**:\n\n| a | b |\n|---|---|\n| 1 | 2 |")
-    shot = _png()
+    shot = png()
     page.set_input_files(
         "#evidence-input",
         files=_files(  # type: ignore[arg-type]
@@ -299,7 +299,7 @@ def test_an_unsupported_file_is_refused_in_the_browser_and_an_upload_can_be_canc
     cdp.send("Network.enable")
     slow = {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": 20_000}
     cdp.send("Network.emulateNetworkConditions", slow)
-    big = _png() + secrets.token_bytes(1_000_000)  # a PNG with a megabyte of trailing bytes
+    big = png() + secrets.token_bytes(1_000_000)  # a PNG with a megabyte of trailing bytes
     page.set_input_files("#evidence-input", files=_files(("big.png", "image/png", big)))  # type: ignore[arg-type]
     page.get_by_role("button", name="Cancel uploading big.png").click()
     expect(page.locator(".upload-cancelled")).to_contain_text("Cancelled: big.png was not added")
