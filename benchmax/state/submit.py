@@ -86,6 +86,10 @@ class SubmitState(SessionState):
     notes: rx.Field[str] = rx.field("")
     source_visibility: rx.Field[str] = rx.field("private")
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    # Errors put right on this visit to the step, with their message: it stays, marked as met,
+    # so the controls below it do not jump up under a pointer on its way to "Next" (a click
+    # that lands as the button moves is lost).
+    met: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     notice: rx.Field[str] = rx.field("")
     files: rx.Field[list[WizardFile]] = rx.field(default_factory=list)
     model_suggestions: rx.Field[list[str]] = rx.field(default_factory=list)
@@ -210,7 +214,7 @@ class SubmitState(SessionState):
         self.step, problems = first_incomplete(wanted, self._values(), self._evidence_count())
         if self.draft_id and self.step != remembered:
             self._save({}, self.step)  # so /me's "Resume draft" comes back to this step
-        self.errors = {**self._carried, **problems}
+        self.errors, self.met = {**self._carried, **problems}, {}
         self.notice = self._carried_notice
         if problems:
             self.notice = f"Step {self.step}, {STEP_TITLES[self.step - 1]}, needs this first."
@@ -288,6 +292,7 @@ class SubmitState(SessionState):
         self.draft_id = draft_id
         for field, value in values.items():
             setattr(self, field, value)
+        self.met = {**self.met, **{k: v for k, v in self.errors.items() if k in values}}
         self.errors = {k: v for k, v in self.errors.items() if k not in values and k != "form"}
         self._answer(list(values), stamp)
         return True

@@ -178,6 +178,32 @@ def test_step_three_and_deep_links_check_required_fields_the_same_way(
     expect(page.locator("#wizard-step-title")).to_have_text("Details")
 
 
+def test_errors_put_right_stay_in_place_marked_done_so_next_does_not_move(
+    live_app: LiveApp, page: Page
+) -> None:
+    """A click on Next that lands as the button moves up is lost, so fixing a field must not
+    move it: the error's line stays, marked as met, until the step changes."""
+    _start(live_app, page)
+    page.fill("#field-prompt", "A prompt.")
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+    page.click("#wizard-next")
+    expect(page.locator("[role=alert][id^=error-]")).to_have_count(3)
+    flagged = page.locator("#wizard-next").bounding_box()
+    page.fill("#field-model_label", "claude sonnet 4.5")
+    page.fill("#field-harness_label", "Claude Code")
+    page.fill("#field-reasoning_label", "high")
+    page.locator("#field-attempts").focus()
+    expect(page.locator(".field-met")).to_have_count(3)
+    expect(page.locator("[id^=error-]")).to_have_count(0)
+    expect(page.locator(".field-met").first).to_contain_text("Say which model you tested")
+    assert page.locator("#wizard-next").bounding_box() == flagged
+    _shots(page, "step-2-put-right")
+    page.click("#wizard-next")
+    expect(page.locator("#wizard-step-title")).to_have_text("Output & evidence")
+    expect(page.locator(".field-met")).to_have_count(0)
+
+
 def _row(page: Page, name: str) -> Locator:
     """The row of the file named exactly ``name`` (another row's warning may mention it)."""
     return page.locator(".file-row").filter(

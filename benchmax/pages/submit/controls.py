@@ -20,9 +20,21 @@ STAMP: rx.Var[int] = rx.Var(
 
 
 def field_error(field: str) -> rx.Component:
+    """The field's error; once put right, the same words marked as met, in the same place."""
     return rx.cond(
         S.errors.contains(field),
         rx.text(S.errors[field], color_scheme="red", size="2", id=f"error-{field}", role="alert"),
+        rx.cond(
+            S.met.contains(field),
+            rx.text(
+                rx.el.span("✓ ", aria_hidden="true"),
+                rx.el.span("Done: ", class_name="visually-hidden"),
+                S.met[field],
+                color_scheme="green",
+                size="2",
+                class_name="field-met",
+            ),
+        ),
     )
 
 
