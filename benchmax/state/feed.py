@@ -33,8 +33,10 @@ MAX_RESTORE_PAGES = 10
 _REPLACE_URL = "(function(u){history.replaceState(history.state,'',u);})(%s)"
 # After the list is in place: remember the scroll position per address, and after a Back
 # (in-app or a real history navigation) scroll to the remembered one once the page is tall
-# enough to hold it (waiting up to 5 s, not a count of frames, which a slow phone spends
-# before the list has grown). Scrolls are not recorded between the Back and the restore.
+# enough to hold it. It waits on the page, not on a count of frames or a few seconds, which
+# a slow phone spends before the list has grown; the reader's own wheel, touch or key ends
+# the wait (their scroll wins), and 20 s is the backstop. Scrolls are not recorded between
+# the Back and the restore.
 _SCROLL = """(function(){var w=window,k=function(){return 'feed-scroll:'+location.search;};
 if(!w.__bmFeed){w.__bmFeed=1;var t=0;
 w.addEventListener('popstate',function(){w.__bmBack=1;});
@@ -46,8 +48,11 @@ var nav=performance.getEntriesByType('navigation')[0];
 var back=w.__bmBack||(!w.__bmSeen&&nav&&nav.type==='back_forward');w.__bmSeen=1;
 if(!back){w.__bmBack=0;return;}
 var y=0;try{y=+sessionStorage.getItem(k())||0;}catch(e){}
-var t0=performance.now();(function go(){var h=document.documentElement.scrollHeight;
-if(h>=y+w.innerHeight||performance.now()-t0>5000){w.scrollTo(0,y);w.__bmBack=0;}
+var t0=performance.now(),own=0,mine=function(){own=1;},ev=['wheel','touchstart','keydown'];
+ev.forEach(function(e){w.addEventListener(e,mine,{passive:true,once:true});});
+(function go(){var h=document.documentElement.scrollHeight;
+if(own||h>=y+w.innerHeight||performance.now()-t0>20000){if(!own)w.scrollTo(0,y);w.__bmBack=0;
+ev.forEach(function(e){w.removeEventListener(e,mine);});}
 else{w.requestAnimationFrame(go);}})();})()"""
 
 

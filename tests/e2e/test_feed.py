@@ -120,11 +120,18 @@ def test_back_after_load_more_restores_the_list_and_scroll(live_app: LiveApp, pa
     page.wait_for_url(re.compile(r"pages=2"))
     target = page.locator(".test-card").nth(33)
     target.scroll_into_view_if_needed()
+    start = page.evaluate("() => window.scrollY")
     page.mouse.wheel(0, 200)
-    # The page remembers the position once scrolling settles; wait until it has.
+    # The page remembers the position once scrolling settles. The wheel scrolls smoothly over
+    # several frames, so wait until it has moved, held still for 400 ms, and been recorded.
     page.wait_for_function(
-        "() => window.scrollY > 0 && sessionStorage.getItem('feed-scroll:' + location.search)"
-        " === String(Math.round(window.scrollY))"
+        """(start) => {
+            const y = Math.round(window.scrollY), now = performance.now();
+            if (window.__testY !== y) { window.__testY = y; window.__testSince = now; }
+            return y > start && now - window.__testSince > 400
+                && sessionStorage.getItem('feed-scroll:' + location.search) === String(y);
+        }""",
+        arg=start,
     )
     before = page.evaluate("() => window.scrollY")
     assert before > 1000
