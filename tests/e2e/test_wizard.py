@@ -45,6 +45,9 @@ def _start(app: LiveApp, page: Page) -> str:
 
 def _to_step_three(page: Page, prompt: str) -> None:
     _fill_steps_one_and_two(page, prompt)
+    # The upload script's own buttons are for the script, never shown.
+    expect(page.locator("#files-refresh")).to_be_hidden()
+    expect(page.locator("#draft-create")).to_be_hidden()
 
 
 def test_text_typed_is_saved_without_leaving_the_field_and_survives_a_reload(

@@ -203,8 +203,10 @@ def _source_visibility() -> rx.Component:
 
 
 def _hidden_button(label: str, button_id: str, handler: rx.EventHandler) -> rx.Component:
-    """A button the upload script presses to reach the page state."""
-    return rx.button(label, type="button", id=button_id, on_click=handler, display="none")
+    """A button the upload script presses to reach the page state. A plain ``<button
+    hidden>``: Radix's button class sets ``display``, which outranks a ``display: none``
+    style prop and showed these as two stray buttons in step 3."""
+    return rx.el.button(label, type="button", id=button_id, on_click=handler, hidden=True)
 
 
 def evidence_step() -> rx.Component:
