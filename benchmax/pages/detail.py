@@ -147,9 +147,10 @@ def _review_card(r: ObjectVar[ReviewRow]) -> rx.Component:
 
 
 def _reviews() -> rx.Component:
-    none = rx.cond(
-        TEST.state == "public",
-        "No reviews yet. Reviews are added later and never change the submission.",
+    none = rx.match(
+        TEST.state,
+        ("public", "No reviews yet. Reviews are added later and never change the submission."),
+        ("removed", "No reviews: a removed Test is not open to review."),
         "No reviews: reviewing starts only after a Test goes public.",
     )
     return section(

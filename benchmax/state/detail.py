@@ -107,11 +107,12 @@ class EvidenceRow:
 
     @classmethod
     def of(
-        cls, item: detail_view.EvidenceItem, origin: str, public: bool, source_public: bool
+        cls, item: detail_view.EvidenceItem, origin: str, test_state: str, source_public: bool
     ) -> EvidenceRow:
         kind = str(item.kind or "")
         state = str(item.state)
         private_source = kind == "source" and not source_public
+        public = test_state == "public"
         served = public and state == "approved" and not private_source
         return cls(
             id=item.id,
@@ -120,17 +121,21 @@ class EvidenceRow:
             size=size_text(item.size_bytes),
             url=evidence_url(origin, item.id, item.safe_name) if served else "",
             state=state,
-            chip=_chip(state, item.block_reason, private_source, public),
+            chip=_chip(state, item.block_reason, private_source, test_state),
         )
 
 
-def _chip(state: str, reason: str, private_source: bool, public: bool) -> str:
+def _chip(state: str, reason: str, private_source: bool, test_state: str) -> str:
     if state != "approved":
         label = _FILE_STATES.get(state, state.capitalize())
         return f"{label}: {reason}" if reason else label
     if private_source:
         return "Source: private ZIP (not downloadable)"
-    return "" if public else "Served once the Test is public"
+    if test_state == "public":
+        return ""
+    if test_state == "removed":
+        return "Not served: the Test was removed"
+    return "Served once the Test is public"
 
 
 def ordered_evidence(rows: list[EvidenceRow]) -> list[EvidenceRow]:
@@ -230,7 +235,7 @@ class TestDetailState(FoundVars, SessionState):
         self.output_html = view.output_html
         source_public = view.source_visibility == "public"
         self.evidence = ordered_evidence(
-            [EvidenceRow.of(item, origin, public, source_public) for item in view.evidence]
+            [EvidenceRow.of(item, origin, str(view.state), source_public) for item in view.evidence]
         )
         # One row per review: the history is append-only, and each entry is shown once with
         # whatever this viewer may do about it.

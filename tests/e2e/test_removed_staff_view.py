@@ -79,6 +79,12 @@ def test_staff_see_the_removal_and_everyone_else_a_404(live_app: LiveApp, browse
         # Not the contributor's notice, and no link to evidence the origin refuses.
         expect(staff.locator("#owner-notice")).to_have_count(0)
         expect(staff.locator("#main a[href*='/e/']")).to_have_count(0)
+        # The file and the reviews say why, in the removed Test's own words, not a public
+        # Test's future ("served once public", "reviewing starts after it goes public").
+        expect(staff.locator(".evidence-chip")).to_have_text("Not served: the Test was removed")
+        expect(staff.locator("#reviews-empty")).to_have_text(
+            "No reviews: a removed Test is not open to review."
+        )
         if handle == OWNER_HANDLE:
             for theme in ("light", "dark"):
                 staff.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
