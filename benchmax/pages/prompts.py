@@ -76,7 +76,11 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
     return rx.card(
         column(
             row(
-                rx.badge("#", item.place, " in this group", variant="soft"),
+                rx.cond(
+                    item.place != "",
+                    rx.badge("#", item.place, " in this group", variant="soft"),
+                    rx.badge("Not ranked yet", variant="soft", color_scheme="gray"),
+                ),
                 sample_badge(item.sample),
             ),
             thumbnail(item.thumb, width="100%", height="140px"),

@@ -51,7 +51,9 @@ class MemberView(ScoredView):
     def of(cls, member: groups.GroupMember, place: int, preview: PreviewView) -> MemberView:
         return cls(
             **cls.fields_of(member.test),
-            place=str(place),
+            # Unreviewed members come last in the order, and a place would read as a rank
+            # they have not earned.
+            place=str(place) if member.review_count else "",
             reviews=count_text(member.review_count, "counted review"),
             median=f"median {member.median}" if member.median else "not reviewed yet",
             score=member.score,

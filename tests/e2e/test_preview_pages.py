@@ -41,6 +41,9 @@ def test_a_comparison_group_shows_preview_figures_side_by_side(
     page.goto(f"{live_app.url}/prompts/{key}")
     wait_ready(page)
     expect(page.locator(".group-member")).to_have_count(3)
+    # None of them has a counted review, so none has a place in the group's order.
+    expect(page.locator(".group-member", has_text="Not ranked yet")).to_have_count(3)
+    expect(page.locator(".group-member", has_text="in this group")).to_have_count(0)
     figures = _card(page, ids[0]).locator(".member-preview")
     expect(figures.locator(".preview-load")).to_have_text("Load time 0.42 s")
     expect(figures.locator(".preview-errors")).to_have_text("Console errors: 2")

@@ -123,6 +123,7 @@ def test_reviews_snapshot_leaderboard_and_comparison_group(
     members = reader.locator("#group-members .group-member")
     expect(members).to_have_count(2)
     expect(members.nth(0)).to_contain_text(f"Lighthouse Claude {suffix}")  # higher shrunk score
+    expect(members.nth(0)).to_contain_text("#1 in this group")
     expect(members.nth(1)).to_contain_text("GPT-5 · Codex CLI")
     expect(members.nth(1)).to_contain_text("attempts not declared")
     expect(members.nth(0)).to_contain_text("Declared by contributor — not independently verified")
