@@ -21,7 +21,7 @@ def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
             rx.vstack(
                 rx.heading(family["name"], size="4", as_="h2"),
                 muted(family["vendor"]),
-                rx.text(family["models"], " models · ", family["tests"], " public Tests", size="2"),
+                rx.text(family["counts"], size="2", class_name="family-counts"),
                 spacing="1",
             ),
             width="100%",

@@ -7,7 +7,7 @@ import reflex as rx
 from benchmax.context import app_context
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
-from benchmax.state.views import CardView
+from benchmax.state.views import CardView, count_text
 
 
 class ModelsState(SessionState):
@@ -25,8 +25,9 @@ class ModelsState(SessionState):
                 "slug": f.slug,
                 "name": f.name,
                 "vendor": f.vendor,
-                "models": str(f.model_count),
-                "tests": str(f.public_test_count),
+                "counts": count_text(f.model_count, "model")
+                + " · "
+                + count_text(f.public_test_count, "public Test"),
             }
             for f in families
         ]

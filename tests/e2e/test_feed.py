@@ -248,6 +248,13 @@ def test_phones_never_scroll_sideways_and_apply_sits_under_the_thumb(
         page.goto(live_app.url + "/models")
         wait_ready(page)
         expect(page.locator("#declared-labels")).to_contain_text(long_label[:30])
+        counts = page.locator(".family-counts").all_inner_texts()
+        assert counts, "no model family listed"
+        assert all(
+            re.fullmatch(r"(1 model|\d+ models) · (1 public Test|\d+ public Tests)", c)
+            and not re.match(r"1 models|.* 1 public Tests", c)
+            for c in counts
+        ), counts
         _no_sideways(page)
     finally:
         context.close()
