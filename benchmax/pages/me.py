@@ -273,6 +273,18 @@ def me_page() -> rx.Component:
             S.signed_in,
             column(
                 page_title("My Tests"),
+                rx.cond(
+                    ~S.viewer_can_write,
+                    message_callout(
+                        "Your account is suspended. You can still read your Tests here, but "
+                        "you cannot submit, review, report, dispute, appeal or create API "
+                        "tokens until the suspension is lifted.",
+                        icon="ban",
+                        color_scheme="amber",
+                        id="suspended-notice",
+                        role="status",
+                    ),
+                ),
                 notice(S.action_error, "error"),
                 notice(S.appeal_notice, "success", role="status", id="appeal-notice"),
                 list_or(

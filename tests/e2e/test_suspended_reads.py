@@ -34,6 +34,8 @@ def test_a_suspended_contributor_still_sees_their_tests_on_me(
     expect(rows).to_have_count(2)
     expect(rows.filter(has_text="Still mine, public")).to_contain_text("Awaiting review")
     expect(rows.filter(has_text="Still mine, processing")).to_contain_text("Processing")
+    # Told up front, not only when an action is refused.
+    expect(page.locator("#suspended-notice")).to_contain_text("Your account is suspended")
     page.screenshot(path=str(ARTIFACTS / "screens" / "me-suspended-desktop.png"))
     # Writing is still refused: a new API token is not handed out.
     page.fill("#token-name", "after suspension")
