@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.dashboard import notice_callout, scroll_table, stat_card
-from benchmax.components.panels import action_section, stat_row
+from benchmax.components.dashboard import notice_callout, stat_card
+from benchmax.components.panels import action_section, stat_row, table_or_empty
 from benchmax.components.text_box import labelled_text_box
 from benchmax.state.judge_operations import JudgeOperationsState as S
 
@@ -52,11 +52,13 @@ def judge_section() -> rx.Component:
                 stat_card("Waiting for budget", S.judge_waiting, "judge-waiting"),
                 stat_card("Review jobs", S.judge_jobs, "judge-jobs"),
             ),
-            scroll_table(
+            table_or_empty(
                 ["Snapshot", "Name", "State", "Models", "Calibration", ""],
                 S.judge_snapshots,
                 _snapshot_row,
                 "judge-snapshots",
+                "No judge snapshot yet: paste a snapshot file below to create a draft, then "
+                "calibrate it before it can review.",
             ),
             *labelled_text_box(
                 "New snapshot file (JSON)",

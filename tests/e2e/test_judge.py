@@ -89,6 +89,7 @@ def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
     owner.goto(f"{live_app.url}/operations")
     wait_ready(owner)
     expect(owner.locator("#judge-state")).to_contain_text("no active snapshot")
+    expect(owner.locator("#judge-snapshots-empty")).to_contain_text("No judge snapshot yet")
     owner.fill("#judge-snapshot-source", snapshot_file().decode())
     owner.click("#judge-create")
     expect(owner.locator("#judge-notice")).to_contain_text("created")

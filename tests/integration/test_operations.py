@@ -204,7 +204,7 @@ def test_dashboard_shows_everything_an_owner_needs(
         dead_row.last_error_code,
     ) == (dead.id, "safety_scan", "ev1", 5, "Boom")
     assert (data.open_reports, data.open_disputes, data.open_holds) == (1, 1, 1)
-    assert data.ai_review == "off"
+    assert data.ai_review == "off: no active judge snapshot"
     assert data.inventory.orphan_objects == ("evidence/nobody/stray",)
     assert len(data.ttp_series) == 1
     assert data.time_to_public.published == 1

@@ -219,7 +219,7 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
         open_holds=_open_count(session, ModerationHold),
         open_appeals=_open_count(session, Appeal),
         job_series=tuple(job_state_series(session, now)),
-        ai_review="on" if active_snapshot(session) is not None else "off",
+        ai_review="on" if active_snapshot(session) is not None else "off: no active judge snapshot",
         inventory=(
             Inventory.from_json(sample.storage)
             if sample and sample.storage
