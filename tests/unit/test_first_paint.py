@@ -104,7 +104,7 @@ def test_public_test_gets_its_tags_escaped(app_ctx: AppContext, client: TestClie
     # The prompt is on the first paint, escaped, and the validators of the shared shell gone.
     assert 'id="fp-prompt"' in html
     assert "etag" not in response.headers
-    assert int(response.headers["content-length"]) == len(response.content)
+    assert int(response.headers["content-length"]) == response.num_bytes_downloaded
 
 
 @pytest.mark.parametrize(
@@ -148,6 +148,17 @@ def test_other_pages_get_only_the_theme_and_reading_additions(client: TestClient
     assert "html.dark" in html
     assert "bm-first-paint" not in html.split("</head>")[1]
     assert "og:title" not in html
+
+
+def test_pages_are_sent_gzipped_to_browsers_that_accept_it(client: TestClient) -> None:
+    plain = client.get("/", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    assert int(plain.headers["content-length"]) == len(plain.content)
+    packed = client.get("/", headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.headers["vary"] == "Accept-Encoding"
+    assert int(packed.headers["content-length"]) < len(plain.content) / 2
+    assert packed.text == plain.text  # httpx undoes the gzip: the same document
 
 
 def test_non_html_and_api_pass_through(client: TestClient) -> None:
