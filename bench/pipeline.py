@@ -59,6 +59,7 @@ from benchmax.models._base import utcnow
 from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.judge.review import JUDGE_REVIEW
+from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.settings import Settings
 from tests.judge_helpers import JUDGE_KEY, make_active_snapshot
@@ -125,10 +126,14 @@ def _is_public(ctx: JobContext, test_id: str) -> bool:
 
 
 def _run_due_jobs_in_threads(
-    ctx: JobContext, pool: ThreadPoolExecutor, judge: _JudgeThreads | None = None
+    ctx: JobContext,
+    pool: ThreadPoolExecutor,
+    judge: _JudgeThreads | None = None,
+    leave: frozenset[str] = frozenset(),
 ) -> None:
     """What the in-memory broker does: every due job runs in a thread of this process; AI
-    reviews go to their own threads and are not waited for, as in ``tasks.run``."""
+    reviews go to their own threads and are not waited for, as in ``tasks.run``; jobs of a
+    kind in ``leave`` stay queued (a preview that publication never waits for)."""
     while True:
         with Session(ctx.engine) as session:
             due = session.exec(
@@ -136,6 +141,7 @@ def _run_due_jobs_in_threads(
                     Job.state == JobState.PENDING, col(Job.next_attempt_at) <= utcnow()
                 )
             ).all()
+        due = [(job_id, kind) for job_id, kind in due if kind not in leave]
         if judge is not None:
             due = [(job_id, kind) for job_id, kind in due if not judge.took(job_id, kind)]
         if not due:
@@ -179,6 +185,16 @@ def _time_to_public(
     return seconds
 
 
+def _preview_queued(ctx: JobContext, test_id: str) -> bool:
+    with Session(ctx.engine) as session:
+        return (
+            session.exec(
+                select(Job.id).where(Job.kind == PREVIEW_EVALUATE, Job.subject_id == test_id)
+            ).first()
+            is not None
+        )
+
+
 def _scans_settled(ctx: JobContext, test_id: str) -> bool:
     with Session(ctx.engine) as session:
         waiting = session.exec(
@@ -190,16 +206,22 @@ def _scans_settled(ctx: JobContext, test_id: str) -> bool:
 
 
 def embedded(
-    files: list[Path], scratch: Path, rounds: int = ROUNDS, judge: str | None = None
+    files: list[Path],
+    scratch: Path,
+    rounds: int = ROUNDS,
+    judge: str | None = None,
+    previews: bool = True,
 ) -> dict[str, list[float]]:
-    """Time-to-public on the embedded default; ``judge`` is a judge base URL to switch on."""
-    name = "embedded-judge" if judge else "embedded"
+    """Time-to-public on the embedded default; ``judge`` is a judge base URL to switch on;
+    ``previews=False`` switches the preview sandbox off. A queued preview is left queued:
+    publication never waits for one."""
+    name = "embedded-judge" if judge else "embedded" if previews else "embedded-no-previews"
     database = scratch / f"{name}.db"
     db_upgrade(f"sqlite:///{database}")
-    extra: dict[str, object] = {}
+    extra: dict[str, object] = {"preview_sandbox": "local" if previews else "off"}
     if judge is not None:
-        extra = {"judge_base_url": judge, "judge_api_key": JUDGE_KEY,
-                 "judge_timeout_seconds": 30.0, "judge_calibration_sha256": "0" * 64}  # fmt: skip
+        extra |= {"judge_base_url": judge, "judge_api_key": JUDGE_KEY,
+                  "judge_timeout_seconds": 30.0, "judge_calibration_sha256": "0" * 64}  # fmt: skip
     settings = _settings(scratch / f"var-{name}", f"sqlite:///{database}", **extra)
     ctx = JobContext(settings=settings, engine=make_engine(settings.resolved_database_url))
     ctx.__dict__["storage"] = LocalStorage(scratch / f"{name}-objects")
@@ -211,14 +233,17 @@ def embedded(
         judge_threads = _JudgeThreads(ctx, settings.judge_concurrency)
     previous = configure_dispatcher(_RunHere())
     with ThreadPoolExecutor(max_workers=8) as pool:
+        leave = frozenset({PREVIEW_EVALUATE})
 
         def wait(test_id: str) -> None:
-            _run_due_jobs_in_threads(ctx, pool, judge_threads)
+            _run_due_jobs_in_threads(ctx, pool, judge_threads, leave)
             if not _is_public(ctx, test_id):
                 raise RuntimeError("the embedded pipeline did not publish the Test")
+            if previews and not _preview_queued(ctx, test_id):
+                raise RuntimeError("previews on, yet no preview job was queued")
 
         def settle(test_id: str) -> None:
-            _run_due_jobs_in_threads(ctx, pool, judge_threads)
+            _run_due_jobs_in_threads(ctx, pool, judge_threads, leave)
             if not _scans_settled(ctx, test_id):
                 raise RuntimeError("the upload's scans did not settle")
 
