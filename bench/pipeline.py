@@ -185,7 +185,8 @@ def _time_to_public(
     return seconds
 
 
-def _preview_queued(ctx: JobContext, test_id: str) -> bool:
+def preview_queued(ctx: JobContext, test_id: str) -> bool:
+    """Whether publishing ``test_id`` queued its preview job."""
     with Session(ctx.engine) as session:
         return (
             session.exec(
@@ -239,7 +240,7 @@ def embedded(
             _run_due_jobs_in_threads(ctx, pool, judge_threads, leave)
             if not _is_public(ctx, test_id):
                 raise RuntimeError("the embedded pipeline did not publish the Test")
-            if previews and not _preview_queued(ctx, test_id):
+            if previews and not preview_queued(ctx, test_id):
                 raise RuntimeError("previews on, yet no preview job was queued")
 
         def settle(test_id: str) -> None:

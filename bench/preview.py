@@ -29,14 +29,14 @@ import threading
 import time
 from pathlib import Path
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from bench.pipeline import embedded
+from bench.pipeline import embedded, preview_queued
 from benchmax.adapters.sandbox.local import LocalSandbox
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli import db_upgrade
 from benchmax.db import make_engine
-from benchmax.models import Job, Test, TestState
+from benchmax.models import Test, TestState
 from benchmax.services import pipeline
 from benchmax.services.jobs import JobContext
 from benchmax.services.preview import jobs as preview_jobs
@@ -99,11 +99,7 @@ def _publish_once(ctx: JobContext, run: bool) -> tuple[float, list[threading.Thr
     took = time.perf_counter() - started
     with Session(ctx.engine) as session:
         assert session.get(Test, test.id).state == TestState.PUBLIC  # type: ignore[union-attr]
-        queued = session.exec(
-            select(Job.id).where(
-                Job.kind == preview_jobs.PREVIEW_EVALUATE, Job.subject_id == test.id
-            )
-        ).all()
+    queued = preview_queued(ctx, test.id)
     threads = []
     if ctx.settings.preview_sandbox != "off":
         assert queued, "previews on, yet no preview job was queued"

@@ -31,6 +31,7 @@ from benchmax.db import make_engine
 from benchmax.migrations import upgrade
 from benchmax.models import User
 from benchmax.settings import Settings
+from tests.workers import WORKER
 
 pytest_plugins = [
     "pytester",
@@ -46,7 +47,7 @@ PG_ADMIN_URL = os.environ.get(
 )
 REDIS_URL = os.environ.get("BENCHMAX_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 # Streams and keys of one xdist worker never collide with another's (tests add a random part).
-REDIS_KEY_PREFIX = f"benchmax-test:{os.environ.get('PYTEST_XDIST_WORKER', 'main')}:"
+REDIS_KEY_PREFIX = f"benchmax-test:{WORKER or 'main'}:"
 
 
 def run_migrations(url: str) -> None:

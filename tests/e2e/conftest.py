@@ -32,11 +32,10 @@ from benchmax.db import make_engine
 from benchmax.settings import Settings
 from tests.fake_judge import FakeJudge
 from tests.judge_helpers import JUDGE_KEY, calibration_set
+from tests.workers import WORKER, WORKER_INDEX
 
 ROOT = Path(__file__).resolve().parents[2]
-_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-_WORKER_INDEX = int(_WORKER.removeprefix("gw") or 0)
-APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100")) + 10 * _WORKER_INDEX
+APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100")) + 10 * WORKER_INDEX
 UC_PORT = APP_PORT + 1
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("BENCHMAX_CHROMIUM", "/usr/bin/chromium")
@@ -110,8 +109,8 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             "BENCHMAX_JUDGE_CALIBRATION_SHA256": hashlib.sha256(calibration_set()).hexdigest(),
         }
     )
-    if _WORKER_INDEX:
-        env["REFLEX_WEB_WORKDIR"] = f".web-{_WORKER}"
+    if WORKER_INDEX:
+        env["REFLEX_WEB_WORKDIR"] = f".web-{WORKER}"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [

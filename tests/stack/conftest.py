@@ -17,11 +17,11 @@ import pytest
 
 from benchmax.stack.topology import PG_ADMIN_URL, Stack, StackConfig
 from tests.stack.client import StackClient
+from tests.workers import WORKER_INDEX
 
 # Each xdist worker that reaches these tests gets a stack of its own, 20 ports further on.
-_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
-PORT = int(os.environ.get("BENCHMAX_STACK_TEST_PORT", "4740")) + 20 * _WORKER
-REDIS_PORT = int(os.environ.get("BENCHMAX_STACK_TEST_REDIS_PORT", "6390")) + _WORKER
+PORT = int(os.environ.get("BENCHMAX_STACK_TEST_PORT", "4740")) + 20 * WORKER_INDEX
+REDIS_PORT = int(os.environ.get("BENCHMAX_STACK_TEST_REDIS_PORT", "6390")) + WORKER_INDEX
 DATABASE = f"benchmax_stack_test_{PORT}"
 
 

@@ -1,0 +1,10 @@
+"""Which pytest-xdist worker this process is: ports, build folders and Redis keys are spread
+by it, so workers (and a run without xdist) never share one."""
+
+from __future__ import annotations
+
+import os
+
+# "gw0", "gw1", … under xdist; empty in a plain pytest run.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+WORKER_INDEX = int(WORKER.removeprefix("gw") or 0)
