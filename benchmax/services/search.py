@@ -20,7 +20,10 @@ import html
 import math
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from benchmax.models._base import is_public_id
 
@@ -51,8 +54,9 @@ class Term:
     prefix: bool = False
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
+    """A piece of a highlighted text (a tuple: a card page makes a few dozen of them)."""
+
     text: str
     hit: bool
 
@@ -101,26 +105,49 @@ def tsquery(terms: list[Term]) -> str:
     return " & ".join(parts)
 
 
-def _hits(token: str, terms: list[Term]) -> bool:
-    folded = fold(token)
-    for term in terms:
-        if term.prefix and folded.startswith(fold(term.tokens[0])):
-            return True
-        if not term.prefix and folded in {fold(t) for t in term.tokens}:
-            return True
-    return False
+class _Matcher:
+    """Finds the words of a text that match the terms, as whole tokens.
+
+    Built once per query (cached): ASCII text, nearly all of it, is searched by one compiled
+    pattern in C; other text is split into tokens and each is folded first, as the indexes
+    fold it, so "resume" still marks "résumé".
+    """
+
+    def __init__(self, terms: tuple[Term, ...]) -> None:
+        words = {fold(t) for term in terms if not term.prefix for t in term.tokens}
+        prefixes = tuple(fold(term.tokens[0]) for term in terms if term.prefix)
+        self.words, self.prefixes = frozenset(words), prefixes
+        # Only ASCII terms can match an ASCII token (a folded one is its lower case).
+        alternatives = [re.escape(w) + r"(?![^\W_])" for w in sorted(words) if w.isascii()]
+        alternatives += [re.escape(p) + r"[^\W_]*" for p in prefixes if p.isascii()]
+        self.pattern = re.compile(
+            r"(?<![^\W_])(?:" + "|".join(alternatives or ["(?!)"]) + ")", re.I
+        )
+
+    def _hit(self, token: str) -> bool:
+        folded = fold(token)
+        return folded in self.words or folded.startswith(self.prefixes)
+
+    def hits(self, text: str) -> Iterator[re.Match[str]]:
+        if text.isascii():
+            return self.pattern.finditer(text)
+        return (m for m in _TOKEN.finditer(text) if self._hit(m.group()))
+
+
+@lru_cache(maxsize=64)
+def _matcher(terms: tuple[Term, ...]) -> _Matcher:
+    return _Matcher(terms)
 
 
 def highlight(text: str, terms: list[Term]) -> list[Segment]:
     """``text`` cut into segments, the words that match a term marked."""
     segments: list[Segment] = []
     position = 0
-    for match in _TOKEN.finditer(text):
-        if _hits(match.group(), terms):
-            if match.start() > position:
-                segments.append(Segment(text[position : match.start()], False))
-            segments.append(Segment(match.group(), True))
-            position = match.end()
+    for match in _matcher(tuple(terms)).hits(text):
+        if match.start() > position:
+            segments.append(Segment(text[position : match.start()], False))
+        segments.append(Segment(match.group(), True))
+        position = match.end()
     if position < len(text):
         segments.append(Segment(text[position:], False))
     return segments
@@ -128,9 +155,10 @@ def highlight(text: str, terms: list[Term]) -> list[Segment]:
 
 def excerpt(texts: list[str], terms: list[Term]) -> list[Segment]:
     """A short window around the first match in the first text that has one; none if none."""
+    matcher = _matcher(tuple(terms))
     for text in texts:
         head = text[:EXCERPT_SCAN_CHARS]
-        first = next((m for m in _TOKEN.finditer(head) if _hits(m.group(), terms)), None)
+        first = next(iter(matcher.hits(head)), None)
         if first is None:
             continue
         start = max(0, first.start() - _EXCERPT_BEFORE)
