@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, literal_column
+from sqlalchemy import ColumnElement, Select, bindparam, func, literal_column
 from sqlmodel import Session, col, select
 
 from benchmax.models import (
@@ -47,7 +48,7 @@ from benchmax.services.feed_order import (
     in_order,
     keyset_page,
 )
-from benchmax.services.setup_filters import SetupColumns, SetupFilters, setup_conditions
+from benchmax.services.setup_filters import FilterPart, SetupFilters, condition, setup_parts
 from benchmax.services.summaries import APPROVED_THUMBNAIL, TestSummary, summary_values
 
 __all__ = ["SORTS", "FeedFilters", "count_feed", "decode_cursor", "encode_cursor", "list_feed"]
@@ -160,24 +161,50 @@ class FeedPage:
         return {"items": [card.to_json() for card in self.items], "next_cursor": self.next_cursor}
 
 
-TEST_SETUP = SetupColumns.of(Test)
+# The "comparison groups only" filter: a condition with no value.
+_COMPARE = "compare"
+# Each filter's condition by name, and whether it can match (see ``setup_filters.FilterPart``).
+FilterShape = tuple[tuple[str, bool], ...]
 
 
-def _filter_conditions(session: Session, filters: FeedFilters) -> list[ColumnElement[bool]] | None:
-    """SQL conditions for the filters, or None when a named family/contributor does not exist."""
-    conditions = setup_conditions(session, TEST_SETUP, filters)
-    if conditions is None:
+def _filter_parts(session: Session, filters: FeedFilters) -> list[FilterPart] | None:
+    """The filters as (``test`` column, value) pairs, or None when a named family or
+    contributor does not exist (nothing can match)."""
+    parts = setup_parts(session, filters)
+    if parts is None:
         return None
     if filters.contributor:
         user_id = session.exec(select(User.id).where(User.handle == filters.contributor)).first()
         if user_id is None:
             return None
-        conditions.append(col(Test.contributor_id) == user_id)
+        parts.append(("contributor_id", user_id))
     if filters.status:
-        conditions.append(col(Test.review_state) == filters.status)
+        parts.append(("review_state", filters.status))
     if filters.compare.lower() in _YES:
-        conditions.append(col(Test.prompt_key).in_(_shared_prompt_keys()))
-    return conditions
+        parts.append((_COMPARE, True))
+    return parts
+
+
+def _bound_filters(parts: list[FilterPart]) -> tuple[FilterShape, dict[str, Any]]:
+    """The shape of the filters' SQL (``_conditions_of``) and the values it binds."""
+    shape = tuple((name, value is not None) for name, value in parts)
+    values = {f"filter_{name}": value for name, value in parts if value is not None}
+    values.pop(f"filter_{_COMPARE}", None)
+    return shape, values
+
+
+@lru_cache(maxsize=128)
+def _conditions_of(shape: FilterShape) -> tuple[ColumnElement[bool], ...]:
+    """The filters' SQL, built once per shape: their values are bound when it runs, so a
+    statement made of them can be kept too (``_relevance_statement``)."""
+    conditions: list[ColumnElement[bool]] = []
+    for name, can_match in shape:
+        if name == _COMPARE:
+            conditions.append(col(Test.prompt_key).in_(_shared_prompt_keys()))
+        else:
+            value: Any = bindparam(f"filter_{name}") if can_match else None
+            conditions.append(condition(getattr(Test, name), value))
+    return tuple(conditions)
 
 
 def _shared_prompt_keys() -> Any:
@@ -217,19 +244,17 @@ def _card(row: Any, terms: list[search.Term]) -> FeedCard:
     assert row.published_at is not None  # public Tests are always published
     prompt_head, output_head = split_card_excerpt(row.card_excerpt)
     title = display_title(row.title, prompt_head)
-    card = FeedCard(
+    title_marks, excerpt_marks = [], []
+    if terms:
+        title_marks = search.highlight(title, terms)
+        excerpt_marks = search.excerpt([prompt_head, output_head], terms)
+    return FeedCard(
         **summary_values(row, title, row.handle, row.display_name, row.safe_name),
         review_state=str(row.review_state),
         review_count=row.review_count,
         review_score=row.review_score,
-    )
-    if not terms:
-        return card
-    title_marks = search.highlight(title, terms)
-    return replace(
-        card,
         title_marks=title_marks,
-        excerpt_marks=search.excerpt([prompt_head, output_head], terms),
+        excerpt_marks=excerpt_marks,
     )
 
 
@@ -243,29 +268,37 @@ def _card_statement() -> Select[Any]:
 
 
 def _relevance_page(
-    statement: Select[Any],
-    dialect: str,
-    terms: list[search.Term],
-    conditions: list[ColumnElement[bool]],
-    cursor: str | None,
-    limit: int,
-    probe: bool,
-) -> tuple[Select[Any], Any]:
-    """Best score first among the newest matches, ties by id; the cursor holds both."""
+    dialect: str, shape: FilterShape, cursor: str | None, limit: int, probe: bool
+) -> tuple[Select[Any], dict[str, Any], Any]:
+    """Best score first among the newest matches, ties by id; the cursor holds both. Also
+    the cursor's bound values, and how to make the next cursor from a row."""
     after = None
     if cursor:
         try:
             after = search.decode_rank_cursor(cursor)
         except search.InvalidSearchCursorError as error:
             raise bad_cursor() from error
-    page = search_sql.relevance_page(dialect, terms, conditions, after, limit + 1, probe)
+    statement = _relevance_statement(dialect, shape, after is not None, limit + 1, probe)
+    values = search_sql.cursor_values(after)
+    return statement, values, lambda row: search.encode_rank_cursor(row.score, row.id)
+
+
+@lru_cache(maxsize=256)
+def _relevance_statement(
+    dialect: str, shape: FilterShape, after: bool, size: int, probe: bool
+) -> Select[Any]:
+    """Built once per shape, as the words, the filters' values and the cursor are bound at
+    execution: building this statement costs SQLAlchemy more than the database takes to
+    answer it (a search as you type is the feed's most frequent query)."""
+    conditions = list(_conditions_of(shape))
+    page = search_sql.relevance_page(dialect, conditions, after, size, probe)
     key = search_sql.TEST_ROWID if dialect == "sqlite" else col(Test.id)
-    statement = (
-        statement.add_columns(page.c.score)
+    return (
+        _card_statement()
+        .add_columns(page.c.score)
         .join(page, key == page.c.doc)
         .order_by(page.c.score.desc(), col(Test.id).desc())
     )
-    return statement, lambda row: search.encode_rank_cursor(row.score, row.id)
 
 
 def list_feed(
@@ -278,27 +311,35 @@ def list_feed(
     """
     if cursor and not filters.by_relevance:
         check_cursor(filters.order, cursor)  # a clear error before any query
-    conditions = _filter_conditions(session, filters)
+    parts = _filter_parts(session, filters)
     terms = search.parse(filters.q)
-    if conditions is None or (filters.q and not terms):
+    if parts is None or (filters.q and not terms):
         return FeedPage()
     limit = max(1, min(limit, MAX_PAGE_SIZE))
-    statement = _card_statement()
+    shape, values = _bound_filters(parts)
     dialect = session.get_bind().dialect.name
     if terms:
         search_sql.plan_for_these_words(session)
-    probe = bool(terms) and dialect == "sqlite" and search_sql.many_matches(session, terms)
+    # An unfiltered relevance page is answered the same way whatever the number of matches.
+    probe = (
+        bool(terms)
+        and dialect == "sqlite"
+        and (bool(shape) or not filters.by_relevance)
+        and search_sql.many_matches(session, terms)
+    )
+    if terms:
+        values.update(search_sql.bind_values(terms))
     if filters.by_relevance:
-        statement, cursor_of = _relevance_page(
-            statement, dialect, terms, conditions, cursor, limit, probe
-        )
+        statement, after, cursor_of = _relevance_page(dialect, shape, cursor, limit, probe)
+        values.update(after)
     else:
+        conditions = list(_conditions_of(shape))
         if terms:
-            conditions.append(search_sql.match_condition(dialect, terms, probe))
+            conditions.append(search_sql.match_condition(dialect, probe))
         statement, cursor_of = keyset_page(
-            statement.where(*conditions), filters.order, cursor, limit
+            _card_statement().where(*conditions), filters.order, cursor, limit
         )
-    rows = session.execute(statement).all()
+    rows = session.execute(statement, values).all()
     cards = [_card(row, terms) for row in rows[:limit]]
     next_cursor = cursor_of(rows[limit - 1]) if len(rows) > limit else None
     return FeedPage(items=cards, next_cursor=next_cursor)
@@ -320,15 +361,19 @@ class FeedCount:
 def count_feed(session: Session, filters: FeedFilters, cap: int = COUNT_CAP) -> FeedCount:
     """The results count for ``filters`` in their order (the score order lists only scored
     Tests), read from the same indexes as the page and bounded by ``cap``."""
-    conditions = _filter_conditions(session, filters)
+    parts = _filter_parts(session, filters)
     terms = search.parse(filters.q)
-    if conditions is None or (filters.q and not terms):
+    if parts is None or (filters.q and not terms):
         return FeedCount(0, False)
+    shape, values = _bound_filters(parts)
+    conditions = list(_conditions_of(shape))
     if terms:
         dialect = session.get_bind().dialect.name
         search_sql.plan_for_these_words(session)
         probe = dialect == "sqlite" and search_sql.many_matches(session, terms)
-        conditions.append(search_sql.match_condition(dialect, terms, probe))
+        conditions.append(search_sql.match_condition(dialect, probe))
+        values.update(search_sql.bind_values(terms))
     matching = select(Test.id).where(*in_order(filters.order), *conditions).limit(cap + 1)
-    found = session.execute(select(func.count()).select_from(matching.subquery())).scalar_one()
+    counted = select(func.count()).select_from(matching.subquery())
+    found = session.execute(counted, values).scalar_one()
     return FeedCount(min(found, cap), found > cap)

@@ -45,47 +45,50 @@ class SetupFilters:
     reasoning: str = ""
 
 
-def key_matches(key_column: Any, text: str, max_length: int) -> ColumnElement[bool]:
-    """Rows declaring a label with the same key; a label of punctuation alone matches none."""
-    key = label_key(text, max_length)
-    return key_column == key if key else false()
+# One filter as the column it compares and the value the column must equal; a value of None
+# matches nothing (a label of punctuation alone has no key).
+FilterPart = tuple[str, Any]
 
 
-def catalog_or_key(
-    catalog_id: str | None, link: Any, key_column: Any, text: str
-) -> ColumnElement[bool]:
+def _catalog_or_key(catalog_id: str | None, link: str, key_column: str, text: str) -> FilterPart:
     """Catalog-linked rows when the text names an entry, else rows declaring the same key."""
     if catalog_id is not None:
-        return link == catalog_id  # type: ignore[no-any-return]
-    return key_matches(key_column, text, 200)
+        return link, catalog_id
+    return key_column, label_key(text, 200) or None
+
+
+def setup_parts(session: Session, filters: SetupFilters) -> list[FilterPart] | None:
+    """The non-empty filters as (``SetupColumns`` field, value) pairs, or None when the named
+    family does not exist. The values are looked up here; the SQL is made from the pairs by
+    ``condition``, with the values inline or bound when the statement runs."""
+    parts: list[FilterPart] = []
+    if filters.family:
+        slug = filters.family
+        family_id = session.exec(select(ModelFamily.id).where(ModelFamily.slug == slug)).first()
+        if family_id is None:
+            return None
+        parts.append(("family_id", family_id))
+    if filters.model:
+        model_id = resolve_model_id(session, filters.model)
+        parts.append(_catalog_or_key(model_id, "catalog_model_id", "model_key", filters.model))
+    if filters.harness:
+        harness_id = resolve_harness_id(session, filters.harness)
+        parts.append(_catalog_or_key(harness_id, "harness_id", "harness_key", filters.harness))
+    if filters.reasoning:
+        parts.append(("reasoning_key", label_key(filters.reasoning, 100) or None))
+    return parts
+
+
+def condition(column: Any, value: Any) -> ColumnElement[bool]:
+    """``column`` equal to ``value`` (a value or a ``bindparam``); None matches no row."""
+    return col(column) == value if value is not None else false()
 
 
 def setup_conditions(
     session: Session, columns: SetupColumns, filters: SetupFilters
 ) -> list[ColumnElement[bool]] | None:
     """SQL conditions for the non-empty filters, or None when the named family does not exist."""
-    family, model, harness, reasoning = (
-        filters.family,
-        filters.model,
-        filters.harness,
-        filters.reasoning,
-    )
-    conditions: list[ColumnElement[bool]] = []
-    if family:
-        family_id = session.exec(select(ModelFamily.id).where(ModelFamily.slug == family)).first()
-        if family_id is None:
-            return None
-        conditions.append(col(columns.family_id) == family_id)
-    if model:
-        model_id = resolve_model_id(session, model)
-        conditions.append(
-            catalog_or_key(model_id, columns.catalog_model_id, columns.model_key, model)
-        )
-    if harness:
-        harness_id = resolve_harness_id(session, harness)
-        conditions.append(
-            catalog_or_key(harness_id, columns.harness_id, columns.harness_key, harness)
-        )
-    if reasoning:
-        conditions.append(key_matches(columns.reasoning_key, reasoning, 100))
-    return conditions
+    parts = setup_parts(session, filters)
+    if parts is None:
+        return None
+    return [condition(getattr(columns, name), value) for name, value in parts]

@@ -119,7 +119,14 @@ def test_every_filter_and_search_uses_an_index(engine: Engine, session: Session)
 
 
 def _select_lists(statements: list[tuple[str, Any]]) -> list[str]:
-    return [s.split(" FROM ", 1)[0] for s, _ in statements if s.lstrip().startswith("SELECT")]
+    """What each SELECT reads (its main select list, after any WITH clause)."""
+    lists = []
+    for statement, _ in statements:
+        if statement.startswith("WITH"):
+            statement = "SELECT" + re.split(r"\)\s*SELECT\b", statement)[-1]
+        if statement.lstrip().startswith("SELECT"):
+            lists.append(statement.split(" FROM ", 1)[0])
+    return lists
 
 
 @BOTH

@@ -106,13 +106,10 @@ def test_relevance_ranks_title_first_and_newest_orders_by_date(session: Session)
 def test_search_pages_walk_every_match_once(session: Session, sort: str) -> None:
     author = make_user(session)
     base = utcnow()
+    # The word in the title, the prompt or the output: three distinct scores, ties by id.
+    where = ({"title": "queue"}, {"prompt": "a queue"}, {"output_text": "the queue"})
     made = [
-        make_test(
-            session,
-            author,
-            title="queue " * (1 + n % 3),  # three distinct scores, ties broken by id
-            published_at=base - timedelta(minutes=n // 2),
-        )
+        make_test(session, author, **where[n % 3], published_at=base - timedelta(minutes=n // 2))
         for n in range(11)
     ]
     make_test(session, author, title="nothing to see")
