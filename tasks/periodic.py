@@ -19,6 +19,7 @@ from benchmax.services.leaderboard.jobs import request_scheduled_snapshot  # reg
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
 from benchmax.services.prompts.indexing import index_new_prompts
+from benchmax.services.search_maintenance import MERGE_INTERVAL, merge_search_index
 from benchmax.services.submissions.expiry import expire_drafts
 from benchmax.settings import Settings
 
@@ -77,6 +78,13 @@ PERIODIC_JOBS = (
         lambda settings: settings.prompt_index_interval_seconds,
         "prompt indexing",
         "indexed %d new prompts for similar-prompt search",
+    ),
+    PeriodicJob(
+        "benchmax.search_index_merge",
+        merge_search_index,
+        lambda _settings: MERGE_INTERVAL.total_seconds(),
+        "search index merge",
+        "merged the search index in %d steps",
     ),
     PeriodicJob(
         "benchmax.judge_recalibrate",
