@@ -4,8 +4,10 @@ Seeds ``--tests N`` public Tests (default 1,000,000) into a fresh, migrated SQLi
 fresh PostgreSQL database (ANALYZEd), with a Zipf-like word distribution so there are rare,
 common and two-word queries, then times through the feed service: the unfiltered first page
 (the baseline), a rare-word, a common-word and a two-word search, each single filter, and
-search + filter. Prints p50/p95 and p95 as a ratio to the baseline measured in the same run
-(targets: every p95 <= 3x the baseline and < 50 ms). Exits non-zero when a target is missed.
+search + filter. The SQLite index is first merged as the app's periodic job keeps it
+(``benchmax/services/search_maintenance.py``). Prints p50/p95 and p95 as a ratio to the
+baseline measured in the same run (targets: every p95 <= 3x the baseline and < 50 ms).
+Exits non-zero when a target is missed.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ from benchmax.models._base import new_id, utcnow  # noqa: E402
 from benchmax.search_index import CARD_EXCERPT, FTS_TABLE  # noqa: E402
 from benchmax.services.catalog_seed import seed_catalog  # noqa: E402
 from benchmax.services.feed import FeedFilters, list_feed  # noqa: E402
+from benchmax.services.jobs import JobContext  # noqa: E402
+from benchmax.services.search_maintenance import merge_search_index, segment_count  # noqa: E402
+from benchmax.settings import get_settings  # noqa: E402
 
 PG_ADMIN = os.environ.get(
     "BENCHMAX_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -259,7 +264,25 @@ def cached_sqlite(count: int, fresh: bool) -> str:
         building.replace(path)
     else:
         print(f"SQLite: reusing {path}")
-    return f"sqlite:///{path}"
+    url = f"sqlite:///{path}"
+    _merge_as_scheduled(url)
+    return url
+
+
+def _merge_as_scheduled(url: str) -> None:
+    """Merge the FTS index as the periodic ``search_index_merge`` job keeps it (a bulk
+    rebuild leaves it in several segments, as a long-running app's writes do)."""
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        before = segment_count(connection)
+    ctx = JobContext(settings=get_settings(), engine=engine)
+    while merge_search_index(ctx):
+        pass
+    with engine.connect() as connection:
+        print(
+            f"SQLite: FTS index in {before} segments, {segment_count(connection)} after the merge"
+        )
+    engine.dispose()
 
 
 def _pg_admin(sql: str) -> None:
