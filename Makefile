@@ -47,7 +47,7 @@ test: lint $(STAMP)/chromium $(STAMP)/preview services ## Set up, lint, and run 
 test-fast: install ## The tests that need no service and no browser, in parallel
 	$(PY) -m pytest -m "$(FAST_TESTS)" -n auto $(PYTEST_ARGS)
 
-test-backend: install $(STAMP)/preview services ## Everything but the browser tests, in parallel
+test-backend: install $(STAMP)/preview services ## Everything but the browser suite, in parallel
 	$(PY) -m pytest $(BACKEND_TESTS) $(PYTEST_ARGS)
 
 test-e2e: install $(STAMP)/chromium $(STAMP)/preview services ## Only the browser tests

@@ -23,6 +23,9 @@ FIXTURE_NEEDS = {
     "live_app": "e2e",
     "browser": "e2e",
     "production_stack": "stack",
+    # Chromium drives it, but in the backend invocation (tests/stack/conftest.py says why),
+    # which installs Chromium too: ``stack``, not ``e2e``, which is the browser suite's app.
+    "frontend_stack": "stack",
 }
 # (parametrised fixture, parameter) -> what that parameter needs; the fixture picks its backend
 # at run time, so the fixture name alone says nothing.

@@ -47,8 +47,12 @@ class RoundRobinProxy:
         self._next = itertools.cycle(range(len(self.backends)))
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
-        for _ in self.backends:
-            host, port = self.backends[next(self._next)]
+        # Each connection tries every replica once, from its own place in the ring: retries
+        # drawn from the shared cycle interleave with other connections', so one of them could
+        # try the dead replica twice, never the live one, and answer 503.
+        start = next(self._next)
+        for offset in range(len(self.backends)):
+            host, port = self.backends[(start + offset) % len(self.backends)]
             try:
                 return await asyncio.wait_for(
                     asyncio.open_connection(host, port), _CONNECT_TIMEOUT_SECONDS

@@ -44,6 +44,9 @@ from benchmax.state.submit_steps import (
 )
 
 FINAL_STATES = ("public", "needs_attention", "failed", "removed")
+# Named by the address, these open the processing view; a Test that needs fixing opens the
+# wizard at its files, and a failed or removed one a new draft, as before.
+FOLLOWED_STATES = ("processing", "public")
 POLL_SECONDS = 1.0
 # Moves keyboard and screen-reader focus to the step's heading once the new step is drawn.
 FOCUS_HEADING = "requestAnimationFrame(() => document.getElementById('wizard-step-title')?.focus())"
@@ -169,18 +172,22 @@ class SubmitState(SessionState):
         view = submissions.processing_status(session, user, self.draft_id)
         self.files = file_rows(view.files)
 
-    def _resolve(self, session: Any, user: User, wanted: str, same_step: bool) -> int:
-        """Load the draft the URL names (or the latest one); returns its remembered step.
+    def _named(self, session: Any, user: User, wanted: str) -> Any:
+        """The viewer's own Test the URL names, or None."""
+        if not wanted:
+            return None
+        try:
+            return submissions.get_own_test(session, user, wanted)
+        except ServiceError:
+            return None
+
+    def _resolve(self, session: Any, user: User, test: Any, same_step: bool) -> int:
+        """Load the draft the URL names (``test``, or else the latest one); returns its
+        remembered step.
 
         Moving within one draft's wizard does not refill the fields when the step is the
         same, so a field with a keystroke still waiting to be saved keeps it.
         """
-        test = None
-        if wanted:
-            try:
-                test = submissions.get_own_test(session, user, wanted)
-            except ServiceError:
-                test = None
         if test is None:
             test = submissions.latest_draft(session, user)
         if test is None or str(test.state) not in ("draft", "needs_attention"):
@@ -207,9 +214,12 @@ class SubmitState(SessionState):
         query = self.router.url.query_parameters
         raw_step = str(query.get("step", ""))
         with app_context().session() as session:
-            remembered = self._resolve(
-                session, user, str(query.get("draft", "")), before == clamp_step(raw_step, 0)
-            )
+            named = self._named(session, user, str(query.get("draft", "")))
+            if named is not None and str(named.state) in FOLLOWED_STATES:
+                self._follow(session, user, named)
+                self.loaded = True
+                return None
+            remembered = self._resolve(session, user, named, before == clamp_step(raw_step, 0))
         wanted = clamp_step(raw_step, remembered)
         self.step, problems = first_incomplete(wanted, self._values(), self._evidence_count())
         if self.draft_id and self.step != remembered:
@@ -405,6 +415,28 @@ class SubmitState(SessionState):
         self.status_label, self.status_reason, self.public_url = "Processing", "", ""
         return SubmitState.check_processing
 
+    def _follow(self, session: Any, user: User, test: Any) -> None:
+        """Show a submitted Test's processing view, read from the database.
+
+        Reflex runs ``on_load`` again whenever the event socket reconnects, and a page whose
+        replica died comes back with a new session token and an empty state: the dead
+        replica's record of the socket stays in Redis, so Reflex takes the page for a second
+        tab. The address and the database still say which Test the page was following.
+        """
+        self.draft_id, self.phase, self.link_copied = test.id, "processing", False
+        self.public_url = self.public_link = ""
+        self._checking = False  # a check in flight may have died with the replica running it
+        self._show(submissions.processing_status(session, user, test.id))
+
+    def _show(self, view: submissions.StatusView) -> None:
+        self.status_label, self.status_reason = view.plain_status, view.reason
+        self.files = file_rows(view.files)
+        if view.state in FINAL_STATES:
+            self.phase = "done"
+            self.public_url = view.public_url or ""
+            origin = app_context().settings.app_origin.rstrip("/")
+            self.public_link = origin + self.public_url if self.public_url else ""
+
     @rx.event
     def copy_link(self) -> Any:
         self.link_copied = True
@@ -426,13 +458,7 @@ class SubmitState(SessionState):
             async with self:
                 if self.draft_id != draft_id or self.phase != "processing":
                     return
-                self.status_label, self.status_reason = view.plain_status, view.reason
-                self.files = file_rows(view.files)
-                if view.state in FINAL_STATES:
-                    self.phase = "done"
-                    self.public_url = view.public_url or ""
-                    origin = app_context().settings.app_origin.rstrip("/")
-                    self.public_link = origin + self.public_url if self.public_url else ""
+                self._show(view)
         finally:
             async with self:
                 self._checking = False

@@ -201,7 +201,12 @@ def signed_in_page(browser: Browser, app: LiveApp, handle: str) -> Page:
 
 
 def sign_in(page: Page, app: LiveApp, handle: str, display_name: str = "") -> None:
-    page.goto(f"{app.url}/sign-in")
+    sign_in_at(page, app.url, handle, display_name)
+
+
+def sign_in_at(page: Page, origin: str, handle: str, display_name: str = "") -> None:
+    """Sign in with the local issuer's form on any served app (the stack's too)."""
+    page.goto(f"{origin}/sign-in")
     wait_ready(page)
     page.fill("#handle", handle)
     if display_name:

@@ -81,6 +81,22 @@ class StackClient:
         with self.engine.connect() as conn:
             return list(conn.execute(text(sql), params).all())
 
+    def assert_exactly_once(self, titles: list[str]) -> None:
+        """One Test per title, one file per Test, one job per (kind, subject) — nothing doubled."""
+        rows = self.rows(
+            "SELECT t.title, count(DISTINCT t.id), count(f.id) FROM test t "
+            "LEFT JOIN evidence_file f ON f.test_id = t.id WHERE t.title = ANY(:titles) "
+            "GROUP BY t.title",
+            titles=titles,
+        )
+        assert sorted(r[0] for r in rows) == sorted(titles)
+        assert all(r[1] == 1 and r[2] == 1 for r in rows), rows
+        doubled = self.rows(
+            "SELECT kind, subject_id, count(*) FROM job GROUP BY kind, subject_id "
+            "HAVING count(*) > 1"
+        )
+        assert doubled == []
+
     def close(self) -> None:
         self.http.close()
         self.engine.dispose()

@@ -22,22 +22,6 @@ def _ports(stack: Stack) -> tuple[int, int, int]:
     return cfg.base_port, cfg.replica_port(0), cfg.replica_port(1)
 
 
-def _assert_exactly_once(client: StackClient, titles: list[str]) -> None:
-    """One Test per title, one file per Test, one job per (kind, subject) — nothing doubled."""
-    rows = client.rows(
-        "SELECT t.title, count(DISTINCT t.id), count(f.id) FROM test t "
-        "LEFT JOIN evidence_file f ON f.test_id = t.id WHERE t.title = ANY(:titles) "
-        "GROUP BY t.title",
-        titles=titles,
-    )
-    assert sorted(r[0] for r in rows) == sorted(titles)
-    assert all(r[1] == 1 and r[2] == 1 for r in rows), rows
-    doubled = client.rows(
-        "SELECT kind, subject_id, count(*) FROM job GROUP BY kind, subject_id HAVING count(*) > 1"
-    )
-    assert doubled == []
-
-
 def test_a_submission_through_one_replica_is_followed_on_the_other(
     stack_client: StackClient,
 ) -> None:
@@ -102,7 +86,7 @@ def test_faults_while_contributors_submit_lose_nothing_and_double_nothing(
 
     states = stack_client.wait_done(second, ids.values(), timeout=150)
     assert set(states.values()) == {"public"}
-    _assert_exactly_once(stack_client, titles)
+    stack_client.assert_exactly_once(titles)
 
 
 def test_the_sweeper_resends_what_was_in_flight_when_redis_lost_it(
@@ -124,4 +108,4 @@ def test_the_sweeper_resends_what_was_in_flight_when_redis_lost_it(
     stack.wait_ready(workers, timeout=60)
     states = stack_client.wait_done(proxy, ids, timeout=120)
     assert set(states.values()) == {"public"}
-    _assert_exactly_once(stack_client, titles)
+    stack_client.assert_exactly_once(titles)
