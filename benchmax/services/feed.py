@@ -185,12 +185,32 @@ def _filter_parts(session: Session, filters: FeedFilters) -> list[FilterPart] | 
     return parts
 
 
-def _bound_filters(parts: list[FilterPart]) -> tuple[FilterShape, dict[str, Any]]:
-    """The shape of the filters' SQL (``_conditions_of``) and the values it binds."""
+@dataclass(frozen=True)
+class _Query:
+    """A page's or a count's filters and words: the shape of their SQL (``_conditions_of``)
+    and every value it binds when it runs."""
+
+    shape: FilterShape
+    values: dict[str, Any]
+    terms: list[search.Term]
+    dialect: str
+
+
+def _query(session: Session, filters: FeedFilters) -> _Query | None:
+    """The filters and the search words ready to run, or None when nothing can match (a
+    named family or contributor that does not exist, or a search with no words)."""
+    parts = _filter_parts(session, filters)
+    terms = search.parse(filters.q)
+    if parts is None or (filters.q and not terms):
+        return None
     shape = tuple((name, value is not None) for name, value in parts)
-    values = {f"filter_{name}": value for name, value in parts if value is not None}
-    values.pop(f"filter_{_COMPARE}", None)
-    return shape, values
+    values = {
+        f"filter_{name}": value for name, value in parts if value is not None and name != _COMPARE
+    }
+    if terms:
+        search_sql.plan_for_these_words(session)
+        values.update(search_sql.bind_values(terms))
+    return _Query(shape, values, terms, session.get_bind().dialect.name)
 
 
 @lru_cache(maxsize=128)
@@ -311,15 +331,11 @@ def list_feed(
     """
     if cursor and not filters.by_relevance:
         check_cursor(filters.order, cursor)  # a clear error before any query
-    parts = _filter_parts(session, filters)
-    terms = search.parse(filters.q)
-    if parts is None or (filters.q and not terms):
+    query = _query(session, filters)
+    if query is None:
         return FeedPage()
     limit = max(1, min(limit, MAX_PAGE_SIZE))
-    shape, values = _bound_filters(parts)
-    dialect = session.get_bind().dialect.name
-    if terms:
-        search_sql.plan_for_these_words(session)
+    shape, values, terms, dialect = query.shape, query.values, query.terms, query.dialect
     # An unfiltered relevance page is answered the same way whatever the number of matches.
     probe = (
         bool(terms)
@@ -327,8 +343,6 @@ def list_feed(
         and (bool(shape) or not filters.by_relevance)
         and search_sql.many_matches(session, terms)
     )
-    if terms:
-        values.update(search_sql.bind_values(terms))
     if filters.by_relevance:
         statement, after, cursor_of = _relevance_page(dialect, shape, cursor, limit, probe)
         values.update(after)
@@ -361,19 +375,14 @@ class FeedCount:
 def count_feed(session: Session, filters: FeedFilters, cap: int = COUNT_CAP) -> FeedCount:
     """The results count for ``filters`` in their order (the score order lists only scored
     Tests), read from the same indexes as the page and bounded by ``cap``."""
-    parts = _filter_parts(session, filters)
-    terms = search.parse(filters.q)
-    if parts is None or (filters.q and not terms):
+    query = _query(session, filters)
+    if query is None:
         return FeedCount(0, False)
-    shape, values = _bound_filters(parts)
-    conditions = list(_conditions_of(shape))
-    if terms:
-        dialect = session.get_bind().dialect.name
-        search_sql.plan_for_these_words(session)
-        probe = dialect == "sqlite" and search_sql.many_matches(session, terms)
-        conditions.append(search_sql.match_condition(dialect, probe))
-        values.update(search_sql.bind_values(terms))
+    conditions = list(_conditions_of(query.shape))
+    if query.terms:
+        probe = query.dialect == "sqlite" and search_sql.many_matches(session, query.terms)
+        conditions.append(search_sql.match_condition(query.dialect, probe))
     matching = select(Test.id).where(*in_order(filters.order), *conditions).limit(cap + 1)
     counted = select(func.count()).select_from(matching.subquery())
-    found = session.execute(counted, values).scalar_one()
+    found = session.execute(counted, query.values).scalar_one()
     return FeedCount(min(found, cap), found > cap)

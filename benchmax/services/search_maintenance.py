@@ -43,16 +43,10 @@ def merge_search_index(ctx: JobContext) -> int:
     """Merge the SQLite FTS index towards one segment; return how many steps did work."""
     if ctx.engine.dialect.name != "sqlite":
         return 0
-    steps = 0
-    with ctx.engine.begin() as connection:
-        if segment_count(connection) <= 1:
-            return 0
-        _merge(connection, -MERGE_PAGES)  # starts an incremental optimize
-    steps += 1
-    while steps < MAX_STEPS:
+    for step in range(MAX_STEPS):
         with ctx.engine.begin() as connection:
             if segment_count(connection) <= 1:
-                break
-            _merge(connection, MERGE_PAGES)
-        steps += 1
-    return steps
+                return step
+            # A negative count starts an incremental optimize; positive ones carry it on.
+            _merge(connection, -MERGE_PAGES if step == 0 else MERGE_PAGES)
+    return MAX_STEPS

@@ -47,7 +47,7 @@ def bind_values(terms: list[Term]) -> dict[str, str]:
 
     No statement here holds the query itself: its text is a parameter of the execution, so
     the SQL for a search is the same whatever the words, and a statement that is costly to
-    build can be built once (``ranked_candidates``).
+    build can be built once and kept (``feed._relevance_statement``, ``_match_count``).
     """
     query = fts5_query(terms)
     values = {"fts_query": query, "ts_query": tsquery(terms)}
