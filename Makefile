@@ -14,7 +14,7 @@ export PYTHONUNBUFFERED := 1
 # Use the npm registry npm is configured with, so Reflex's installer never probes mirrors.
 export NPM_CONFIG_REGISTRY := $(shell npm config get registry 2>/dev/null)
 
-# Tests are marked by what they need (tests/needs.py, and `sandbox` by the preview tests that
+# Tests are marked by what they need (tests/support/needs.py, and `sandbox` by the preview tests that
 # run bubblewrap); the fast set needs no service, no browser and no sandbox.
 FAST_TESTS := not (postgres or redis or s3 or stack or sandbox or e2e)
 # Two workers per suite: the machines running this have two cores. `make test WORKERS=0` runs

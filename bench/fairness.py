@@ -39,7 +39,7 @@ from benchmax.adapters.queue import (
     configure_dispatcher,
 )
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.cli import db_upgrade
+from benchmax.cli.main import db_upgrade
 from benchmax.db import make_engine
 from benchmax.models import Job, JobState, Test, TestState, User
 from benchmax.services import submissions

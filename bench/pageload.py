@@ -41,7 +41,7 @@ from sqlmodel import Session  # noqa: E402
 
 from benchmax.db import make_engine  # noqa: E402
 from benchmax.settings import Settings  # noqa: E402
-from tests.page_metrics import LAYOUT_SHIFT  # noqa: E402
+from tests.support.page_metrics import LAYOUT_SHIFT  # noqa: E402
 
 PORT = int(os.environ.get("BENCHMAX_BENCH_PORT", "3290"))
 RUNS = 5
@@ -92,7 +92,7 @@ def _wait(url: str, process: subprocess.Popen[bytes], timeout: float = 900) -> N
 
 
 def _seed(data_dir: Path) -> str:
-    from tests.factories import make_test, make_user
+    from tests.support.factories import make_test, make_user
 
     settings = Settings(_env_file=None, env="test", data_dir=data_dir)  # type: ignore[call-arg]
     engine = make_engine(settings.resolved_database_url)

@@ -52,7 +52,7 @@ from benchmax.adapters.queue import (
     worker_argv,
 )
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.cli import db_upgrade
+from benchmax.cli.main import db_upgrade
 from benchmax.db import make_engine
 from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Test, TestState, User
 from benchmax.models._base import utcnow
@@ -62,7 +62,7 @@ from benchmax.services.judge.review import JUDGE_REVIEW
 from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.settings import Settings
-from tests.judge_helpers import JUDGE_KEY, make_active_snapshot
+from tests.support.judge_helpers import JUDGE_KEY, make_active_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB_KINDS = (pipeline.scan_evidence, pipeline.publish_test)  # importing registered them
@@ -266,7 +266,7 @@ def embedded(
 def _slow_fake_judge() -> Iterator[str]:
     """The fake judge in a process of its own, as a remote judge would be, 10 s per call."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fake_judge", "--delay", "10"],
+        [sys.executable, "-m", "tests.support.fake_judge", "--delay", "10"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

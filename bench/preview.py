@@ -1,6 +1,6 @@
 """Automated preview: evaluation time on the local sandbox, and that it never delays publication.
 
-* Evaluation time: a small site (tests/preview_sites.py's WORKING) evaluated ROUNDS times in
+* Evaluation time: a small site (tests/support/preview_sites.py's WORKING) evaluated ROUNDS times in
   bubblewrap with Chromium, end to end (sandbox start to result read back). Target: p95
   under 10 s on this machine; printed as p95 / target.
 * Time-to-public from submit, with previews on and off: the site's ZIP uploaded to a draft,
@@ -34,14 +34,14 @@ from sqlmodel import Session
 from bench.pipeline import embedded, preview_queued
 from benchmax.adapters.sandbox.local import LocalSandbox
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.cli import db_upgrade
+from benchmax.cli.main import db_upgrade
 from benchmax.db import make_engine
 from benchmax.models import Test, TestState
 from benchmax.services import pipeline
 from benchmax.services.jobs import JobContext
 from benchmax.services.preview import jobs as preview_jobs
 from benchmax.settings import Settings
-from tests.preview_sites import WORKING, publish_site, zip_of
+from tests.support.preview_sites import WORKING, publish_site, zip_of
 
 ROUNDS = 5
 PUBLISH_ROUNDS = 5

@@ -5,7 +5,7 @@ fresh PostgreSQL database (ANALYZEd), with a Zipf-like word distribution so ther
 common and two-word queries, then times through the feed service: the unfiltered first page
 (the baseline), a rare-word, a common-word and a two-word search, each single filter, and
 search + filter. The SQLite index is first merged as the app's periodic job keeps it
-(``benchmax/services/search_maintenance.py``). Prints p50/p95 and p95 as a ratio to the
+(``benchmax/services/search/maintenance.py``). Prints p50/p95 and p95 as a ratio to the
 baseline measured in the same run (targets: every p95 <= 3x the baseline and < 50 ms).
 Exits non-zero when a target is missed.
 """
@@ -45,10 +45,10 @@ from benchmax.models import (  # noqa: E402
 )
 from benchmax.models._base import new_id, utcnow  # noqa: E402
 from benchmax.search_index import CARD_EXCERPT, FTS_TABLE  # noqa: E402
-from benchmax.services.catalog_seed import seed_catalog  # noqa: E402
+from benchmax.services.catalog.seed import seed_catalog  # noqa: E402
 from benchmax.services.feed import FeedFilters, list_feed  # noqa: E402
 from benchmax.services.jobs import JobContext  # noqa: E402
-from benchmax.services.search_maintenance import merge_search_index, segment_count  # noqa: E402
+from benchmax.services.search.maintenance import merge_search_index, segment_count  # noqa: E402
 from benchmax.settings import get_settings  # noqa: E402
 
 PG_ADMIN = os.environ.get(

@@ -19,7 +19,7 @@ from benchmax.services.leaderboard.jobs import request_scheduled_snapshot  # reg
 from benchmax.services.operations import take_metrics_sample
 from benchmax.services.pipeline import cleanup_quarantine  # also registers the pipeline jobs
 from benchmax.services.prompts.indexing import index_new_prompts
-from benchmax.services.search_maintenance import MERGE_INTERVAL, merge_search_index
+from benchmax.services.search.maintenance import MERGE_INTERVAL, merge_search_index
 from benchmax.services.submissions.expiry import expire_drafts
 from benchmax.settings import Settings
 

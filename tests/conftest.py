@@ -7,7 +7,7 @@ PostgreSQL), so tests are isolated without paying for migrations each time.
 The suite runs under pytest-xdist, each worker its own session: templates and databases carry
 the process id or a random name, temporary directories are per worker, servers listen on
 ports the OS picks, and every Redis key a test creates starts with ``REDIS_KEY_PREFIX``
-(which names the worker). ``tests/needs.py`` marks each test with the services it uses.
+(which names the worker). ``tests/support/needs.py`` marks each test with the services it uses.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from benchmax.db import make_engine
 from benchmax.migrations import upgrade
 from benchmax.models import User
 from benchmax.settings import Settings
-from tests.workers import WORKER
+from tests.support.workers import WORKER
 
 pytest_plugins = [
     "pytester",
-    "tests.needs",
-    "tests.s3server",
-    "tests.jobs_fixtures",
-    "tests.fake_judge",
+    "tests.support.needs",
+    "tests.support.s3server",
+    "tests.support.jobs_fixtures",
+    "tests.support.fake_judge",
 ]
 
 ROOT = Path(__file__).resolve().parent.parent

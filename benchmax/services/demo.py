@@ -25,7 +25,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import new_id, utcnow
-from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.pipeline import evidence_key
 from benchmax.services.stored_bytes import put_bytes
 

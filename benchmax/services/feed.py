@@ -34,7 +34,7 @@ from benchmax.models import (
 )
 from benchmax.models.test import display_title
 from benchmax.search_index import CARD_EXCERPT, split_card_excerpt
-from benchmax.services import search, search_sql
+from benchmax.services import search
 from benchmax.services.dates import json_ready
 from benchmax.services.errors import Invalid
 from benchmax.services.feed_order import (
@@ -48,6 +48,7 @@ from benchmax.services.feed_order import (
     in_order,
     keyset_page,
 )
+from benchmax.services.search import sql as search_sql
 from benchmax.services.setup_filters import FilterPart, SetupFilters, condition, setup_parts
 from benchmax.services.summaries import APPROVED_THUMBNAIL, TestSummary, summary_values
 

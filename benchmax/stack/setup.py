@@ -13,7 +13,7 @@ from benchmax.adapters.auth import build_verifier
 from benchmax.adapters.storage.s3 import S3Storage
 from benchmax.db import get_engine, session_scope
 from benchmax.migrations import upgrade
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.settings import STACK_RELAXED, get_settings
 
 logger = logging.getLogger("benchmax.stack")

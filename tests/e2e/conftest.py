@@ -30,9 +30,9 @@ from sqlalchemy import Engine
 
 from benchmax.db import make_engine
 from benchmax.settings import Settings
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import JUDGE_KEY, calibration_set
-from tests.workers import WORKER, WORKER_INDEX
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import JUDGE_KEY, calibration_set
+from tests.support.workers import WORKER, WORKER_INDEX
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_PORT = int(os.environ.get("BENCHMAX_E2E_PORT", "3100")) + 10 * WORKER_INDEX
@@ -221,7 +221,7 @@ def make_people(app: LiveApp, *roles: str) -> dict[str, str]:
 
     from benchmax.models import Role
     from benchmax.services.accounts import grant_role
-    from tests.factories import make_user
+    from tests.support.factories import make_user
 
     suffix = secrets.token_hex(3)
     handles = {role: f"{role[:4]}{suffix}" for role in roles}

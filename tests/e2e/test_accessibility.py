@@ -23,7 +23,7 @@ from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
 from tests.e2e.conftest import DESKTOP, OWNER_HANDLE, LiveApp, make_people, sign_in, wait_ready
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files
-from tests.factories import make_report, make_test, make_user, png
+from tests.support.factories import make_report, make_test, make_user, png
 
 # The same pinned axe-core the preview evaluator runs (sandbox/browser-web-v1/package-lock.json).
 AXE = (

@@ -21,7 +21,7 @@ from sqlmodel import Session
 from benchmax.models import Role
 from benchmax.services.accounts import grant_role
 from tests.e2e.conftest import LiveApp, signed_in_page
-from tests.factories import make_user
+from tests.support.factories import make_user
 
 FOREIGN_ORIGINS = ["http://evil.example", "null", "http://localhost:1", "https://localhost:3000"]
 # What a page can learn with fetch(..., {credentials: "include"}): the body, or the error.

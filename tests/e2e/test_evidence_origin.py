@@ -11,7 +11,7 @@ from benchmax.adapters.storage import build_storage
 from benchmax.models import EvidenceKind, Test, TestState
 from benchmax.services.moderation import takedowns
 from tests.e2e.conftest import LiveApp, wait_ready
-from tests.factories import make_stored_evidence, make_test, make_user, png
+from tests.support.factories import make_stored_evidence, make_test, make_user, png
 
 MARKER_SCRIPT = "<script>document.title='PWNED';window.parent.postMessage('PWNED','*')</script>"
 

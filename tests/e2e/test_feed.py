@@ -13,10 +13,10 @@ from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
 from benchmax.models._base import utcnow
-from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.moderation.reviews import refresh_review_state
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, wait_ready
-from tests.factories import make_review, make_test, make_user
+from tests.support.factories import make_review, make_test, make_user
 
 SHOTS = ARTIFACTS / "feed"
 

@@ -10,8 +10,8 @@ from sqlmodel import Session
 
 from benchmax.models import TestState
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp
-from tests.factories import make_test, make_user
-from tests.page_metrics import LAYOUT_SHIFT
+from tests.support.factories import make_test, make_user
+from tests.support.page_metrics import LAYOUT_SHIFT
 
 EVIL = "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>"
 # Every frame from the first card on: does some card show, the server's or the live one's?

@@ -10,9 +10,9 @@ from sqlmodel import Session
 
 from benchmax.models import TestState
 from benchmax.models._base import utcnow
-from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.catalog.linking import link_declared_setup
 from tests.e2e.conftest import LiveApp, sign_in, wait_ready
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 
 def _publish(app: LiveApp, **fields: object) -> str:

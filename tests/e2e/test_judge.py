@@ -25,8 +25,8 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
-from tests.factories import make_user
-from tests.judge_helpers import INJECTION, calibration_set, snapshot_file, steps
+from tests.support.factories import make_user
+from tests.support.judge_helpers import INJECTION, calibration_set, snapshot_file, steps
 
 
 def _shoot(page: Page, name: str) -> None:

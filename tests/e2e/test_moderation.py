@@ -12,7 +12,7 @@ from benchmax.models import Appeal, Dispute, Report, Review, Test, TestState
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.moderation.takedowns import remove_test
 from tests.e2e.conftest import ARTIFACTS, LiveApp, make_people, signed_in_page, wait_ready
-from tests.factories import make_stored_image, make_test, png
+from tests.support.factories import make_stored_image, make_test, png
 
 
 def _people(app: LiveApp) -> dict[str, str]:

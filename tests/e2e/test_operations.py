@@ -10,7 +10,7 @@ from sqlmodel import Session
 from benchmax.models import Job, JobState, Role, Test, TestState
 from benchmax.services.accounts import grant_role
 from tests.e2e.conftest import OWNER_HANDLE, LiveApp, signed_in_page, wait_ready
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 
 def _dead_publish_job(app: LiveApp) -> tuple[int, str]:

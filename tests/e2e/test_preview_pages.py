@@ -10,8 +10,8 @@ from sqlmodel import Session, select
 
 from benchmax.models import PreviewEvaluation
 from tests.e2e.conftest import ARTIFACTS, OWNER_HANDLE, PHONE, LiveApp, signed_in_page, wait_ready
-from tests.factories import make_test
-from tests.preview_rows import done, failed
+from tests.support.factories import make_test
+from tests.support.preview_rows import done, failed
 
 DETAIL = "Timeout 30000ms exceeded."
 

@@ -17,7 +17,7 @@ from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestS
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.link_preview import GENERIC_TITLE
 from tests.e2e.conftest import DESKTOP, PHONE, LiveApp, make_people, sign_in, wait_ready
-from tests.factories import (
+from tests.support.factories import (
     make_dispute,
     make_evidence,
     make_review,

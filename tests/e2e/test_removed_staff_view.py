@@ -23,7 +23,7 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
-from tests.factories import make_stored_image, make_test, png
+from tests.support.factories import make_stored_image, make_test, png
 
 REASON = "Advertising pasted as the output, not a Test."
 

@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
-from tests.factories import make_review, make_test
+from tests.support.factories import make_review, make_test
 from tests.unit.safety.corpus import canary_fragment, canary_key
 
 SCREENS = ARTIFACTS / "screens"

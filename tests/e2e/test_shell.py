@@ -20,7 +20,7 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
-from tests.factories import make_report, make_test
+from tests.support.factories import make_report, make_test
 
 
 def _open_report(app: LiveApp) -> None:

@@ -13,7 +13,7 @@ from benchmax.models import Role, prompt_key
 from benchmax.services.accounts import find_user_by_handle, grant_role
 from benchmax.services.leaderboard.scoring import seal
 from tests.e2e.conftest import ARTIFACTS, OWNER_HANDLE, PHONE, LiveApp, signed_in_page, wait_ready
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 PROMPT = "Draw an SVG lighthouse at dusk with a rotating beam, in one HTML file."
 

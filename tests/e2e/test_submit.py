@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import Test, User
 from benchmax.services import submissions
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, ROOT, LiveApp, sign_in, wait_ready
-from tests.factories import png
+from tests.support.factories import png
 
 PROCESSING_TIMEOUT = 60_000
 

@@ -10,7 +10,7 @@ from sqlmodel import Session
 from benchmax.models import AccountStatus, TestState, User
 from benchmax.services.accounts import find_user_by_handle
 from tests.e2e.conftest import ARTIFACTS, LiveApp, sign_in, wait_ready
-from tests.factories import make_test
+from tests.support.factories import make_test
 
 
 def test_a_suspended_contributor_still_sees_their_tests_on_me(

@@ -15,7 +15,7 @@ from benchmax.models._base import utcnow
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.dates import human_date, iso
 from tests.e2e.conftest import LiveApp, make_people, signed_in_page, wait_ready
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 MINUTES_AGO = re.compile(r"^\d+ min ago$")
 EXACT = re.compile(r"^\d{2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$")

@@ -18,7 +18,7 @@ from tests.e2e.test_submit import (
     _handle,
     _zip,
 )
-from tests.factories import png
+from tests.support.factories import png
 
 SHOTS = ARTIFACTS / "screens" / "wizard"
 SAVED = re.compile(r"^Saved")

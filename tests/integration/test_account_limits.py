@@ -17,7 +17,7 @@ from benchmax.services import submissions
 from benchmax.services.errors import ServiceError
 from benchmax.settings import Settings, get_settings
 from tests.integration.test_submissions_api import Api
-from tests.submission_helpers import COMPLETE, contributor, draft_with
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

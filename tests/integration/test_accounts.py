@@ -21,7 +21,7 @@ from benchmax.services.accounts import (
 )
 from benchmax.services.errors import Forbidden, ServiceError
 from benchmax.settings import Settings
-from tests.factories import make_user
+from tests.support.factories import make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

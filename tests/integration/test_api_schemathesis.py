@@ -21,7 +21,7 @@ from benchmax.context import AppContext
 from benchmax.models import Role
 from benchmax.services import tokens
 from benchmax.settings import Settings
-from tests.factories import make_review, make_test, make_user
+from tests.support.factories import make_review, make_test, make_user
 
 MAX_EXAMPLES = 12
 CHECKS = (

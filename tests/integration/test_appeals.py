@@ -21,7 +21,7 @@ from benchmax.models import (
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import appeals, queues, records, takedowns
 from benchmax.services.moderation.nav_counts import NavCounts, nav_counts
-from tests.factories import make_evidence, make_report, make_test, make_user
+from tests.support.factories import make_evidence, make_report, make_test, make_user
 from tests.unit.safety.corpus import canary_fragment, canary_key
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

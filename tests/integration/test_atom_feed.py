@@ -9,7 +9,7 @@ from sqlmodel import Session
 from starlette.testclient import TestClient
 
 from benchmax.models import ModelFamily, TestState
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 A = "{http://www.w3.org/2005/Atom}"
 NASTY = "<script>alert(1)</script> & \x01\x0b\ufffe ]]> \"q\" 'a'"

@@ -28,7 +28,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.services.tokens import create_token
-from tests.factories import (
+from tests.support.factories import (
     make_dispute,
     make_evidence,
     make_report,

@@ -41,8 +41,8 @@ from benchmax.services.backup import (
     verify,
 )
 from tests.conftest import _pg_admin, _pg_url
-from tests.factories import make_stored_evidence, make_test, make_user
-from tests.s3server import make_s3_settings
+from tests.support.factories import make_stored_evidence, make_test, make_user
+from tests.support.s3server import make_s3_settings
 
 PRIVATE_KEY_TEMPLATE = "private/sources/{test_id}/source.zip"
 

@@ -11,7 +11,7 @@ from sqlmodel import Session
 from benchmax.migrations import alembic_config
 from benchmax.search_index import CARD_HEAD_CHARS, split_card_excerpt
 from benchmax.services.feed import FeedFilters, list_feed
-from tests.factories import make_test
+from tests.support.factories import make_test
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -25,9 +25,9 @@ from benchmax.services.catalog import (
     suggest_harnesses,
     suggest_models,
 )
-from benchmax.services.catalog_linking import link_declared_setup
-from benchmax.services.catalog_seed import seed_catalog
-from tests.factories import make_test
+from benchmax.services.catalog.linking import link_declared_setup
+from benchmax.services.catalog.seed import seed_catalog
+from tests.support.factories import make_test
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -20,11 +20,11 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services import markdown
-from benchmax.services.catalog_linking import link_declared_setup
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.linking import link_declared_setup
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.detail_view import get_test_view
 from benchmax.services.markdown import render_markdown
-from tests.factories import make_evidence, make_test, make_user
+from tests.support.factories import make_evidence, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

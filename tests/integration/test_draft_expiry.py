@@ -15,7 +15,7 @@ from benchmax.models._base import as_utc, utcnow
 from benchmax.services import submissions
 from benchmax.services.jobs import JobContext
 from benchmax.services.submissions.expiry import expire_drafts
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with, drain, load
 from tests.unit.safety.corpus import png_bytes
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

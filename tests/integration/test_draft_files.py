@@ -13,7 +13,7 @@ from benchmax.adapters.storage import QUARANTINE_PREFIX, build_storage
 from benchmax.api.auth import SESSION_COOKIE
 from benchmax.models import EvidenceFile, EvidenceState, TestState, User
 from benchmax.settings import Settings
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

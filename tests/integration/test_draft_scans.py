@@ -12,7 +12,7 @@ from benchmax.services import submissions
 from benchmax.services.errors import ServiceError
 from benchmax.services.jobs import JobContext
 from benchmax.services.submissions import SCAN_EVIDENCE
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with, drain, load
 from tests.unit.safety.corpus import fake_secrets, png_bytes
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

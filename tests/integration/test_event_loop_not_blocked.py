@@ -31,7 +31,7 @@ from benchmax.context import AppContext
 from benchmax.models import Role
 from benchmax.services import tokens
 from benchmax.settings import Settings
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 # Routes that answer without a query by design (see benchmax/api/compat.py).

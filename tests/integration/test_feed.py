@@ -13,8 +13,8 @@ from sqlmodel import Session
 
 from benchmax.models import EvidenceKind, EvidenceState, ReviewState, Test, TestState
 from benchmax.models._base import utcnow
-from benchmax.services.catalog_linking import link_declared_setup
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.linking import link_declared_setup
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.errors import Invalid
 from benchmax.services.feed import (
     FeedFilters,
@@ -22,7 +22,7 @@ from benchmax.services.feed import (
     encode_cursor,
     list_feed,
 )
-from tests.factories import make_evidence, make_test, make_user
+from tests.support.factories import make_evidence, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 HIDDEN_STATES = [s for s in TestState if s != TestState.PUBLIC]

@@ -17,10 +17,10 @@ from starlette.testclient import TestClient
 
 from benchmax.models import ModelFamily, ReviewState, Test, TestState, User
 from benchmax.models._base import new_id, utcnow
-from benchmax.services import search_sql
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.feed import FeedFilters, list_feed
 from benchmax.services.search import parse
+from benchmax.services.search import sql as search_sql
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 ROWS = 20_000

@@ -16,7 +16,7 @@ from benchmax.services.errors import Invalid
 from benchmax.services.feed import FeedFilters, count_feed, list_feed
 from benchmax.services.feed_order import SORTS
 from benchmax.services.moderation.reviews import mean_score, refresh_review_state
-from tests.factories import make_review, make_test, make_user
+from tests.support.factories import make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from benchmax.migrations import alembic_config
 from benchmax.services.submissions.idempotency import idempotency_digest
-from tests.factories import make_test
+from tests.support.factories import make_test
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

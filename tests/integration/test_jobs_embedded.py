@@ -17,7 +17,7 @@ from benchmax.services.jobs import JobContext, enqueue, job_handler
 from tasks.broker import broker
 from tasks.run import build_dispatcher, use_job_context
 from tasks.scheduler import run_embedded_sweeper
-from tests.jobs_fixtures import ago, reload_job, set_job
+from tests.support.jobs_fixtures import ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -7,10 +7,10 @@ import re
 import pytest
 from sqlmodel import Session
 
-from benchmax.services.catalog_seed import FAMILIES, HARNESSES, seed_catalog
+from benchmax.services.catalog.seed import FAMILIES, HARNESSES, seed_catalog
 from benchmax.services.judge.blinding import GENERIC_WORDS, blinder_for_test
 from benchmax.services.labels import normalise_label
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 
 def _names() -> list[str]:

@@ -20,8 +20,8 @@ from benchmax.services.judge.snapshots import (
     create_snapshot,
 )
 from benchmax.settings import Settings
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import (
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import (
     calibration_set,
     judge_settings,
     snapshot_file,

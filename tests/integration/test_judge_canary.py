@@ -10,13 +10,13 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from benchmax.models import Job
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.jobs import JobContext
 from benchmax.settings import Settings
-from tests.fake_judge import FakeJudge
-from tests.jobs_fixtures import RecordedJobQueue
-from tests.judge_helpers import JUDGE_KEY, judge_settings, make_active_snapshot, steps
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain
+from tests.support.fake_judge import FakeJudge
+from tests.support.jobs_fixtures import RecordedJobQueue
+from tests.support.judge_helpers import JUDGE_KEY, judge_settings, make_active_snapshot, steps
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with, drain
 
 CANARY = "canary-evidence-93c1d7 quokka"
 

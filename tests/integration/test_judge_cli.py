@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmax.cli import main
+from benchmax.cli.main import main
 from benchmax.settings import get_settings
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import JUDGE_KEY, calibration_set, snapshot_file
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import JUDGE_KEY, calibration_set, snapshot_file
 
 
 @pytest.fixture

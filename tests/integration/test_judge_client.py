@@ -14,8 +14,8 @@ from benchmax.services.judge.prompt import (
     build_messages,
 )
 from benchmax.services.judge.verdict import parse_verdict
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import JUDGE_KEY, TEMPLATE, steps
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import JUDGE_KEY, TEMPLATE, steps
 
 NONCE = "a1b2c3d4e5f6a7b8c9d0e1f2"
 

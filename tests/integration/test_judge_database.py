@@ -22,9 +22,9 @@ from benchmax.services.jobs import JobContext, enqueue, run_job
 from benchmax.services.judge.budget import utc_day
 from benchmax.services.judge.review import JUDGE_REVIEW
 from benchmax.settings import Settings
-from tests.factories import make_test, make_user
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import judge_settings, make_active_snapshot, steps
+from tests.support.factories import make_test, make_user
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import judge_settings, make_active_snapshot, steps
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

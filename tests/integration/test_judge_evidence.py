@@ -13,7 +13,7 @@ from sqlmodel import Session
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility
 from benchmax.services.judge.evidence import TRUNCATED, EvidenceBounds, build_evidence
-from tests.factories import make_stored_evidence, make_test
+from tests.support.factories import make_stored_evidence, make_test
 
 PNG = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06"

@@ -16,9 +16,9 @@ from benchmax.models import (
     SampleStatus,
 )
 from benchmax.settings import Settings
-from tests.factories import make_test
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import TEMPLATE, judge_settings, make_active_snapshot
+from tests.support.factories import make_test
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import TEMPLATE, judge_settings, make_active_snapshot
 
 
 def test_the_test_json_and_the_judge_card_show_the_ai_review(

@@ -25,15 +25,15 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.models._base import utcnow
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.jobs import JobContext
 from benchmax.services.judge.budget import utc_day
 from benchmax.services.judge.review import HOLD_JUDGE_SUSPECTED, HOLD_OWN_SIGNALS, JUDGE_REVIEW
 from benchmax.services.moderation.queues import flagged_tests
 from benchmax.settings import Settings
-from tests.fake_judge import FakeJudge
-from tests.judge_helpers import INJECTION, judge_settings, make_active_snapshot, steps
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain
+from tests.support.fake_judge import FakeJudge
+from tests.support.judge_helpers import INJECTION, judge_settings, make_active_snapshot, steps
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with, drain
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from benchmax.models import (
     ReviewerKind,
 )
 from benchmax.models._base import utcnow
-from tests.factories import make_dispute, make_review, make_test, make_user
+from tests.support.factories import make_dispute, make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -26,7 +26,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.services import detail_view, feed
-from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import (
     disputes,
@@ -37,7 +37,7 @@ from benchmax.services.moderation import (
     reports,
     takedowns,
 )
-from tests.factories import (
+from tests.support.factories import (
     make_dispute,
     make_evidence,
     make_report,

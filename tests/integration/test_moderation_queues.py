@@ -14,7 +14,7 @@ from benchmax.models._base import utcnow
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import queues, takedowns
 from benchmax.state.moderation import RemovedView
-from tests.factories import make_evidence, make_test, make_user
+from tests.support.factories import make_evidence, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 REASON = "Contains a leaked personal address."

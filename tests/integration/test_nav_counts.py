@@ -19,7 +19,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.services.moderation.nav_counts import NavCounts, nav_counts
-from tests.factories import make_dispute, make_report, make_review, make_test, make_user
+from tests.support.factories import make_dispute, make_report, make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

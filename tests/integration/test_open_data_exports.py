@@ -25,7 +25,13 @@ from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestS
 from benchmax.services.exports import ExportContext, generate_export
 from benchmax.services.exports.csv_cells import safe_cell
 from benchmax.settings import CoreSettings, Settings
-from tests.factories import make_evidence, make_review, make_stored_evidence, make_test, make_user
+from tests.support.factories import (
+    make_evidence,
+    make_review,
+    make_stored_evidence,
+    make_test,
+    make_user,
+)
 from usercontent_service.service import create_app
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

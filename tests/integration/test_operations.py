@@ -39,8 +39,8 @@ from benchmax.services.operations import (
     take_metrics_sample,
 )
 from benchmax.settings import Settings
-from tests.factories import make_evidence, make_stored_evidence, make_test, make_user
-from tests.jobs_fixtures import RecordedJobQueue
+from tests.support.factories import make_evidence, make_stored_evidence, make_test, make_user
+from tests.support.jobs_fixtures import RecordedJobQueue
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -10,12 +10,12 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from benchmax.adapters.storage import build_storage
-from benchmax.cli import main
+from benchmax.cli.main import main
 from benchmax.db import make_engine
 from benchmax.models import AuditEvent, BackupRecord, Job, JobState, Test
 from benchmax.services.operations import CLI_ACTOR
 from benchmax.settings import get_settings
-from tests.factories import make_stored_evidence, make_test
+from tests.support.factories import make_stored_evidence, make_test
 
 
 @pytest.fixture

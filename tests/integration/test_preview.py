@@ -29,7 +29,7 @@ from benchmax.services.errors import RateLimited
 from benchmax.services.jobs import JobContext
 from benchmax.services.preview import jobs as preview_jobs
 from benchmax.services.preview.view import preview_view, retry_preview
-from tests.preview_sites import INFINITE, MISBEHAVING, NO_INDEX, WORKING, publish_site
+from tests.support.preview_sites import INFINITE, MISBEHAVING, NO_INDEX, WORKING, publish_site
 from usercontent_service.service import create_app
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.sandbox]

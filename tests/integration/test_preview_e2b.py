@@ -8,8 +8,8 @@ import pytest
 
 from benchmax.adapters.sandbox import SandboxError
 from benchmax.adapters.sandbox.e2b import E2BSandbox
-from tests.fake_e2b import SANDBOX_ID, FakeE2B, result_json
-from tests.preview_sites import WORKING, zip_of
+from tests.support.fake_e2b import SANDBOX_ID, FakeE2B, result_json
+from tests.support.preview_sites import WORKING, zip_of
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -21,7 +21,7 @@ import pytest
 
 from benchmax.adapters.sandbox import EVALUATOR_DIR, SandboxError, read_outputs
 from benchmax.adapters.sandbox.local import LocalSandbox
-from tests.preview_sites import NO_INDEX, zip_of
+from tests.support.preview_sites import NO_INDEX, zip_of
 
 pytestmark = [
     pytest.mark.timeout(120),

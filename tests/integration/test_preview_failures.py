@@ -15,8 +15,8 @@ from benchmax.services.preview.jobs import PREVIEW_EVALUATE, REASON_FAILED
 from benchmax.services.preview.view import preview_view
 from benchmax.settings import Settings
 from benchmax.state.preview_failures import PreviewFailureRow
-from tests.factories import make_user
-from tests.preview_rows import failed, previewed_test
+from tests.support.factories import make_user
+from tests.support.preview_rows import failed, previewed_test
 
 PROMPT = "Make a one-page site that counts button presses, with a reset link."
 DETAIL = "net::ERR_ABORTED at http://127.0.0.1:41234/index.html"

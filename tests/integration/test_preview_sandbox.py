@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmax.adapters.sandbox.local import INSIDE_EVALUATOR, INSIDE_OUT, bwrap_command
-from tests.preview_sites import NO_INDEX, zip_of
+from tests.support.preview_sites import NO_INDEX, zip_of
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.sandbox]
 

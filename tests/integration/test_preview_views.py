@@ -10,8 +10,8 @@ from benchmax.services.preview.compare import preview_figures
 from benchmax.services.preview.jobs import REASON_FAILED, REASON_OFF
 from benchmax.services.prompts import groups
 from benchmax.settings import Settings
-from tests.factories import make_test
-from tests.preview_rows import done, failed, previewed_test
+from tests.support.factories import make_test
+from tests.support.preview_rows import done, failed, previewed_test
 
 PROMPT = "Make a one-page site that counts button presses, with a reset link."
 

@@ -10,7 +10,7 @@ from benchmax.services import feed
 from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
 from benchmax.services.prompts.similar import index_prompts
-from tests.factories import make_review, make_test, make_user
+from tests.support.factories import make_review, make_test, make_user
 from tests.unit.safety.corpus import canary_key
 
 PROMPT = (

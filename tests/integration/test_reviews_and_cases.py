@@ -31,7 +31,7 @@ from benchmax.models import (
 from benchmax.models._base import utcnow
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import disputes, filing, reports, reviews, roles
-from tests.factories import (
+from tests.support.factories import (
     make_dispute,
     make_evidence,
     make_report,

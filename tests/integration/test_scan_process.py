@@ -27,7 +27,7 @@ from benchmax.services.scan_process import (
     scan_in_child,
 )
 from tests.integration import scan_faults
-from tests.submission_helpers import (
+from tests.support.submission_helpers import (
     COMPLETE,
     contributor,
     draft_with,

@@ -17,12 +17,12 @@ from starlette.testclient import TestClient
 
 from benchmax.models import ReviewState, Test, TestState
 from benchmax.models._base import utcnow
-from benchmax.services import search_sql
 from benchmax.services.errors import Invalid
 from benchmax.services.feed import FeedFilters, list_feed
 from benchmax.services.search import Segment, excerpt, highlight, marked_html, parse
-from tests.factories import make_test, make_user
+from benchmax.services.search import sql as search_sql
 from tests.integration.test_feed_queries import _page_statement, _plan
+from tests.support.factories import make_test, make_user
 
 
 def _b64(raw: str) -> str:

@@ -6,11 +6,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from benchmax.services import search_maintenance
 from benchmax.services.feed import FeedFilters, list_feed
 from benchmax.services.jobs import JobContext
+from benchmax.services.search import maintenance as search_maintenance
 from benchmax.settings import Settings
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

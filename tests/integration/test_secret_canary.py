@@ -24,12 +24,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 from starlette.testclient import TestClient
 
-from benchmax import cli
 from benchmax.adapters.auth import LocalIssuer
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.adapters.storage.s3 import S3Storage
 from benchmax.api import build_api
+from benchmax.cli import main as cli
 from benchmax.context import AppContext
 from benchmax.db import session_scope
 from benchmax.models import EvidenceFile, EvidenceState, Job, JobState, Report, Role, Test, User
@@ -39,9 +39,9 @@ from benchmax.services.jobs import JobContext
 from benchmax.services.moderation import disputes, reports
 from benchmax.services.operations import discard_job, requeue_job
 from benchmax.settings import Settings
-from tests.factories import make_review, make_stored_evidence, make_test, make_user
-from tests.s3server import make_s3_settings
-from tests.submission_helpers import drain
+from tests.support.factories import make_review, make_stored_evidence, make_test, make_user
+from tests.support.s3server import make_s3_settings
+from tests.support.submission_helpers import drain
 from tests.unit.safety.corpus import (
     canary_access_key_id,
     canary_fragment,

@@ -43,7 +43,7 @@ from benchmax.services.moderation import roles as moderation_roles
 from benchmax.services.operations import discard_job, requeue_job
 from benchmax.services.submissions.idempotency import checked_idempotency_digest
 from benchmax.settings import Settings
-from tests.factories import make_review, make_stored_evidence, make_test, make_user
+from tests.support.factories import make_review, make_stored_evidence, make_test, make_user
 from tests.unit.safety.corpus import canary_access_key_id, canary_key
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

@@ -11,11 +11,11 @@ from sqlmodel import Session
 from starlette.testclient import TestClient
 
 from benchmax.models import Job, Role, User
-from benchmax.services.catalog_linking import link_declared_setup
-from benchmax.services.catalog_seed import seed_catalog
+from benchmax.services.catalog.linking import link_declared_setup
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.leaderboard.scoring import seal
 from benchmax.services.leaderboard.snapshots import build_snapshot
-from tests.factories import make_review, make_test, make_user
+from tests.support.factories import make_review, make_test, make_user
 
 Headers = Callable[[User], dict[str, str]]
 

@@ -45,7 +45,7 @@ from benchmax.services.leaderboard.snapshots import (
     placement,
     verify_snapshot,
 )
-from tests.factories import make_review, make_test, make_user
+from tests.support.factories import make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

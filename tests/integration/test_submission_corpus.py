@@ -14,7 +14,7 @@ from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import EvidenceState, TestState
 from benchmax.services import submissions
 from benchmax.services.jobs import JobContext
-from tests.submission_helpers import COMPLETE, contributor, draft_with, drain, load
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with, drain, load
 from tests.unit.safety import hostile
 from tests.unit.safety.corpus import (
     fake_secrets,

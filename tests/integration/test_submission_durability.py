@@ -34,7 +34,7 @@ from tests.integration.test_worker_durability import (  # noqa: F401 - stack is 
     stack,
     wait_until,
 )
-from tests.submission_helpers import COMPLETE, contributor, draft_with, load
+from tests.support.submission_helpers import COMPLETE, contributor, draft_with, load
 from tests.unit.safety.corpus import png_bytes
 
 pytestmark = pytest.mark.timeout(240)

@@ -25,7 +25,7 @@ from benchmax.services import submissions, tokens
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
 from benchmax.settings import Settings
-from tests.submission_helpers import contributor, drain, load
+from tests.support.submission_helpers import contributor, drain, load
 from tests.unit.safety.corpus import fake_secrets, png_bytes, zip_bytes
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

@@ -25,7 +25,7 @@ from benchmax.services import pipeline, submissions
 from benchmax.services.errors import ServiceError
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
-from tests.submission_helpers import (
+from tests.support.submission_helpers import (
     COMPLETE,
     contributor,
     draft_with,
@@ -377,7 +377,7 @@ def test_scan_whose_worker_died_on_its_last_attempt_shows_processing_failed(
     engine: Engine, storage: LocalStorage, job_ctx: JobContext, job_queue: object
 ) -> None:
     from benchmax.services.jobs import sweep
-    from tests.jobs_fixtures import ago, set_job
+    from tests.support.jobs_fixtures import ago, set_job
 
     user = contributor(engine)
     test_id = draft_with(engine, storage, user, COMPLETE, {"a.txt": b"hello\n"})

@@ -22,7 +22,7 @@ from benchmax.services.tokens import (
     token_owner,
     validate_token_name,
 )
-from tests.factories import make_user
+from tests.support.factories import make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

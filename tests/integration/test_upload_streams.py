@@ -24,7 +24,7 @@ from benchmax.context import AppContext
 from benchmax.models import AccountStatus, EvidenceFile, Test, TestState, User
 from benchmax.services import tokens
 from benchmax.settings import Settings
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 TIMEOUT = 1.0  # the upload body timeout these tests run with

@@ -22,8 +22,8 @@ from benchmax.adapters.storage.local import LocalStorage
 from benchmax.adapters.storage.s3 import S3Storage
 from benchmax.db import make_engine
 from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestState
-from tests.factories import make_stored_evidence, make_test, make_user
-from tests.s3server import make_s3_settings
+from tests.support.factories import make_stored_evidence, make_test, make_user
+from tests.support.s3server import make_s3_settings
 from usercontent_service.service import create_app
 
 # (kind, stored content type, the Test's source visibility)

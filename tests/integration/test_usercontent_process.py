@@ -20,8 +20,8 @@ from benchmax.adapters.storage.local import LocalStorage
 from benchmax.adapters.storage.s3 import S3Storage
 from benchmax.db import make_engine
 from benchmax.models import EvidenceKind
-from tests.factories import make_stored_evidence, make_test
-from tests.s3server import make_s3_settings
+from tests.support.factories import make_stored_evidence, make_test
+from tests.support.s3server import make_s3_settings
 from usercontent_service.service import NOT_FOUND_BODY
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,7 +28,7 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.settings import Settings
-from tests.factories import make_stored_evidence, make_test
+from tests.support.factories import make_stored_evidence, make_test
 from usercontent_service.headers import PERMISSIONS_POLICY
 from usercontent_service.sending import STREAM_CHUNK_SIZE
 from usercontent_service.service import NOT_FOUND_BODY, create_app

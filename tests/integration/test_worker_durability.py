@@ -28,7 +28,7 @@ from benchmax.services.jobs import JobContext, enqueue, sweep
 from benchmax.settings import Settings
 from tests.conftest import REDIS_KEY_PREFIX, ROOT
 from tests.integration import durability_jobs as jobs
-from tests.jobs_fixtures import reload_job
+from tests.support.jobs_fixtures import reload_job
 
 pytestmark = pytest.mark.timeout(240)
 

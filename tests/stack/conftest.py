@@ -25,7 +25,7 @@ import pytest
 
 from benchmax.stack.topology import PG_ADMIN_URL, Stack, StackConfig
 from tests.stack.client import StackClient
-from tests.workers import WORKER_COUNT, WORKER_INDEX
+from tests.support.workers import WORKER_COUNT, WORKER_INDEX
 
 # Each xdist worker that reaches these tests gets a stack of its own, 20 ports further on.
 BASE_PORT = int(os.environ.get("BENCHMAX_STACK_TEST_PORT", "4740"))

@@ -6,8 +6,8 @@ from collections import defaultdict
 
 import pytest
 
-from benchmax.services.catalog import normalise_label
-from benchmax.services.catalog_seed import FAMILIES, HARNESSES
+from benchmax.services.catalog.browse import normalise_label
+from benchmax.services.catalog.seed import FAMILIES, HARNESSES
 from benchmax.services.labels import label_key
 
 

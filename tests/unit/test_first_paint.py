@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.context import AppContext
 from benchmax.models import EvidenceKind, EvidenceState, TestState
-from tests.factories import make_evidence, make_test, make_user
+from tests.support.factories import make_evidence, make_test, make_user
 
 SHELL = (
     '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/></head>'

@@ -17,7 +17,7 @@ from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.context import AppContext
 from benchmax.models import EvidenceKind, EvidenceState, ReviewState, TestState
 from benchmax.services.feed import FeedFilters, list_feed
-from tests.factories import make_evidence, make_test, make_user
+from tests.support.factories import make_evidence, make_test, make_user
 
 SHELL = (
     '<!DOCTYPE html><html><head><title>x</title></head><body><div id="root"></div></body></html>'

@@ -20,8 +20,8 @@ from benchmax.services.jobs import (
     oldest_waiting_age,
     requeue,
 )
-from tests.factories import make_user
-from tests.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
+from tests.support.factories import make_user
+from tests.support.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

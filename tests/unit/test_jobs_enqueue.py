@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from benchmax.models import Job, JobState
 from benchmax.services.jobs import enqueue
-from tests.jobs_fixtures import RecordedJobQueue, reload_job
+from tests.support.jobs_fixtures import RecordedJobQueue, reload_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import Job, JobState
 from benchmax.services.jobs import JobContext, JobOutcome, claim_job, enqueue, job_handler, run_job
-from tests.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
+from tests.support.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

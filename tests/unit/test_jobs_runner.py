@@ -23,7 +23,7 @@ from benchmax.services.jobs import (
     job_handler,
     run_job,
 )
-from tests.jobs_fixtures import ago, reload_job, set_job
+from tests.support.jobs_fixtures import ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

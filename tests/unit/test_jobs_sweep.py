@@ -10,7 +10,7 @@ from sqlmodel import Session
 from benchmax.models import JobState
 from benchmax.models._base import utcnow
 from benchmax.services.jobs import LEASE_EXPIRED, JobContext, claim_job, enqueue, sweep
-from tests.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
+from tests.support.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 

@@ -1,4 +1,5 @@
-"""``tests/needs.py`` marks tests by the services their fixtures reach, so the fast run is true.
+"""``tests/support/needs.py`` marks tests by the services their fixtures reach, so the fast
+run is true.
 
 Run against a small suite whose service fixtures are stand-ins: the markers, not the services,
 are under test.
@@ -11,7 +12,7 @@ import pytest
 CONFTEST = """
 import pytest
 
-pytest_plugins = ["tests.needs"]
+pytest_plugins = ["tests.support.needs"]
 
 @pytest.fixture
 def postgres_url():

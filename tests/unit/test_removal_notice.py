@@ -9,7 +9,7 @@ from benchmax.models import AccountStatus, Role, TestState
 from benchmax.services import detail_view
 from benchmax.services.moderation.removal_notice import removal_notice
 from benchmax.services.moderation.takedowns import remove_test
-from tests.factories import make_test, make_user
+from tests.support.factories import make_test, make_user
 
 REASON = "Spam pasted as the output, not a Test."
 

@@ -17,7 +17,7 @@ from benchmax.models import (
     Test,
     User,
 )
-from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.labels import MAPPING_KEY_LENGTH, label_key
 from benchmax.services.moderation.policy import clean_reason, refuse_secrets, require_admin

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import Test, TestState, User
 from benchmax.models._base import utcnow
-from benchmax.services.catalog_linking import link_declared_setup
+from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.errors import Invalid
 from benchmax.services.submissions.account_limits import check_open_drafts
 from benchmax.services.submissions.fields import clean_fields

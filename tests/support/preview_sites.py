@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.models import EvidenceKind, SourceVisibility, Test
-from tests.factories import make_stored_evidence, make_test
+from tests.support.factories import make_stored_evidence, make_test
 
 WORKING = {
     "index.html": (

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from benchmax.cli_output import fail
+from benchmax.cli.output import fail
 
 if TYPE_CHECKING:
     from benchmax.context import AppContext
@@ -45,7 +45,7 @@ def _cmd_db_upgrade(_args: argparse.Namespace) -> int:
 
 
 def _cmd_catalog_seed(args: argparse.Namespace) -> int:
-    from benchmax.services.catalog_seed import seed_catalog
+    from benchmax.services.catalog.seed import seed_catalog
 
     ctx = args.context()
     with ctx.session() as session:
@@ -55,7 +55,7 @@ def _cmd_catalog_seed(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo_seed(args: argparse.Namespace) -> int:
-    from benchmax.services.catalog_seed import seed_catalog
+    from benchmax.services.catalog.seed import seed_catalog
     from benchmax.services.demo import database_is_empty, seed_demo
 
     ctx = args.context()
@@ -241,9 +241,9 @@ def _cmd_export(_args: argparse.Namespace) -> int:
 
 def _register_command_modules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Command groups that live in modules of their own, imported only when parsing."""
-    from benchmax import cli_judge, cli_leaderboard, cli_ops, cli_preview, cli_stack
+    from benchmax.cli import judge, leaderboard, ops, preview, stack
 
-    for module in (cli_ops, cli_leaderboard, cli_judge, cli_stack, cli_preview):
+    for module in (ops, leaderboard, judge, stack, preview):
         module.register(sub)
 
 
@@ -321,7 +321,3 @@ def main(argv: Sequence[str] | None = None, ctx: AppContext | None = None) -> in
     args = build_parser().parse_args(argv)
     args.context = (lambda: ctx) if ctx is not None else functools.cache(_context_from_settings)
     return int(args.func(args))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

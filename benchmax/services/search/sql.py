@@ -27,7 +27,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import Test, TestState
 from benchmax.search_index import FTS_TABLE, SEARCH_VECTOR, TS_CONFIG
-from benchmax.services.search import RANK_WINDOW, Term, fts5_query, tsquery
+from benchmax.services.search.query import RANK_WINDOW, Term, fts5_query, tsquery
 
 # How many matches make a word "common" on SQLite (see ``many_matches``).
 MATCH_PROBE = 1000

@@ -1,6 +1,6 @@
 """``benchmax jobs ...`` and ``benchmax backup ...``: the operations actions from a shell.
 
-Registered on the main parser by ``benchmax.cli.build_parser``. A shell has no signed-in
+Registered on the main parser by ``benchmax.cli.main.build_parser``. A shell has no signed-in
 user: whoever can run it on the server is the operator, and audit events say ``operator-cli``.
 Exit status is 0 on success, 1 when an action was refused or a verify found differences.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from benchmax.cli_output import fail
+from benchmax.cli.output import fail
 from benchmax.models import JobState
 
 

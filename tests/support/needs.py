@@ -63,6 +63,6 @@ def pytest_fixture_setup(
     if need and fixturedef.scope == "function" and request.node.get_closest_marker(need) is None:
         pytest.fail(
             f"{request.node.nodeid} uses {fixturedef.argname} but is not marked {need!r}: "
-            "add the fixture or parameter that reaches it to tests/needs.py",
+            "add the fixture or parameter that reaches it to tests/support/needs.py",
             pytrace=False,
         )

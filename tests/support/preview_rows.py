@@ -13,7 +13,7 @@ from benchmax.adapters.sandbox import TEMPLATE
 from benchmax.models import EvidenceKind, PreviewEvaluation, PreviewState, Test
 from benchmax.models._base import utcnow
 from benchmax.services.preview.jobs import REASON_FAILED
-from tests.factories import make_evidence, make_test
+from tests.support.factories import make_evidence, make_test
 
 AXE = {
     "version": "4.10.2",

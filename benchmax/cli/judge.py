@@ -1,6 +1,6 @@
 """``benchmax judge ...``: create, calibrate, activate, deactivate and list judge snapshots.
 
-Registered on the main parser by ``benchmax.cli.build_parser``. As with ``benchmax jobs``,
+Registered on the main parser by ``benchmax.cli.main.build_parser``. As with ``benchmax jobs``,
 whoever can run a shell on the server is the operator; audit events carry no user id.
 ``benchmax judge calibration upload FILE`` stores the private calibration set and prints its
 SHA-256 (to put in ``BENCHMAX_JUDGE_CALIBRATION_SHA256``). Exit status 1 when refused.
@@ -12,7 +12,7 @@ import argparse
 import hashlib
 from pathlib import Path
 
-from benchmax.cli_output import fail
+from benchmax.cli.output import fail
 
 
 def _cmd_create(args: argparse.Namespace) -> int:

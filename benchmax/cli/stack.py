@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmax.cli_output import fail
+from benchmax.cli.output import fail
 
 
 def _running(stack: Any) -> str:

@@ -1,6 +1,6 @@
 """Test data for the AI judge: a snapshot file, a calibration set and judge-on settings.
 
-The calibration set is graded by ``tests.fake_judge``'s honest grader exactly as a careful
+The calibration set is graded by ``tests.support.fake_judge``'s honest grader exactly as a careful
 human would: quality is the share of PASS among its PASS/FAIL steps. Human scores carry a
 small deterministic disagreement so MAE and Spearman are not trivially perfect.
 """
@@ -17,7 +17,7 @@ from benchmax.adapters.storage import ObjectStorage
 from benchmax.models import JudgeSnapshot, JudgeState
 from benchmax.services.judge.snapshots import create_snapshot
 from benchmax.settings import Settings
-from tests.fake_judge import FakeJudge
+from tests.support.fake_judge import FakeJudge
 
 JUDGE_KEY = "sk-judge-canary-7f3a9c1e5b"
 TEMPLATE = (

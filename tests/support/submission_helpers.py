@@ -11,7 +11,7 @@ from benchmax.models._base import utcnow
 from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.safety import SafetyLimits
-from tests.factories import make_user
+from tests.support.factories import make_user
 
 # The job kinds run by ``drain`` are registered when the pipeline module is imported.
 PIPELINE = pipeline

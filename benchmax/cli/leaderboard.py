@@ -3,7 +3,7 @@
 ``snapshot`` builds and publishes a snapshot now, in this process (no worker needed);
 ``verify ID`` recomputes a snapshot's SHA-256 from its stored policy and rows and exits 1 when
 it does not match; ``policy show|set`` reads or appends the ranking policy. Registered on the
-main parser by ``benchmax.cli.build_parser``.
+main parser by ``benchmax.cli.main.build_parser``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import secrets
 import sys
 import time
 
-from benchmax.cli_output import fail
+from benchmax.cli.output import fail
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:

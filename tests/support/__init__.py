@@ -1,0 +1,1 @@
+"""Helpers the suites share: factories, fakes of outside services, fixtures and markers."""
