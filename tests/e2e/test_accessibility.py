@@ -315,7 +315,7 @@ def test_the_wizard_passes_axe_in_every_step_and_with_errors_shown(
         page.fill("#field-output_text", "A red square, as asked.")
         page.set_input_files(
             "#evidence-input",
-            files=_files(  # type: ignore[arg-type]
+            files=_files(
                 ("square.png", "image/png", png((220, 30, 30))),
                 ("fake.png", "image/png", b"plain text, not an image\n"),
             ),

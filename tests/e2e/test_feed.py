@@ -225,7 +225,7 @@ def test_phones_never_scroll_sideways_and_apply_sits_under_the_thumb(
 ) -> None:
     long_label = "Unlisted-" + "averyveryverylongmodelname" * 6
     _publish(live_app, 1, model_label=long_label, title="x" * 30 + "y" * 90)
-    context = browser.new_context(viewport=PHONE)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=PHONE)
     context.set_default_timeout(20_000)
     page = context.new_page()
     try:
