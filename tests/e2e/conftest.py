@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import httpx
 import pytest
@@ -62,6 +63,8 @@ PHONE: ViewportSize = {"width": 390, "height": 844}
 expect.set_options(timeout=15_000)
 OWNER_HANDLE = "e2e-owner"
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+# The colour schemes the pages are drawn and checked in (Playwright's color_scheme).
+Theme = Literal["light", "dark"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
