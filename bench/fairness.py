@@ -201,7 +201,7 @@ def main() -> None:
         ]
         small = _small_image(scratch / "files" / "small.png")
         flood_mb = sum(path.stat().st_size for path in flood) * FLOOD_TESTS / 1_000_000
-        cap = Settings(_env_file=None).scan_concurrency_per_account  # type: ignore[call-arg]
+        cap = Settings(_env_file=None).scan_concurrency_per_account
         print(
             f"flood: {FLOOD_TESTS * len(flood)} 20-megapixel JPEGs ({flood_mb:.0f} MB) from one "
             f"account; victim: one {small.stat().st_size / 1000:.0f} kB PNG, {ROUNDS} rounds; "

@@ -94,7 +94,7 @@ def _wait(url: str, process: subprocess.Popen[bytes], timeout: float = 900) -> N
 def _seed(data_dir: Path) -> str:
     from tests.support.factories import make_test, make_user
 
-    settings = Settings(_env_file=None, env="test", data_dir=data_dir)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, env="test", data_dir=data_dir)
     engine = make_engine(settings.resolved_database_url)
     with Session(engine) as session:
         who = make_user(session, handle=HANDLE, display_name="Bench Reader")

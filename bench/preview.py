@@ -70,11 +70,11 @@ def _ctx(scratch: Path, sandbox: str, name: str) -> JobContext:
     url = f"sqlite:///{scratch}/bench-{name}.db"
     db_upgrade(url)
     settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         env="test",
         data_dir=scratch / f"var-{name}",
         database_url=url,
-        preview_sandbox=sandbox,  # type: ignore[arg-type]
+        preview_sandbox=sandbox,
         job_lease_seconds=120,
         preview_timeout_seconds=60,
     )

@@ -193,8 +193,8 @@ def seed_postgres(url: str, count: int) -> None:
             "NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'test'::regclass)"
         ).fetchall()
         for name, _ in indexes:
-            conn.execute(f'DROP INDEX "{name}"')  # type: ignore[arg-type]
-        with conn.cursor().copy(f"COPY test ({', '.join(COLUMNS)}) FROM STDIN") as copy:  # type: ignore[arg-type]
+            conn.execute(f'DROP INDEX "{name}"')
+        with conn.cursor().copy(f"COPY test ({', '.join(COLUMNS)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
         conn.execute("SET maintenance_work_mem = '256MB'")
@@ -291,7 +291,7 @@ def _merge_as_scheduled(url: str) -> None:
 
 def _pg_admin(sql: str) -> None:
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(sql)  # type: ignore[arg-type]
+        conn.execute(sql)
 
 
 def cached_postgres(count: int, fresh: bool) -> str:

@@ -125,7 +125,7 @@ def _prepare(workdir: Path) -> tuple[str, Fixture]:
     return database_url, fixture
 
 
-def reference_app(root: Path):  # type: ignore[no-untyped-def]
+def reference_app(root: Path):
     """The yardstick: Starlette serving files straight from disk."""
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -279,7 +279,7 @@ def main() -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def reference_from_env():  # type: ignore[no-untyped-def]
+def reference_from_env():
     """Factory for the reference server's process, which is started by ``main``."""
     return reference_app(Path(os.environ["BENCH_REFERENCE_ROOT"]))
 

@@ -60,7 +60,7 @@ def _pg_url(database: str) -> str:
 
 def _pg_admin(sql: str) -> None:
     with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-        conn.execute(sql)  # type: ignore[arg-type]
+        conn.execute(sql)
 
 
 @pytest.fixture(scope="session")
@@ -126,7 +126,7 @@ def session(engine: Engine) -> Iterator[Session]:
 def local_issuer_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One local sign-in key per worker: making an RSA key costs more than most tests."""
     path = tmp_path_factory.mktemp("keys") / "local-issuer.pem"
-    LocalIssuer(Settings(_env_file=None, env="test", local_issuer_key_path=path))  # type: ignore[call-arg]
+    LocalIssuer(Settings(_env_file=None, env="test", local_issuer_key_path=path))
     return path
 
 
@@ -134,7 +134,7 @@ def local_issuer_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def settings(tmp_path: Path, database_url: str, local_issuer_key: Path) -> Settings:
     """Development settings pointing at this test's database and a private data directory."""
     return Settings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         env="test",
         data_dir=tmp_path / "var",
         database_url=database_url,

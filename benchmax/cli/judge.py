@@ -90,7 +90,7 @@ def _cmd_upload_set(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     judge = sub.add_parser("judge", help="AI judge snapshots").add_subparsers(
         dest="judge", required=True
     )

@@ -90,7 +90,7 @@ def _cmd_prompts_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     board = sub.add_parser("leaderboard", help="showcase snapshots").add_subparsers(
         dest="leaderboard", required=True
     )

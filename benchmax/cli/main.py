@@ -22,11 +22,12 @@ from benchmax.cli.output import fail
 
 if TYPE_CHECKING:
     from benchmax.context import AppContext
+    from benchmax.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _settings():  # type: ignore[no-untyped-def]
+def _settings() -> Settings:
     from benchmax.settings import get_settings
 
     return get_settings()

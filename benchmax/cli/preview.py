@@ -47,7 +47,7 @@ def _cmd_build_template(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     preview = sub.add_parser("preview", help="the automated preview").add_subparsers(
         dest="preview", required=True
     )

@@ -67,7 +67,7 @@ def status_badge(label: rx.Var[str], color: rx.Var[str]) -> rx.Component:
         label,
         color_scheme=color,
         variant="soft",
-        size="2",  # type: ignore[arg-type]
+        size="2",
         class_name="status-badge",
     )
 

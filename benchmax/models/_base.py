@@ -32,16 +32,12 @@ def is_public_id(value: str) -> bool:
 
 
 def id_field() -> str:
-    return Field(default_factory=new_id, primary_key=True, max_length=16)  # type: ignore[no-any-return]
+    return Field(default_factory=new_id, primary_key=True, max_length=16)
 
 
 def created_field() -> datetime:
-    return Field(  # type: ignore[no-any-return]
-        default_factory=utcnow, sa_type=DateTime(timezone=True), nullable=False
-    )
+    return Field(default_factory=utcnow, sa_type=DateTime(timezone=True), nullable=False)
 
 
 def time_field(*, index: bool = False) -> datetime | None:
-    return Field(  # type: ignore[no-any-return]
-        default=None, sa_type=DateTime(timezone=True), nullable=True, index=index
-    )
+    return Field(default=None, sa_type=DateTime(timezone=True), nullable=True, index=index)

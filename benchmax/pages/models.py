@@ -43,7 +43,7 @@ def label_chip(
     """A linked chip whose text (a declared label can be anything) wraps instead of
     widening the page."""
     return rx.link(
-        rx.badge(*text, variant=variant, size="2", class_name="label-chip"),  # type: ignore[arg-type]
+        rx.badge(*text, variant=variant, size="2", class_name="label-chip"),
         href=href,
         class_name="label-chip-link",
     )

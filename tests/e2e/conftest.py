@@ -22,10 +22,18 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    ViewportSize,
+    expect,
+    sync_playwright,
+)
 from sqlalchemy import Engine
 
 from benchmax.db import make_engine
@@ -48,13 +56,15 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 # Playwright's assertions wait 5 s by default, its actions as long as the context says (20 s).
 # A step change is a server round trip and a page load, which on two busy cores can take
 # longer than 5 s; an assertion should wait as long as the action before it may.
 expect.set_options(timeout=15_000)
 OWNER_HANDLE = "e2e-owner"
-DESKTOP = {"width": 1280, "height": 900}
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+# The colour schemes the pages are drawn and checked in (Playwright's color_scheme).
+Theme = Literal["light", "dark"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -134,7 +144,7 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
     try:
         _wait(f"http://localhost:{APP_PORT}/healthz", process, timeout=600)
         settings = Settings(
-            _env_file=None,  # type: ignore[call-arg]
+            _env_file=None,
             env="test",
             data_dir=data_dir,
             app_origin=f"http://localhost:{APP_PORT}",
@@ -174,7 +184,7 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def context(browser: Browser) -> Iterator[BrowserContext]:
-    context = browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(20_000)
     yield context
     context.close()
@@ -193,7 +203,7 @@ def wait_ready(page: Page) -> None:
 
 def signed_in_page(browser: Browser, app: LiveApp, handle: str) -> Page:
     """A page in a fresh browser context (its own cookies) signed in as ``handle``."""
-    context = browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(20_000)
     page = context.new_page()
     sign_in(page, app, handle)

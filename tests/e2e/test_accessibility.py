@@ -21,7 +21,15 @@ from sqlmodel import Session, select
 
 from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
-from tests.e2e.conftest import DESKTOP, OWNER_HANDLE, LiveApp, make_people, sign_in, wait_ready
+from tests.e2e.conftest import (
+    DESKTOP,
+    OWNER_HANDLE,
+    LiveApp,
+    Theme,
+    make_people,
+    sign_in,
+    wait_ready,
+)
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files
 from tests.support.factories import make_report, make_test, make_user, png
 
@@ -177,8 +185,8 @@ def _problems(page: Page, path: str) -> list[str]:
     return [f"{path}: {problem}" for problem in problems]
 
 
-def _audit(browser: Browser, app: LiveApp, theme: str, pages: list[str], who: str) -> list[str]:
-    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+def _audit(browser: Browser, app: LiveApp, theme: Theme, pages: list[str], who: str) -> list[str]:
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)
     context.set_default_timeout(30_000)
     page = context.new_page()
     if who:
@@ -201,7 +209,7 @@ def _axe_is_installed() -> None:
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("who", ["stranger", "contributor", "owner"])
 def test_every_page_passes_axe_and_the_structure_checks(
-    live_app: LiveApp, browser: Browser, paths: dict[str, str], theme: str, who: str
+    live_app: LiveApp, browser: Browser, paths: dict[str, str], theme: Theme, who: str
 ) -> None:
     pages = {"stranger": STRANGER_PAGES, "contributor": CONTRIBUTOR_PAGES, "owner": OWNER_PAGES}
     handle = {"stranger": "", "contributor": paths["contributor"], "owner": OWNER_HANDLE}[who]
@@ -252,11 +260,11 @@ def _rgb(colour: str) -> str:
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_badges_wear_the_contrast_checked_colours_of_the_theme(
-    live_app: LiveApp, browser: Browser, theme: str
+    live_app: LiveApp, browser: Browser, theme: Theme
 ) -> None:
     """The unit test checks the token table; this checks the page really uses it, in dark
     mode too (a rule that never matches would leave Radix's own, weaker colours)."""
-    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)
     page = context.new_page()
     try:
         page.goto(live_app.url + "/")
@@ -287,11 +295,11 @@ def _wizard_state(page: Page, label: str, problems: list[str], ready: str) -> No
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_the_wizard_passes_axe_in_every_step_and_with_errors_shown(
-    live_app: LiveApp, browser: Browser, theme: str
+    live_app: LiveApp, browser: Browser, theme: Theme
 ) -> None:
     """Steps 3 to 5 (files with their verdicts, the review, the success state) and the form
     with validation errors showing, which the page list above never reaches."""
-    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)
     context.set_default_timeout(30_000)
     page = context.new_page()
     problems: list[str] = []
@@ -315,7 +323,7 @@ def test_the_wizard_passes_axe_in_every_step_and_with_errors_shown(
         page.fill("#field-output_text", "A red square, as asked.")
         page.set_input_files(
             "#evidence-input",
-            files=_files(  # type: ignore[arg-type]
+            files=_files(
                 ("square.png", "image/png", png((220, 30, 30))),
                 ("fake.png", "image/png", b"plain text, not an image\n"),
             ),

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from benchmax.models._base import utcnow
 from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.moderation.reviews import refresh_review_state
-from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, wait_ready
+from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, Theme, wait_ready
 from tests.support.factories import make_review, make_test, make_user
 
 SHOTS = ARTIFACTS / "feed"
@@ -225,7 +225,7 @@ def test_phones_never_scroll_sideways_and_apply_sits_under_the_thumb(
 ) -> None:
     long_label = "Unlisted-" + "averyveryverylongmodelname" * 6
     _publish(live_app, 1, model_label=long_label, title="x" * 30 + "y" * 90)
-    context = browser.new_context(viewport=PHONE)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=PHONE)
     context.set_default_timeout(20_000)
     page = context.new_page()
     try:
@@ -261,11 +261,11 @@ def test_phones_never_scroll_sideways_and_apply_sits_under_the_thumb(
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_screenshots(live_app: LiveApp, browser: Browser, scheme: str) -> None:
+def test_screenshots(live_app: LiveApp, browser: Browser, scheme: Theme) -> None:
     """Not an assertion of looks: pictures for a person to check, and no sideways scroll."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        context = browser.new_context(viewport=viewport, color_scheme=scheme)  # type: ignore[arg-type]
+        context = browser.new_context(viewport=viewport, color_scheme=scheme)
         page = context.new_page()
         for path, label in (("/", "feed"), ("/?q=hexagon", "feed-search"), ("/models", "models")):
             page.goto(live_app.url + path)

@@ -45,7 +45,7 @@ def test_lists_paint_from_the_server_escaped_then_give_way_in_place(
     for path in ("/", profile):
         for theme in ("light", "dark"):
             for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-                context = browser.new_context(viewport=size, color_scheme=theme)  # type: ignore[arg-type]
+                context = browser.new_context(viewport=size, color_scheme=theme)
                 page = context.new_page()
                 page.route("**/assets/**/*.js", lambda route: route.abort())  # no script runs
                 page.goto(live_app.url + path, wait_until="domcontentloaded")
@@ -60,7 +60,7 @@ def test_lists_paint_from_the_server_escaped_then_give_way_in_place(
                 page.screenshot(path=str(shot))
                 context.close()
 
-    context = browser.new_context(viewport=PHONE)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})

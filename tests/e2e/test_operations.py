@@ -59,6 +59,8 @@ def test_owner_requeues_a_dead_job_without_reloading(live_app: LiveApp, browser:
                 break
             session.expire_all()
             owner.wait_for_timeout(500)
+        assert job is not None  # as in the loop: mypy does not carry that past it
+        assert test is not None
         assert job.state == JobState.DONE
         assert test.state == TestState.PUBLIC
 

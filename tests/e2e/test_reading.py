@@ -62,7 +62,7 @@ def _reading_test(app: LiveApp, title: str = "Haiku about ponds") -> dict[str, s
 
 def _open_as(browser: Browser, app: LiveApp, handle: str, test_id: str) -> Page:
     """The Test page in a fresh context signed in as ``handle``."""
-    page = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
+    page = browser.new_context(viewport=DESKTOP).new_page()
     sign_in(page, app, handle)
     page.goto(f"{app.url}/tests/{test_id}")
     wait_ready(page)
@@ -93,7 +93,7 @@ def test_link_preview_tags_are_in_the_html_the_server_sends(live_app: LiveApp) -
 
 def test_tab_title_markdown_copy_and_haiku(live_app: LiveApp, browser: Browser) -> None:
     made = _reading_test(live_app)
-    context = browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=DESKTOP)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_app.url)
     page = context.new_page()
     page.goto(f"{live_app.url}/tests/{made['id']}")
@@ -146,7 +146,7 @@ def test_dark_first_paint_is_dark_before_any_script_bundle(
     live_app: LiveApp, browser: Browser
 ) -> None:
     made = _reading_test(live_app)
-    context = browser.new_context(viewport=PHONE, color_scheme="dark")  # type: ignore[arg-type]
+    context = browser.new_context(viewport=PHONE, color_scheme="dark")
     page = context.new_page()
     # No bundle ever arrives: what shows is only what the server sent.
     page.route("**/assets/**", lambda route: route.abort())
@@ -158,7 +158,7 @@ def test_dark_first_paint_is_dark_before_any_script_bundle(
     context.close()
 
     # With the app running, the first-paint view gives way to the real page.
-    context = browser.new_context(viewport=PHONE, color_scheme="dark")  # type: ignore[arg-type]
+    context = browser.new_context(viewport=PHONE, color_scheme="dark")
     page = context.new_page()
     page.goto(f"{live_app.url}/tests/{made['id']}")
     wait_ready(page)
@@ -232,7 +232,7 @@ def test_honest_states_for_owner_and_stranger(
     expect(page.locator("#main a[href*='/e/']")).to_have_count(0)
     page.context.close()
 
-    stranger = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
+    stranger = browser.new_context(viewport=DESKTOP).new_page()
     stranger.goto(f"{live_app.url}/tests/{test_id}")
     wait_ready(stranger)
     expect(stranger.locator("#not-found")).to_be_visible()
@@ -246,7 +246,7 @@ def test_screenshots(live_app: LiveApp, browser: Browser) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     for theme in ("light", "dark"):
         for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-            context = browser.new_context(viewport=viewport, color_scheme=theme)  # type: ignore[arg-type]
+            context = browser.new_context(viewport=viewport, color_scheme=theme)
             page = context.new_page()
             page.goto(f"{live_app.url}/tests/{made['id']}")
             wait_ready(page)

@@ -49,7 +49,7 @@ def test_staff_see_the_removal_and_everyone_else_a_404(live_app: LiveApp, browse
     test_id, title, image_url = _removed_test(live_app, people)
     url = f"{live_app.url}/tests/{test_id}"
 
-    stranger = browser.new_context(viewport=DESKTOP).new_page()  # type: ignore[arg-type]
+    stranger = browser.new_context(viewport=DESKTOP).new_page()
     stranger.goto(url)
     wait_ready(stranger)
     expect(stranger.locator("#not-found")).to_be_visible()
@@ -87,9 +87,9 @@ def test_staff_see_the_removal_and_everyone_else_a_404(live_app: LiveApp, browse
         )
         if handle == OWNER_HANDLE:
             for theme in ("light", "dark"):
-                staff.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+                staff.emulate_media(color_scheme=theme)
                 for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-                    staff.set_viewport_size(size)  # type: ignore[arg-type]
+                    staff.set_viewport_size(size)
                     staff.wait_for_timeout(300)
                     shot = ARTIFACTS / "shots" / f"removed-staff-{name}-{theme}.png"
                     staff.screenshot(path=str(shot), full_page=True)

@@ -6,7 +6,7 @@ Screenshots land in ``test-artifacts/screens/`` so a person can look at them aft
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, ViewportSize
 from sqlmodel import Session, select
 
 from benchmax.models import Test
@@ -37,7 +37,7 @@ def test_screen_fits_the_viewport(
     live_app: LiveApp,
     browser: Browser,
     viewport_name: str,
-    viewport: dict[str, int],
+    viewport: ViewportSize,
     name: str,
     path: str,
 ) -> None:
@@ -45,7 +45,7 @@ def test_screen_fits_the_viewport(
         sample = session.exec(select(Test).where(Test.is_sample)).first()
     assert sample is not None
     for scheme in ("light", "dark"):
-        context = browser.new_context(viewport=viewport, color_scheme=scheme)  # type: ignore[arg-type]
+        context = browser.new_context(viewport=viewport, color_scheme=scheme)
         page = context.new_page()
         page.goto(live_app.url + path.format(sample=sample.id))
         wait_ready(page)
@@ -69,12 +69,12 @@ SIGNED_IN_SCREENS = [
 
 @pytest.mark.parametrize(("viewport_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
 def test_signed_in_screens_fit_the_viewport(
-    live_app: LiveApp, browser: Browser, viewport_name: str, viewport: dict[str, int]
+    live_app: LiveApp, browser: Browser, viewport_name: str, viewport: ViewportSize
 ) -> None:
     with Session(live_app.engine) as session:
         sample = session.exec(select(Test).where(Test.is_sample)).first()
     assert sample is not None
-    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=viewport)
     page = context.new_page()
     sign_in(page, live_app, OWNER_HANDLE)
     problems = []

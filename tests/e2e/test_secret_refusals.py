@@ -88,7 +88,7 @@ def test_review_report_and_dispute_forms_refuse_a_key_beside_the_field(
     _refused_beside(reviewer, "#review-error", "#review-reasoning", _paste(key), "review reasoning")
     reviewer.locator("#review-reasoning").scroll_into_view_if_needed()
     reviewer.screenshot(path=str(SCREENS / "secret-refused-review-desktop.png"))
-    reviewer.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    reviewer.set_viewport_size(PHONE)
     reviewer.locator("#review-error").scroll_into_view_if_needed()
     reviewer.screenshot(path=str(SCREENS / "secret-refused-review-phone.png"))
 
@@ -135,7 +135,7 @@ def test_a_token_name_and_a_display_name_refuse_a_key(live_app: LiveApp, page: P
     expect(page.locator("#token-name")).to_have_value(key[:80])
     expect(page.locator("#new-token")).to_have_count(0)
     page.screenshot(path=str(SCREENS / "secret-refused-token-desktop.png"))
-    page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    page.set_viewport_size(PHONE)
     page.screenshot(path=str(SCREENS / "secret-refused-token-phone.png"))
     _no_trace(live_app, key)
 
@@ -171,7 +171,7 @@ def test_moderator_and_operator_reasons_refuse_a_key(live_app: LiveApp, browser:
     expect(owner.locator(f"#ops-reason-{job_id}")).to_have_value(f"Retry with {key}")
     expect(owner.locator(f"#ops-dead-{job_id}")).to_be_visible()
     owner.screenshot(path=str(SCREENS / "secret-refused-operations-desktop.png"))
-    owner.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    owner.set_viewport_size(PHONE)
     owner.locator(f"#ops-reason-error-{job_id}").scroll_into_view_if_needed()
     owner.screenshot(path=str(SCREENS / "secret-refused-operations-phone.png"))
     _no_trace(live_app, key)

@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     DESKTOP,
     OWNER_HANDLE,
     LiveApp,
+    Theme,
     make_people,
     signed_in_page,
     wait_ready,
@@ -134,11 +135,11 @@ _CONTRAST = """
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_solid_buttons_and_button_links_keep_their_text_readable_on_hover(
-    live_app: LiveApp, browser: Browser, theme: str
+    live_app: LiveApp, browser: Browser, theme: Theme
 ) -> None:
     """axe only sees elements at rest; a hover colour is checked here, for a Radix solid
     button and for a link drawn as one (the header's Sign in)."""
-    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=DESKTOP, color_scheme=theme)
     page = context.new_page()
     page.goto(live_app.url + "/sign-in")
     wait_ready(page)

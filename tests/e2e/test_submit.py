@@ -6,7 +6,7 @@ import io
 import secrets
 import zipfile
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, User
@@ -33,7 +33,7 @@ def _handle() -> str:
     return f"wiz{secrets.token_hex(4)}"
 
 
-def _files(*items: tuple[str, str, bytes]) -> list[dict[str, object]]:
+def _files(*items: tuple[str, str, bytes]) -> list[FilePayload]:
     return [{"name": n, "mimeType": m, "buffer": b} for n, m, b in items]
 
 
@@ -62,7 +62,7 @@ def _fill_steps_one_and_two(page: Page, prompt: str) -> None:
 
 
 def _upload(page: Page, *items: tuple[str, str, bytes], expected_rows: int) -> None:
-    page.set_input_files("#evidence-input", files=_files(*items))  # type: ignore[arg-type]
+    page.set_input_files("#evidence-input", files=_files(*items))
     expect(page.locator(".file-row")).to_have_count(expected_rows, timeout=30_000)
 
 
@@ -122,7 +122,7 @@ def test_reload_in_step_three_keeps_the_files(live_app: LiveApp, page: Page) -> 
     _fill_steps_one_and_two(page, "Reload me halfway through.")
     page.set_input_files(
         "#evidence-input", files=_files(("tool.exe", "application/x-msdownload", b"MZ\x90\x00"))
-    )  # type: ignore[arg-type]
+    )
     expect(page.locator(".upload-failed")).to_contain_text("Not accepted")
     _upload(
         page,
@@ -165,10 +165,10 @@ def test_a_prompt_with_a_key_is_refused_and_nothing_is_stored(
 def _screens(page: Page, name: str) -> None:
     """Screenshots of the current screen at desktop width, then at phone width."""
     for viewport, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)  # type: ignore[arg-type]
+        page.set_viewport_size(size)
         page.wait_for_timeout(300)
         page.screenshot(path=str(ARTIFACTS / "screens" / f"{name}-{viewport}.png"), full_page=True)
-    page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+    page.set_viewport_size(DESKTOP)
 
 
 def test_each_file_shows_its_verdict_in_step_three_and_me_says_when_the_draft_expires(

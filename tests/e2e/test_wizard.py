@@ -229,14 +229,14 @@ def test_files_show_verdicts_thumbnails_and_duplicates_then_review_and_success(
     shot = png()
     page.set_input_files(
         "#evidence-input",
-        files=_files(  # type: ignore[arg-type]
+        files=_files(
             ("shot.png", "image/png", shot),
             ("screen.png", "image/png", b"this is plain text, not an image\n"),
             ("site.zip", "application/zip", _zip()),
         ),
     )
     expect(page.locator(".file-row")).to_have_count(3, timeout=30_000)
-    page.set_input_files("#evidence-input", files=_files(("copy.png", "image/png", shot)))  # type: ignore[arg-type]
+    page.set_input_files("#evidence-input", files=_files(("copy.png", "image/png", shot)))
     expect(page.locator(".file-row")).to_have_count(4, timeout=30_000)
     row = {n: _row(page, f"{n}.png") for n in ("shot", "screen", "copy")}
     expect(row["shot"].locator(".file-verdict")).to_have_text(
@@ -321,7 +321,7 @@ def test_an_unsupported_file_is_refused_in_the_browser_and_an_upload_can_be_canc
     _to_step_three(page, "Cancel me.")
     page.set_input_files(
         "#evidence-input", files=_files(("tool.exe", "application/x-msdownload", b"MZ\x90\x00"))
-    )  # type: ignore[arg-type]
+    )
     expect(page.locator(".upload-failed")).to_contain_text("Not accepted")
     # A slow uplink, so there is time to press Cancel while the file is on its way.
     cdp = page.context.new_cdp_session(page)
@@ -329,7 +329,7 @@ def test_an_unsupported_file_is_refused_in_the_browser_and_an_upload_can_be_canc
     slow = {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": 20_000}
     cdp.send("Network.emulateNetworkConditions", slow)
     big = png() + secrets.token_bytes(1_000_000)  # a PNG with a megabyte of trailing bytes
-    page.set_input_files("#evidence-input", files=_files(("big.png", "image/png", big)))  # type: ignore[arg-type]
+    page.set_input_files("#evidence-input", files=_files(("big.png", "image/png", big)))
     page.get_by_role("button", name="Cancel uploading big.png").click()
     expect(page.locator(".upload-cancelled")).to_contain_text("Cancelled: big.png was not added")
     cdp.send("Network.emulateNetworkConditions", {**slow, "uploadThroughput": -1})
@@ -363,15 +363,15 @@ def _shots(page: Page, name: str) -> None:
     """The current screen at desktop and phone width, light and dark, into the shots folder."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+        page.emulate_media(color_scheme=scheme)
         for viewport, size in (("desktop", DESKTOP), ("phone", PHONE)):
-            page.set_viewport_size(size)  # type: ignore[arg-type]
+            page.set_viewport_size(size)
             page.wait_for_timeout(300)
             width = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
             assert width <= 0, f"{name} scrolls sideways at {viewport}"
             page.screenshot(path=str(SHOTS / f"{name}-{viewport}-{scheme}.png"), full_page=True)
-    page.emulate_media(color_scheme="light")  # type: ignore[arg-type]
-    page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size(DESKTOP)
 
 
 def test_screens_of_steps_one_to_four(live_app: LiveApp, page: Page) -> None:

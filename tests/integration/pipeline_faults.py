@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmax.services import pipeline
+from benchmax.services.scan_process import scan_in_child
 
 FAULT_ENV = "BENCHMAX_TEST_SCAN_FAULT"
 DIR_ENV = "BENCHMAX_TEST_DURABILITY_DIR"
 CANARY = "pipeline-fault-canary"
-_real_scan = pipeline.scan_in_child
+_real_scan = scan_in_child
 
 
 def scans_log(directory: Path) -> Path:
@@ -38,6 +39,6 @@ def _slow(*args: Any, **options: Any) -> Any:
 
 _fault = os.environ.get(FAULT_ENV, "")
 if _fault == "crash":
-    pipeline.scan_in_child = _crash  # type: ignore[assignment]
+    pipeline.scan_in_child = _crash  # type: ignore[attr-defined]
 elif _fault == "slow":
-    pipeline.scan_in_child = _slow  # type: ignore[assignment]
+    pipeline.scan_in_child = _slow  # type: ignore[attr-defined]

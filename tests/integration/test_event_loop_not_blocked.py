@@ -69,7 +69,7 @@ def statements(engine: Engine) -> Iterator[_Statements]:
 def _calls(ctx: AppContext, test_id: str) -> list[tuple[str, str]]:
     """(method, path) for every route of the API, path parameters filled in (a real Test's
     id, so routes that check an id's form before looking it up still reach the database)."""
-    calls = []
+    calls: list[tuple[str, str]] = []
     for route in build_api(ctx).routes:
         if isinstance(route, ApiFallback):
             continue  # answers unknown /api/v1 paths with 404 and asks the database nothing

@@ -33,7 +33,9 @@ def test_stored_headers_become_digests_and_stay_findable(
 
     command.upgrade(config, "head")
     with engine.connect() as conn:
-        rows = dict(conn.execute(text("SELECT id, idempotency_key FROM test")).all())
+        rows: dict[str, str | None] = dict(
+            conn.execute(text("SELECT id, idempotency_key FROM test")).all()
+        )
     assert rows == {keyed.id: idempotency_digest("run-7"), plain.id: None}
     assert "run-7" not in repr(rows)
 

@@ -30,7 +30,7 @@ from tests.support.judge_helpers import (
 
 
 @pytest.fixture
-def storage(tmp_path) -> LocalStorage:  # type: ignore[no-untyped-def]
+def storage(tmp_path) -> LocalStorage:
     return LocalStorage(tmp_path / "objects")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session, select
 
@@ -75,7 +76,8 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     report = make_report(session, test, make_user(session))
     session.commit()
     engine = session.get_bind()
-    assert find_servable(engine, storage, image.id) is not None  # type: ignore[arg-type]
+    assert isinstance(engine, Engine)
+    assert find_servable(engine, storage, image.id) is not None
 
     decision = takedowns.remove_test(session, moderator, test.id, REASON, report.id)
     session.commit()
@@ -92,7 +94,7 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     own_view = detail_view.get_test_view(session, test.id, test.contributor_id)
     assert own_view is not None
     assert REASON in own_view.failure_reason
-    assert find_servable(engine, storage, image.id) is None  # type: ignore[arg-type]
+    assert find_servable(engine, storage, image.id) is None
     [outcome] = _outcomes(session, test.id)
     assert (outcome.outcome, outcome.reason) == ("Removed by a moderator", REASON)
 
@@ -102,7 +104,7 @@ def test_removal_hides_everywhere_and_restore_brings_it_back(
     assert test.state == TestState.PUBLIC
     assert test.failure_reason == ""
     assert test.id in _feed_ids(session)
-    assert find_servable(engine, storage, image.id) is not None  # type: ignore[arg-type]
+    assert find_servable(engine, storage, image.id) is not None
     assert [o.action for o in _outcomes(session, test.id)] == [
         "test.remove",
         "test.restore",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlmodel import Session, select
 
-from benchmax.models import ModerationDecision, PromptAlias, Role, TestState, prompt_key
+from benchmax.models import ModerationDecision, PromptAlias, Role, Test, TestState, prompt_key
 from benchmax.services import feed
 from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
@@ -27,7 +29,7 @@ VARIANTS = [
 ]
 
 
-def _reviewed(session: Session, prompt: str, scores: list[int], **overrides: object):  # type: ignore[no-untyped-def]
+def _reviewed(session: Session, prompt: str, scores: list[int], **overrides: Any) -> Test:
     test = make_test(session, prompt=prompt, **overrides)
     for score in scores:
         make_review(session, test, make_user(session, role=Role.REVIEWER), score=score)

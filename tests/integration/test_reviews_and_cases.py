@@ -30,7 +30,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services.errors import ServiceError
-from benchmax.services.moderation import disputes, filing, reports, reviews, roles
+from benchmax.services.moderation import disputes, filing, rate_limits, reports, reviews, roles
 from tests.support.factories import (
     make_dispute,
     make_evidence,
@@ -269,7 +269,7 @@ def test_the_index_alone_stops_a_race_that_passed_the_check(
     review, contributor = _disputable_review(session)
     session.commit()
     both_checked = threading.Barrier(2, timeout=30)
-    check_hourly_limit = filing.check_hourly_limit
+    check_hourly_limit = rate_limits.check_hourly_limit
 
     def unlocked(test_session: Session, test_id: str, *, lock: bool = False) -> Test:
         return reviews.public_test(test_session, test_id)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 from sqlmodel import Session
 from starlette.testclient import TestClient
 
@@ -334,9 +334,10 @@ def test_common_word_searches_walk_every_filtered_match_once(
         cursor = page.next_cursor
     if sqlite:  # the walk goes through the contributor's index, never a scan of test
         engine = session.get_bind()
+        assert isinstance(engine, Engine)
         statement, params = _page_statement(
             engine, session, FeedFilters(q="common", sort=sort, contributor="alice")
-        )  # type: ignore[arg-type]
+        )
         plan = _plan(session, "sqlite", statement, params)
         assert "ix_test_contributor_feed" in plan, plan
         assert not re.search(r"SCAN test\b(?! USING)", plan), plan

@@ -16,7 +16,7 @@ from benchmax.state.security import contact_text
 
 def _fields(body: str) -> dict[str, str]:
     lines = [line for line in body.splitlines() if line and not line.startswith("#")]
-    return dict(line.split(": ", 1) for line in lines)  # type: ignore[misc]
+    return dict(line.split(": ", 1) for line in lines)
 
 
 def test_the_file_is_plain_text_with_the_required_fields(
@@ -39,7 +39,7 @@ def test_the_file_is_plain_text_with_the_required_fields(
 
 
 def test_the_contact_is_the_operators_and_expires_moves_with_the_clock() -> None:
-    settings = Settings(_env_file=None, security_contact="https://example.org/report")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, security_contact="https://example.org/report")
     first = _fields(security_txt(settings, utcnow()))
     later = _fields(security_txt(settings, utcnow() + timedelta(days=90)))
 
@@ -61,7 +61,7 @@ def test_the_contact_is_the_operators_and_expires_moves_with_the_clock() -> None
 )
 def test_a_contact_that_is_not_a_one_line_mailto_or_https_uri_is_refused(contact: str) -> None:
     with pytest.raises(ValidationError, match="BENCHMAX_SECURITY_CONTACT"):
-        Settings(_env_file=None, security_contact=contact)  # type: ignore[call-arg]
+        Settings(_env_file=None, security_contact=contact)
 
 
 def test_the_page_shows_the_address_of_a_mailto_contact() -> None:

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
@@ -20,7 +21,6 @@ from benchmax.models import (
     SHOWCASE_APPEND_ONLY_TABLES,
     CaseState,
     Job,
-    LeaderboardRow,
     LeaderboardSnapshot,
     LeaderboardSupersession,
     ModerationHold,
@@ -50,15 +50,16 @@ from tests.support.factories import make_review, make_test, make_user
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 
 
-def _reviewed(session: Session, scores: list[int], **overrides: object) -> Test:
+def _reviewed(session: Session, scores: list[int], **overrides: Any) -> Test:
     test = make_test(session, **overrides)
     for score in scores:
         make_review(session, test, make_user(session, role=Role.REVIEWER), score=score)
     return test
 
 
-def _rows(session: Session, snapshot: LeaderboardSnapshot) -> dict[str, LeaderboardRow]:
-    return {row.test_id: row for row in iter_rows(session, snapshot.id)}
+def _rows(session: Session, snapshot: LeaderboardSnapshot) -> dict[str, Any]:
+    """The snapshot's rows by Test id, as mappings whose columns read as attributes."""
+    return {row["test_id"]: row for row in iter_rows(session, snapshot.id)}
 
 
 def _publish(session: Session, key: str = "t") -> LeaderboardSnapshot:
@@ -87,7 +88,7 @@ def test_worked_example_scores_and_the_recorded_prior(session: Session) -> None:
     assert rows[low.id].score_bp == round((0 + 3 * 7094) / 5)
     assert (rows[low.id].score_min, rows[low.id].score_max) == (0, 0)
     assert (rows[many.id].review_count, rows[steady.id].review_count) == (10, 3)
-    assert [r.rank for r in iter_rows(session, snapshot.id)] == [1, 2, 3, 4]
+    assert [r["rank"] for r in iter_rows(session, snapshot.id)] == [1, 2, 3, 4]
 
 
 def test_eligibility_edge_cases(session: Session) -> None:
@@ -220,12 +221,13 @@ def test_a_new_snapshot_supersedes_without_touching_the_old(session: Session) ->
     assert current_snapshot(session).id == new.id  # type: ignore[union-attr]
     reread = session.get(LeaderboardSnapshot, old.id)
     assert reread is not None
+    assert reread.published_at is not None
     assert (
         reread.sha256,
         reread.policy_json,
         reread.row_count,
         as_utc(reread.published_at),
-    ) == old_meta  # type: ignore[arg-type]
+    ) == old_meta
     assert [canonical_row(row) for row in iter_rows(session, old.id)] == before
     assert verify_snapshot(session, old.id).ok
     assert verify_snapshot(session, new.id).ok
@@ -397,7 +399,7 @@ def test_migration_backfills_prompt_keys(
             )
     command.upgrade(config, "head")
     with engine.connect() as conn:
-        keys = dict(conn.execute(text("SELECT prompt, prompt_key FROM test")).all())
+        keys: dict[str, str] = dict(conn.execute(text("SELECT prompt, prompt_key FROM test")).all())
         versions = {v for (v,) in conn.execute(text("SELECT prompt_key_version FROM test"))}
     assert keys["Write A  Haiku"] == keys["write a haiku\u200b"] == prompt_key("write a haiku")
     assert keys["Other"] == prompt_key("other")

@@ -259,7 +259,7 @@ def test_local_symlink_out_of_root_is_refused(tmp_path: Path) -> None:
 
 def test_build_storage_follows_settings(s3_settings: CoreSettings, tmp_path: Path) -> None:
     local_settings = CoreSettings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         storage_local_root=tmp_path / "objects",
     )
 

@@ -59,7 +59,7 @@ class Api:
             session.commit()
         return user, plaintext
 
-    def post(self, token: str, data: dict[str, str] | None = None, files: Any = None, **kw: Any):  # type: ignore[no-untyped-def]
+    def post(self, token: str, data: dict[str, str] | None = None, files: Any = None, **kw: Any):
         headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
         return self.client.post(
             "/api/v1/tests",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
-import httpx
+import httpx2
 import pytest
 from botocore.config import Config
 from sqlalchemy import Engine
@@ -72,7 +72,7 @@ def publish(
     return evidence
 
 
-def assert_refused(response: httpx.Response, method: str = "GET") -> None:
+def assert_refused(response: httpx2.Response, method: str = "GET") -> None:
     assert response.status_code == 404
     assert response.content == (b"" if method == "HEAD" else NOT_FOUND_BODY)
     assert response.headers["cache-control"] == "no-store"
@@ -81,7 +81,7 @@ def assert_refused(response: httpx.Response, method: str = "GET") -> None:
     assert_secure(response)
 
 
-def assert_secure(response: httpx.Response) -> None:
+def assert_secure(response: httpx2.Response) -> None:
     for name, value in SECURITY_HEADERS.items():
         assert response.headers[name] == value
     assert "set-cookie" not in response.headers

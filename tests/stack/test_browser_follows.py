@@ -120,7 +120,7 @@ def test_a_submission_through_one_replica_is_followed_live_in_the_browser_on_the
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport=DESKTOP)  # type: ignore[arg-type]
+            page = browser.new_page(viewport=DESKTOP)
             page.set_default_timeout(20_000)
             sockets = EventSockets(page)
             sign_in_at(page, origin, handle)

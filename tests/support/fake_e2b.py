@@ -13,8 +13,8 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 import uvicorn
 from e2b.envd.process import process_pb
@@ -109,18 +109,20 @@ class _Process(Process):
     def __init__(self, fake: FakeE2B) -> None:
         self.fake = fake
 
-    async def start(self, request: Any, _ctx: Any) -> Iterator[Any]:
+    async def start(self, request: Any, _ctx: Any) -> AsyncIterator[process_pb.StartResponse]:
         config = request.process
         self.fake.commands.append(" ".join([config.cmd, *config.args]))
         if self.fake.exit_code == 0:
             for name, data in self.fake.outputs.items():
                 self.fake.files[f"/tmp/out/{name}"] = data
         event = process_pb.ProcessEvent
-        yield process_pb.StartResponse(
-            event=event(event=Oneof(field="start", value=event.StartEvent(pid=7)))
-        )
+        started: Oneof[Literal["start"], process_pb.ProcessEvent.StartEvent]
+        started = Oneof(field="start", value=event.StartEvent(pid=7))
+        yield process_pb.StartResponse(event=event(event=started))
         end = event.EndEvent(exit_code=self.fake.exit_code, exited=True, status="exited")
-        yield process_pb.StartResponse(event=event(event=Oneof(field="end", value=end)))
+        ended: Oneof[Literal["end"], process_pb.ProcessEvent.EndEvent]
+        ended = Oneof(field="end", value=end)
+        yield process_pb.StartResponse(event=event(event=ended))
 
 
 def _free_port() -> int:

@@ -124,7 +124,7 @@ def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]
     }
     graded = "honest" if behaviour == "slow" else behaviour
     if model.startswith("bench/"):
-        seats = [
+        seats: list[dict[str, Any]] = [
             {
                 "call": f"seat-{index}",
                 "alias": f"reviewer-{index}-{seat}",

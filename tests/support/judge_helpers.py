@@ -108,7 +108,7 @@ def judge_settings(
     }
     values.update(extra)
     return Settings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         **{**settings.model_dump(exclude={"judge_api_key"}), **values},
     )
 

@@ -31,14 +31,14 @@ def s3_endpoint() -> Iterator[str]:
 def make_s3_settings(endpoint: str) -> CoreSettings:
     """Settings naming a fresh, existing bucket on the test server."""
     settings = CoreSettings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         env="test",
         storage_backend="s3",
         s3_endpoint_url=endpoint,
         s3_bucket=f"bmx-{uuid.uuid4().hex[:12]}",
         s3_region="us-east-1",
         s3_access_key_id="testing",
-        s3_secret_access_key="testing",  # type: ignore[arg-type]
+        s3_secret_access_key="testing",
     )
     S3Storage.from_settings(settings).client.create_bucket(Bucket=settings.s3_bucket)
     return settings

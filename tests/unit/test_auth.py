@@ -35,7 +35,7 @@ APP = "http://localhost:3000"
 def _settings(data_dir: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {"env": "test", "data_dir": data_dir, "app_origin": APP}
     values.update(overrides)
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **values)
 
 
 def _rsa_key() -> rsa.RSAPrivateKey:

@@ -21,7 +21,7 @@ from benchmax.settings import Settings
 def _settings(tmp_path: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {"env": "test", "data_dir": tmp_path, "auth_backend": "clerk"}
     values.update(overrides)
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **values)
 
 
 def _publishable_key(host: str, kind: str = "live") -> str:

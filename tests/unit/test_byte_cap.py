@@ -20,7 +20,7 @@ def test_a_stream_at_the_cap_passes_whole() -> None:
 
 def test_the_chunk_that_passes_the_cap_is_never_handed_on() -> None:
     cap = _cap(5)
-    passed = []
+    passed: list[bytes] = []
     with pytest.raises(TooLarge) as refused:
         passed.extend(cap.chunks([b"abc", b"def", b"ghi"]))
     assert passed == [b"abc"]

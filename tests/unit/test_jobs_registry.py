@@ -58,7 +58,7 @@ def test_one_handler_per_kind() -> None:
 
 
 def test_context_builds_storage_once_on_first_use(tmp_path: Path, engine: Engine) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, data_dir=tmp_path)
     ctx = JobContext(settings=settings, engine=engine)
     assert "storage" not in vars(ctx)
     assert ctx.storage is ctx.storage

@@ -20,7 +20,7 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_judge_is_off_by_default() -> None:
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert not settings.judge_enabled
     assert settings.judge_max_retries == 0
 
@@ -28,7 +28,7 @@ def test_the_judge_is_off_by_default() -> None:
 def test_openai_variables_do_not_switch_the_judge_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-example")
-    assert not Settings(_env_file=None).judge_enabled  # type: ignore[call-arg]
+    assert not Settings(_env_file=None).judge_enabled
 
 
 def test_production_accepts_an_https_judge_with_a_real_key(production: dict[str, Any]) -> None:  # noqa: F811
@@ -60,5 +60,5 @@ def test_production_refuses_an_unsafe_judge(
 
 def test_a_judge_timeout_must_fit_in_the_job_lease() -> None:
     with pytest.raises(ValidationError, match="JUDGE_TIMEOUT_SECONDS must be shorter"):
-        Settings(_env_file=None, judge_base_url="http://127.0.0.1:1/v1",  # type: ignore[call-arg]
+        Settings(_env_file=None, judge_base_url="http://127.0.0.1:1/v1",
                  judge_timeout_seconds=120, job_lease_seconds=120)  # fmt: skip

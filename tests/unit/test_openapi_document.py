@@ -22,7 +22,7 @@ from benchmax.settings import Settings
 def api_routes_list(tmp_path_factory: pytest.TempPathFactory) -> list[BaseRoute]:
     """``build_api``'s routes on a context of its own (nothing here reaches the database)."""
     data_dir = tmp_path_factory.mktemp("openapi-var")
-    settings = Settings(_env_file=None, env="test", data_dir=data_dir)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, env="test", data_dir=data_dir)
     return build_api(AppContext.from_settings(settings)).routes
 
 

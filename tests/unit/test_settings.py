@@ -54,7 +54,7 @@ def production() -> dict[str, Any]:
 
 
 def _make(**values: Any) -> Settings:
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **values)
 
 
 def test_defaults_are_the_embedded_default(tmp_path: Path) -> None:
@@ -216,7 +216,7 @@ def test_usercontent_service_settings_need_no_auth_secret(production: dict[str, 
         for key, value in production.items()
         if not key.startswith(("clerk_", "auth_", "queue_", "redis_"))
     }
-    core = CoreSettings(_env_file=None, **core_only)  # type: ignore[call-arg]
+    core = CoreSettings(_env_file=None, **core_only)
     assert core.production_problems() == []
     assert not hasattr(core, "clerk_secret_key")
 
@@ -226,7 +226,7 @@ def test_production_config_from_environment_variables(
 ) -> None:
     for key, value in production.items():
         monkeypatch.setenv(f"BENCHMAX_{key.upper()}", value)
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert settings.is_production
     assert settings.clerk_secret_key is not None
     assert settings.clerk_secret_key.get_secret_value() == production["clerk_secret_key"]
@@ -236,7 +236,7 @@ def test_production_config_from_environment_variables(
 def test_unsafe_production_from_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCHMAX_ENV", "production")
     with pytest.raises(ValidationError, match="AUTH_BACKEND=local"):
-        Settings(_env_file=None)  # type: ignore[call-arg]
+        Settings(_env_file=None)
 
 
 def test_csv_lists_parse_from_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -244,7 +244,7 @@ def test_csv_lists_parse_from_environment_variables(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(
         "BENCHMAX_AUTHORIZED_PARTIES", "https://benchmax.org,https://www.benchmax.org"
     )
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert settings.owner_subjects == ["user_2abc", "local|alice", "user_2def"]
     assert settings.resolved_authorized_parties == [
         "https://benchmax.org",
@@ -255,7 +255,7 @@ def test_csv_lists_parse_from_environment_variables(monkeypatch: pytest.MonkeyPa
 def test_empty_csv_means_none(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCHMAX_OWNER_SUBJECTS", "")
     monkeypatch.setenv("BENCHMAX_AUTHORIZED_PARTIES", " , ")
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert settings.owner_subjects == []
     assert settings.resolved_authorized_parties == [settings.app_origin]
 

@@ -27,7 +27,7 @@ def _stack(tmp_path: Path, **overrides: Any) -> Settings:
     values = {
         k.removeprefix("BENCHMAX_").lower(): v for k, v in env.items() if k.startswith("BENCHMAX_")
     }
-    return Settings(_env_file=None, **{**values, **overrides})  # type: ignore[call-arg]
+    return Settings(_env_file=None, **{**values, **overrides})
 
 
 def test_the_stack_environment_passes_the_production_checks(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from benchmax.settings import CoreSettings
 
 
 def _settings(**values: str) -> CoreSettings:
-    return CoreSettings(_env_file=None, env="test", **values)  # type: ignore[call-arg,arg-type]
+    return CoreSettings(_env_file=None, env="test", **values)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

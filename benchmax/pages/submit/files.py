@@ -99,7 +99,7 @@ def _row_note(text: rx.Var[str], color: str, class_name: str, mark: str = "") ->
     """A line under the file's name, shown only when there is something to say."""
     return rx.cond(
         text != "",
-        rx.text(mark, text, size="2", color_scheme=color, class_name=class_name),  # type: ignore[arg-type]
+        rx.text(mark, text, size="2", color_scheme=color, class_name=class_name),
     )
 
 

@@ -116,7 +116,7 @@ def _summary_row(label: str, value: rx.Var[str] | str, row_id: str) -> rx.Compon
 
 
 def _or_dash(value: rx.Var[str], empty: str = "—") -> rx.Var[str]:
-    return rx.cond(value != "", value, empty)  # type: ignore[return-value]
+    return rx.cond(value != "", value, empty)
 
 
 def _review_section(title: str, step: int, *body: rx.Component) -> rx.Component:
@@ -236,7 +236,7 @@ def _step_five() -> rx.Component:
 
 def wizard_href(step: int) -> rx.Var[str]:
     """The step's address, for links that also work opened in a new tab."""
-    return rx.cond(  # type: ignore[return-value]
+    return rx.cond(
         S.draft_id != "",
         f"/submit?step={step}&draft=" + S.draft_id,
         f"/submit?step={step}",

@@ -91,7 +91,7 @@ def png_bytes(size: tuple[int, int] = (64, 48), mode: str = "RGB", **save: objec
             for y in range(size[1])
             for x in range(size[0])
         ]
-    )  # type: ignore[misc]
+    )
     out = io.BytesIO()
     image.save(out, format="PNG", **save)
     return out.getvalue()

@@ -192,7 +192,7 @@ def test_injection_in_an_entry_is_recorded_not_blocked(tmp_path: Path) -> None:
     } in (result.findings)
 
 
-def _deflated_data_at(data: bytes) -> int:
+def _deflated_data_at(data: bytes | bytearray) -> int:
     """Offset of the first entry's compressed bytes."""
     name_length, extra_length = struct.unpack_from("<HH", data, 26)
     return 30 + name_length + extra_length

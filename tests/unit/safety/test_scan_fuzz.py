@@ -66,19 +66,19 @@ def _scan(tmp_path: Path, name: str, data: bytes) -> ScanResult:
 @st.composite
 def _damage(draw: st.DrawFn, data: bytes) -> bytes:
     """Flip, cut or splice a few bytes, as a hostile or broken upload would."""
-    data = bytearray(data)
+    damaged = bytearray(data)
     for _ in range(draw(st.integers(0, 4))):
-        if not data:
+        if not damaged:
             break
-        at = draw(st.integers(0, len(data) - 1))
+        at = draw(st.integers(0, len(damaged) - 1))
         action = draw(st.sampled_from(["flip", "cut", "insert"]))
         if action == "flip":
-            data[at] ^= draw(st.integers(1, 255))
+            damaged[at] ^= draw(st.integers(1, 255))
         elif action == "cut":
-            del data[at:]
+            del damaged[at:]
         else:
-            data[at:at] = draw(st.binary(min_size=1, max_size=16))
-    return bytes(data)
+            damaged[at:at] = draw(st.binary(min_size=1, max_size=16))
+    return bytes(damaged)
 
 
 @st.composite
@@ -156,31 +156,31 @@ def _texts(draw: st.DrawFn) -> tuple[str, bytes]:
 
 @FUZZ
 @given(data=_zips())
-def test_fuzzed_zips_get_a_verdict(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
+def test_fuzzed_zips_get_a_verdict(tmp_path_factory, data: bytes) -> None:
     _scan(tmp_path_factory.mktemp("zip"), "src.zip", data)
 
 
 @FUZZ
 @given(case=_images())
-def test_fuzzed_images_get_a_verdict(tmp_path_factory, case: tuple[str, bytes]) -> None:  # type: ignore[no-untyped-def]
+def test_fuzzed_images_get_a_verdict(tmp_path_factory, case: tuple[str, bytes]) -> None:
     _scan(tmp_path_factory.mktemp("image"), *case)
 
 
 @FUZZ
 @given(case=_videos())
-def test_fuzzed_videos_get_a_verdict(tmp_path_factory, case: tuple[str, bytes]) -> None:  # type: ignore[no-untyped-def]
+def test_fuzzed_videos_get_a_verdict(tmp_path_factory, case: tuple[str, bytes]) -> None:
     _scan(tmp_path_factory.mktemp("video"), *case)
 
 
 @FUZZ
 @given(case=_texts())
-def test_fuzzed_text_gets_a_verdict(tmp_path_factory, case: tuple[str, bytes]) -> None:  # type: ignore[no-untyped-def]
+def test_fuzzed_text_gets_a_verdict(tmp_path_factory, case: tuple[str, bytes]) -> None:
     _scan(tmp_path_factory.mktemp("text"), *case)
 
 
 @FUZZ
 @given(count=st.integers(0, 200), width=st.integers(1, 300), height=st.integers(1, 300))
-def test_fuzzed_animation_sizes_are_bounded_before_decoding(  # type: ignore[no-untyped-def]
+def test_fuzzed_animation_sizes_are_bounded_before_decoding(
     tmp_path_factory, count: int, width: int, height: int
 ) -> None:
     data = bytearray(hostile.gif_with_frames(count))

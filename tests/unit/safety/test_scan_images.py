@@ -208,7 +208,8 @@ def test_animation_over_the_total_pixel_budget_is_blocked(tmp_path: Path, name: 
 def test_a_gif_of_half_a_million_frames_is_refused_from_its_structure(tmp_path: Path) -> None:
     """Pillow would seek through every frame just to count them; the walk stops at 1,001."""
     data = hostile.gif_with_frames(500_000)
-    assert Image.open(io.BytesIO(hostile.gif_with_frames(3))).n_frames == 3  # a valid GIF
+    three = Image.open(io.BytesIO(hostile.gif_with_frames(3)))
+    assert getattr(three, "n_frames", 1) == 3  # a valid GIF
     assert gif_frame_count(data, 1000) == 1001
     result = scan_file(write(tmp_path, "many.gif", data), "many.gif", LIMITS)
     assert result.block_code == "image_too_many_frames"
