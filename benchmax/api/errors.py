@@ -2,9 +2,12 @@
 
 Routes and services raise a ``ServiceError``; ``handle_service_error`` (registered in
 ``build_api`` through ``EXCEPTION_HANDLERS``) is the one place that turns it into an HTTP
-status, headers and this body. A route whose clients call a field by another name than the
-service does (the submission API's ``model`` for the draft's ``model_label``) says so once
-with ``name_fields``.
+status, headers and this body. Any other exception is a bug or a dependency failing, not a
+refusal: ``handle_unexpected`` answers it with a 500 in the same shape that says nothing of
+the exception (its text can quote content, a path or a secret); the server still logs it.
+
+A route whose clients call a field by another name than the service does (the submission
+API's ``model`` for the draft's ``model_label``) says so once with ``name_fields``.
 """
 
 from __future__ import annotations
@@ -55,4 +58,10 @@ async def handle_service_error(request: Request, exc: Exception) -> Response:
     return service_error_response(exc, request)
 
 
-EXCEPTION_HANDLERS = {ServiceError: handle_service_error}
+async def handle_unexpected(_request: Request, _exc: Exception) -> Response:
+    return error_response(
+        500, "internal_error", "Something went wrong on our side. Try again later."
+    )
+
+
+EXCEPTION_HANDLERS = {ServiceError: handle_service_error, Exception: handle_unexpected}

@@ -10,10 +10,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from benchmax.api.errors import error_response
 from benchmax.api.openapi.spec import Answer, Operation, Param, documented
 from benchmax.context import AppContext
-from benchmax.services.atom import FEED_PATH, UnknownFeedError, feed_subject, tests_feed
+from benchmax.services.atom import FEED_PATH, feed_subject, tests_feed
 
 
 def _feed(ctx: AppContext, family: str, contributor: str) -> bytes:
@@ -36,12 +35,9 @@ def _feed(ctx: AppContext, family: str, contributor: str) -> bytes:
 )  # fmt: skip
 async def tests_atom(ctx: AppContext, request: Request) -> Response:
     params = request.query_params
-    try:
-        body = await run_in_threadpool(
-            _feed, ctx, params.get("family", ""), params.get("contributor", "")
-        )
-    except UnknownFeedError as unknown:
-        return error_response(404, "not_found", f"No such {unknown.args[0]}.", unknown.args[0])
+    body = await run_in_threadpool(
+        _feed, ctx, params.get("family", ""), params.get("contributor", "")
+    )
     return Response(
         body,
         media_type="application/atom+xml; charset=utf-8",

@@ -13,22 +13,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from benchmax.api.errors import error_response
 from benchmax.context import AppContext
+from benchmax.services.errors import NotFound
 from benchmax.services.judge.card import judge_card
 
 
-def _card(ctx: AppContext, judge_id: str) -> dict[str, Any] | None:
+def _card(ctx: AppContext, judge_id: str) -> dict[str, Any]:
     with ctx.session() as session:
         card = judge_card(session, judge_id)
-        return None if card is None else card.to_json()
+        if card is None:
+            raise NotFound("not_found", "No judge snapshot has this id.")
+        return card.to_json()
 
 
 async def get_judge(ctx: AppContext, request: Request) -> JSONResponse:
-    card = await run_in_threadpool(_card, ctx, request.path_params["judge_id"])
-    if card is None:
-        return error_response(404, "not_found", "No judge snapshot has this id.")
-    return JSONResponse(card)
+    return JSONResponse(await run_in_threadpool(_card, ctx, request.path_params["judge_id"]))
 
 
 def judge_routes(ctx: AppContext) -> list[Route]:

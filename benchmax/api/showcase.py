@@ -18,34 +18,28 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from benchmax.api.actions import endpoint
-from benchmax.api.errors import error_response
 from benchmax.context import AppContext
 from benchmax.models import User
+from benchmax.services.errors import Invalid, NotFound
 from benchmax.services.leaderboard import board, exports, jobs, snapshots
 from benchmax.services.prompts import groups
 
 Params = dict[str, Any]
-_NOT_FOUND = ("not_found", "No published snapshot has this id.")
 
 
 def _page(ctx: AppContext, request: Request, snapshot_id: str | None) -> Response:
     params = request.query_params
     raw_limit = params.get("limit", "20")
     if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= board.MAX_PAGE_SIZE:
-        return error_response(400, "invalid_limit", "limit must be between 1 and 100", "limit")
-    try:
-        with ctx.session() as session:
-            page = board.board_page(
-                session,
-                snapshot_id,
-                board.BoardFilters.from_query(dict(params)),
-                params.get("cursor") or None,
-                int(raw_limit),
-            )
-    except board.InvalidBoardCursorError:
-        return error_response(400, "invalid_cursor", "The cursor is malformed.", "cursor")
-    except snapshots.SnapshotNotFoundError:
-        return error_response(404, *_NOT_FOUND)
+        raise Invalid("invalid_limit", "limit must be between 1 and 100", "limit")
+    with ctx.session() as session:
+        page = board.board_page(
+            session,
+            snapshot_id,
+            board.BoardFilters.from_query(dict(params)),
+            params.get("cursor") or None,
+            int(raw_limit),
+        )
     return JSONResponse(page.to_json())
 
 
@@ -67,11 +61,8 @@ async def list_snapshots(ctx: AppContext, _request: Request) -> Response:
 
 
 def _verify(ctx: AppContext, snapshot_id: str) -> Response:
-    try:
-        with ctx.session() as session:
-            result = snapshots.verify_snapshot(session, snapshot_id)
-    except snapshots.SnapshotNotFoundError:
-        return error_response(404, *_NOT_FOUND)
+    with ctx.session() as session:
+        result = snapshots.verify_snapshot(session, snapshot_id)
     return JSONResponse(
         {
             "snapshot_id": result.snapshot_id,
@@ -101,16 +92,12 @@ def _download(ctx: AppContext, kind: str) -> Callable[[Request], Any]:
     async def handle(request: Request) -> Response:
         snapshot_id = request.path_params["snapshot_id"]
 
-        def exists() -> bool:
-            try:
-                with ctx.session() as session:
-                    snapshots.published_snapshot(session, snapshot_id)
-            except snapshots.SnapshotNotFoundError:
-                return False
-            return True
+        def check_published() -> None:
+            with ctx.session() as session:
+                snapshots.published_snapshot(session, snapshot_id)
 
-        if not await run_in_threadpool(exists):
-            return error_response(404, *_NOT_FOUND)
+        # Before the stream starts: once it has, a refusal can no longer change the status.
+        await run_in_threadpool(check_published)
         return StreamingResponse(
             _stream(ctx, chunks, snapshot_id),
             media_type=media,
@@ -134,7 +121,7 @@ def _prompt_group(ctx: AppContext, request: Request) -> Response:
     with ctx.session() as session:
         group = groups.prompt_group(session, request.path_params["key"])
     if group is None:
-        return error_response(404, "not_found", "No public Test has this prompt.")
+        raise NotFound("not_found", "No public Test has this prompt.")
     return JSONResponse(group.to_json())
 
 

@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from benchmax.models import ModelFamily, User
 from benchmax.services.dates import iso
+from benchmax.services.errors import NotFound
 from benchmax.services.feed import FeedCard, FeedFilters, list_feed
 from benchmax.services.labels import DECLARED_LABEL
 
@@ -27,8 +28,11 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-class UnknownFeedError(LookupError):
-    """The family or contributor named does not exist."""
+class UnknownFeedError(NotFound):
+    """The family or contributor named does not exist; ``field`` says which."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__("not_found", f"No such {field}.", field)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,10 @@ message beside that input. The subclass says what kind of refusal it is, and so 
 status the API answers with (``benchmax/api/errors.py`` is the one place that maps it).
 
 Adapters keep their own exceptions (a missing object, a blocked scan); a service that turns
-one into something a person should read raises one of these.
+one into something a person should read raises one of these. Every exception class a service
+defines is one of these, bar a few internal signals caught before they leave their service
+(``tests/unit/test_error_family.py`` lists them, each with why); anything else reaching the
+API is a bug, answered as a bare 500.
 """
 
 from __future__ import annotations

@@ -41,7 +41,6 @@ from benchmax.services.feed_order import (
     NEWEST,
     RELEVANCE,
     SORTS,
-    bad_cursor,
     check_cursor,
     decode_cursor,
     encode_cursor,
@@ -293,12 +292,7 @@ def _relevance_page(
 ) -> tuple[Select[Any], dict[str, Any], Any]:
     """Best score first among the newest matches, ties by id; the cursor holds both. Also
     the cursor's bound values, and how to make the next cursor from a row."""
-    after = None
-    if cursor:
-        try:
-            after = search.decode_rank_cursor(cursor)
-        except search.InvalidSearchCursorError as error:
-            raise bad_cursor() from error
+    after = search.decode_rank_cursor(cursor) if cursor else None
     statement = _relevance_statement(dialect, shape, after is not None, limit + 1, probe)
     values = search_sql.cursor_values(after)
     return statement, values, lambda row: search.encode_rank_cursor(row.score, row.id)

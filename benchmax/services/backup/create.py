@@ -39,12 +39,16 @@ from benchmax.services.backup.manifest import (
 )
 from benchmax.services.backup.snapshot import take_snapshot
 from benchmax.services.backup.verify import Difference, check_snapshot, load_manifest
+from benchmax.services.errors import Conflict
 
 _running = threading.Lock()
 
 
-class BackupBusyError(RuntimeError):
+class BackupBusyError(Conflict):
     """A backup is already running in this process."""
+
+    def __init__(self) -> None:
+        super().__init__("backup_running", "a backup is already running")
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def create_backup(
 ) -> BackupResult:
     """Write a snapshot and its manifest to private storage and record the backup."""
     if not _running.acquire(blocking=False):
-        raise BackupBusyError("a backup is already running")
+        raise BackupBusyError()
     try:
         started = time.perf_counter()
         now = now or utcnow()

@@ -22,10 +22,14 @@ from benchmax.migrations import head_revision, upgrade
 from benchmax.services.backup.manifest import sha256_chunks
 from benchmax.services.backup.snapshot import database_is_empty, load_snapshot
 from benchmax.services.backup.verify import Difference, check_snapshot, load_manifest, verify
+from benchmax.services.errors import Conflict
 
 
-class RestoreRefusedError(RuntimeError):
+class RestoreRefusedError(Conflict):
     """The target is not fresh, or the backup is damaged; nothing was written."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("restore_refused", message)
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,14 @@ from benchmax.services.backup.manifest import (
     schema_revision,
     sha256_chunks,
 )
+from benchmax.services.errors import Conflict
 
 
-class ManifestError(ValueError):
+class ManifestError(Conflict):
     """The manifest is missing, unreadable or does not match its recorded SHA-256."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("backup_damaged", message)
 
 
 @dataclass(frozen=True)

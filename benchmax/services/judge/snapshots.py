@@ -30,6 +30,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import JudgeCalibrationRun, JudgeSnapshot, JudgeState
 from benchmax.models._base import is_public_id, utcnow
 from benchmax.models.audit import AuditAction, audit
+from benchmax.services.errors import Invalid
 from benchmax.services.judge.blinding import BLINDING_VERSION
 from benchmax.services.judge.evidence import EvidenceBounds
 from benchmax.services.judge.prompt import OUTPUT_SCHEMA_SHA256, template_problem
@@ -45,12 +46,10 @@ _FIELDS = {
 }  # fmt: skip
 
 
-class JudgeSnapshotError(ValueError):
-    """A snapshot action refused, with a message an operator can act on."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+class JudgeSnapshotError(Invalid):
+    """A snapshot action refused, with a message an operator can act on. Only operators
+    (the CLI and /operations) act on snapshots, and they read the message whatever the kind,
+    so one kind serves the file that does not parse and the snapshot that is not there."""
 
 
 def _text(data: dict[str, Any], key: str, maximum: int) -> str:

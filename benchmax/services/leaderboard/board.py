@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
 from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
+from benchmax.services.errors import Invalid
 from benchmax.services.feed import clean_param
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
@@ -35,8 +36,11 @@ _MAX_CURSOR = 10**9
 _FILTER_LENGTHS = {"family": 64, "model": 200, "harness": 200, "reasoning": 100}
 
 
-class InvalidBoardCursorError(ValueError):
+class InvalidBoardCursorError(Invalid):
     """A cursor this service did not issue."""
+
+    def __init__(self) -> None:
+        super().__init__("invalid_cursor", "The cursor is malformed.", "cursor")
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class BoardPage:
 
 def decode_cursor(cursor: str) -> int:
     if not cursor.isdigit() or len(cursor) > 9 or not 0 < int(cursor) < _MAX_CURSOR:
-        raise InvalidBoardCursorError("malformed cursor")
+        raise InvalidBoardCursorError()
     return int(cursor)
 
 

@@ -34,6 +34,7 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.services.dto import from_row
+from benchmax.services.errors import Invalid
 from benchmax.services.leaderboard.scoring import FORMULA_ID
 
 ELIGIBILITY_ID = "public-unheld-not-sample-reviewed-v1"
@@ -43,8 +44,11 @@ DEFAULT_KINDS = tuple(kind.value for kind in ReviewerKind)
 MAX_PRIOR_WEIGHT = 1000
 
 
-class PolicyError(ValueError):
-    """A policy change that cannot be recorded; the message is safe to print."""
+class PolicyError(Invalid):
+    """A policy change that cannot be recorded; ``field`` names the setting at fault."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__("invalid_policy", message, field)
 
 
 def _csv(values: Iterable[str]) -> str:
@@ -142,12 +146,17 @@ def set_policy(
     unknown = clean_kinds - {kind.value for kind in ReviewerKind}
     if unknown or not clean_kinds:
         allowed = ", ".join(kind.value for kind in ReviewerKind)
-        raise PolicyError(f"review kinds must be one or more of: {allowed}")
+        raise PolicyError(f"review kinds must be one or more of: {allowed}", "review_kinds")
     judges = [value.strip() for value in judge_snapshot_ids if value.strip()]
     if any(len(value) > 64 or not value.isalnum() for value in judges):
-        raise PolicyError("judge snapshot ids are letters and digits, at most 64 characters")
+        raise PolicyError(
+            "judge snapshot ids are letters and digits, at most 64 characters",
+            "judge_snapshot_ids",
+        )
     if not 0 <= prior_weight <= MAX_PRIOR_WEIGHT:
-        raise PolicyError(f"the prior weight m is a whole number from 0 to {MAX_PRIOR_WEIGHT}")
+        raise PolicyError(
+            f"the prior weight m is a whole number from 0 to {MAX_PRIOR_WEIGHT}", "prior_weight"
+        )
     version = current_policy(session).version + 1
     return Policy.of(_append(session, version, clean_kinds, judges, prior_weight, created_by))
 

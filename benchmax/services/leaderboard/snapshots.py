@@ -32,6 +32,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, is_public_id, utcnow
 from benchmax.services.dates import iso
+from benchmax.services.errors import NotFound
 from benchmax.services.leaderboard.policy import Policy, counted_reviews, current_policy
 from benchmax.services.leaderboard.policy import eligible_test_conditions as eligible
 from benchmax.services.leaderboard.scoring import (
@@ -54,8 +55,11 @@ ROW_FIELDS = (
 )  # fmt: skip
 
 
-class SnapshotNotFoundError(LookupError):
-    """No published snapshot has this id."""
+class SnapshotNotFoundError(NotFound):
+    """No published snapshot has this id (a draft or withdrawn one reads the same)."""
+
+    def __init__(self) -> None:
+        super().__init__("not_found", "No published snapshot has this id.")
 
 
 def canonical_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -210,7 +214,7 @@ def _publish(session: Session, snapshot: LeaderboardSnapshot, sha256: str) -> No
 def published_snapshot(session: Session, snapshot_id: str) -> LeaderboardSnapshot:
     snapshot = session.get(LeaderboardSnapshot, snapshot_id) if is_public_id(snapshot_id) else None
     if snapshot is None or snapshot.status != SnapshotStatus.PUBLISHED:
-        raise SnapshotNotFoundError(snapshot_id)
+        raise SnapshotNotFoundError()
     return snapshot
 
 

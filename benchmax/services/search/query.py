@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from benchmax.models._base import is_public_id
+from benchmax.services.errors import Invalid
 
 MAX_TERMS = 8
 MAX_TOKEN_LENGTH = 64
@@ -44,8 +45,12 @@ _TOKEN = re.compile(r"[^\W_]+")
 _PIECE = re.compile(r'"([^"]*)"?|(\S+)')
 
 
-class InvalidSearchCursorError(ValueError):
-    """A relevance cursor this service did not issue."""
+class InvalidSearchCursorError(Invalid):
+    """A relevance cursor this service did not issue; it reads as the feed's other cursors
+    do (``feed_order.bad_cursor``), as the feed hands out both."""
+
+    def __init__(self) -> None:
+        super().__init__("invalid_cursor", "The cursor is malformed or expired.", "cursor")
 
 
 @dataclass(frozen=True)
@@ -189,13 +194,13 @@ def encode_rank_cursor(score: float, test_id: str) -> str:
 def decode_rank_cursor(cursor: str) -> tuple[float, str]:
     """The ``(score, id)`` a relevance cursor points after."""
     if len(cursor) > _MAX_RANK_CURSOR or not re.fullmatch(r"[A-Za-z0-9_-]+", cursor):
-        raise InvalidSearchCursorError("malformed cursor")
+        raise InvalidSearchCursorError()
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
         score_text, test_id = raw.removeprefix("r").split("|")
         score = float(score_text)
     except (binascii.Error, UnicodeDecodeError, ValueError) as error:
-        raise InvalidSearchCursorError("malformed cursor") from error
+        raise InvalidSearchCursorError() from error
     if not raw.startswith("r") or not math.isfinite(score) or not is_public_id(test_id):
-        raise InvalidSearchCursorError("malformed cursor")
+        raise InvalidSearchCursorError()
     return score, test_id

@@ -1,0 +1,126 @@
+"""A whole Test in one request (the submission API's ``POST``), created in one transaction.
+
+The Test is made with the very service calls the wizard uses — create_draft, save_draft,
+add_file, submit — so both apply the same validation, limits and pipeline, and a refused
+request stores nothing: the transaction rolls back and the quarantined objects it wrote are
+deleted again. The transaction is this module's, not the caller's, because those deletions
+must follow the commit's failure too (a concurrent retry's key taken first), and a retry that
+lost that race answers with the Test that won it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+
+from benchmax.adapters.storage import ObjectStorage
+from benchmax.db import session_scope
+from benchmax.services.accounts import get_user
+from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions.drafts import create_draft, save_draft
+from benchmax.services.submissions.files import add_file
+from benchmax.services.submissions.idempotency import prior_submission, replayed
+from benchmax.services.submissions.lifecycle import submit
+
+
+@dataclass(frozen=True)
+class IncomingFile:
+    """One file of the request: its name as sent, its bytes (seekable), its declared size."""
+
+    name: str
+    data: BinaryIO
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class WholeSubmission:
+    """What the request asks for, in the draft's field names, and its fingerprint."""
+
+    fields: dict[str, str]
+    files: Sequence[IncomingFile]
+    fingerprint: str
+
+
+def fingerprint(fields: Mapping[str, str], files: Sequence[IncomingFile]) -> str:
+    """SHA-256 over the request's meaning: its fields and each file's name and bytes."""
+    digests = []
+    for incoming in files:
+        digest = hashlib.sha256()
+        for chunk in _chunks(incoming.data):
+            digest.update(chunk)
+        incoming.data.seek(0)
+        digests.append([incoming.name, digest.hexdigest()])
+    canonical = json.dumps({"fields": dict(fields), "files": digests}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _chunks(data: BinaryIO) -> Iterator[bytes]:
+    while chunk := data.read(1024 * 1024):
+        yield chunk
+
+
+def submit_at_once(
+    engine: Engine,
+    storage: ObjectStorage,
+    user_id: str,
+    key: str | None,
+    submission: WholeSubmission,
+    limits: SafetyLimits,
+) -> str:
+    """The new Test's id (processing), or with ``key`` (a digest) the Test a concurrent retry
+    created with it a moment earlier."""
+    try:
+        return _create(engine, storage, user_id, key, submission, limits)
+    except IntegrityError:
+        if key is None:
+            raise
+        with session_scope(engine) as session:
+            raced = prior_submission(session, user_id, key)
+        if raced is None:
+            raise
+        return replayed(raced, submission.fingerprint)
+
+
+def _create(
+    engine: Engine,
+    storage: ObjectStorage,
+    user_id: str,
+    key: str | None,
+    submission: WholeSubmission,
+    limits: SafetyLimits,
+) -> str:
+    written: list[str] = []
+    try:
+        with session_scope(engine) as session:
+            user = get_user(session, user_id)
+            assert user is not None
+            test = create_draft(session, user, submitted_at_once=True)
+            test.idempotency_key = key
+            test.idempotency_fingerprint = submission.fingerprint if key else ""
+            session.add(test)
+            session.flush()
+            save_draft(session, user, test.id, submission.fields, step=5)
+            for incoming in submission.files:
+                evidence = add_file(
+                    session,
+                    storage,
+                    user,
+                    test.id,
+                    incoming.name,
+                    incoming.data,
+                    declared_size=incoming.size,
+                    limits=limits,
+                )
+                written.append(evidence.quarantine_key)
+            submit(session, user, test.id)
+            return test.id
+    except BaseException:
+        for object_key in written:
+            storage.delete(object_key)
+        raise

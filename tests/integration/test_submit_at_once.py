@@ -1,0 +1,76 @@
+"""A whole Test in one request: a retry that lost the race for its Idempotency-Key."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from benchmax.adapters.storage.local import LocalStorage
+from benchmax.models import Test
+from benchmax.services.errors import Conflict, Invalid
+from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions.at_once import (
+    IncomingFile,
+    WholeSubmission,
+    fingerprint,
+    submit_at_once,
+)
+from benchmax.services.submissions.idempotency import idempotency_digest
+from tests.support.submission_helpers import COMPLETE, contributor
+
+
+def _request(data: bytes = b"hello") -> WholeSubmission:
+    files = [IncomingFile("notes.txt", io.BytesIO(data), len(data))]
+    return WholeSubmission(dict(COMPLETE), files, fingerprint(COMPLETE, files))
+
+
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
+def test_a_retry_that_lost_the_race_for_its_key_answers_with_the_first_test(
+    engine: Engine, tmp_path: Path
+) -> None:
+    storage = LocalStorage(tmp_path / "objects")
+    user = contributor(engine)
+    key = idempotency_digest("run-7")
+    first = submit_at_once(engine, storage, user.id, key, _request(), SafetyLimits())
+    stored = sorted(info.key for info in storage.list())
+
+    # A concurrent retry looked for the key before the first committed, so it creates too.
+    again = submit_at_once(engine, storage, user.id, key, _request(), SafetyLimits())
+    assert again == first
+    with pytest.raises(Conflict) as reused:
+        submit_at_once(engine, storage, user.id, key, _request(b"other"), SafetyLimits())
+    assert reused.value.code == "idempotency_key_reused"
+
+    with Session(engine) as session:
+        assert session.exec(select(Test.id)).all() == [first]
+    assert sorted(info.key for info in storage.list()) == stored
+
+
+def test_a_refused_request_keeps_no_test_and_no_object(engine: Engine, tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "objects")
+    user = contributor(engine)
+    request = _request()
+    refused = [*request.files, IncomingFile("..", io.BytesIO(b"x"), 1)]
+    with pytest.raises(Invalid) as caught:
+        submit_at_once(
+            engine, storage, user.id, None, replace(request, files=refused), SafetyLimits()
+        )
+    assert caught.value.code == "filename_dots_only"
+
+    with Session(engine) as session:
+        assert session.exec(select(Test.id)).all() == []
+    assert list(storage.list()) == []  # the first file was written, then deleted
+
+
+def test_the_fingerprint_covers_the_fields_and_each_file_s_name_and_bytes() -> None:
+    request = _request()
+    assert fingerprint(COMPLETE, request.files) == request.fingerprint  # each file read again
+    assert _request(b"other").fingerprint != request.fingerprint
+    renamed = [replace(request.files[0], name="other.txt")]
+    assert fingerprint(COMPLETE, renamed) != request.fingerprint
+    assert fingerprint({**COMPLETE, "title": "x"}, request.files) != request.fingerprint
