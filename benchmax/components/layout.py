@@ -123,7 +123,7 @@ def link_button(
         "_hover": {"color": text, "background": hover},
     }
     # The solid look hovers like Radix's solid buttons, so one stylesheet rule darkens both in
-    # the dark theme (api/first_paint_client/first_paint.css): step 10 under white is 4.4:1.
+    # the dark theme (first_paint/client/first_paint.css): step 10 under white is 4.4:1.
     variant_class = {"class_name": f"bm-link-button-{variant}"}
     return rx.link(
         label, href=href, underline="none", custom_attrs=attrs, **(look | variant_class | props)

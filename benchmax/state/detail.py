@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 
 import reflex as rx
 
-from benchmax.components.badges import REVIEW_COLORS
 from benchmax.context import app_context
 from benchmax.models import User
+from benchmax.presentation.colours import review_color
+from benchmax.presentation.formatting import attempts_text, size_text
 from benchmax.services import detail_view
 from benchmax.services.dates import Stamp, stamp
 from benchmax.services.evidence_urls import evidence_url
@@ -26,7 +27,6 @@ from benchmax.services.submissions import status_label
 from benchmax.state.found import FoundVars
 from benchmax.state.removal_banner import RemovalBanner
 from benchmax.state.session import SessionState
-from benchmax.state.views import attempts_text, size_text
 
 _REVIEWER_KINDS = {"ai": "AI judge", "admin": "Admin", "human": "Approved reviewer"}
 
@@ -76,7 +76,7 @@ class TestPanel:
             contributor=view.contributor_display_name or view.contributor_handle,
             published=stamp(view.published_at if state == "public" else None, now),
             status=status_label(state, review),
-            status_color=REVIEW_COLORS.get(review, "gray") if state == "public" else "red",
+            status_color=review_color(review) if state == "public" else "red",
             state=state,
             failure=view.failure_reason,
             guidance=detail_view.owner_guidance(state),

@@ -10,13 +10,14 @@ import reflex as rx
 from reflex.event import EventSpec
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import attempts_text, count_text
 from benchmax.services import catalog
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.state.session import SessionState
-from benchmax.state.views import ListedView, ScoredView, attempts_text, count_text
+from benchmax.state.views import ListedView, ScoredView
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "single")
 ANY = "any"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import count_text
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
-from benchmax.state.views import CardView, count_text
+from benchmax.state.views import CardView
 
 
 class ModelsState(SessionState):

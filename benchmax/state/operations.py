@@ -16,8 +16,9 @@ from typing import Any
 
 import reflex as rx
 
-from benchmax.components.dashboard import line_chart_svg
 from benchmax.context import app_context
+from benchmax.presentation.charts import line_chart_svg
+from benchmax.presentation.formatting import size_text
 from benchmax.services import backup as backups
 from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.errors import ServiceError
@@ -34,7 +35,6 @@ from benchmax.services.operations.dashboard import AuditSummary, BackupSummary, 
 from benchmax.services.operations.metrics import JobStatePoint
 from benchmax.state.preview_failures import PreviewFailureRow, preview_failure_rows
 from benchmax.state.session import SessionState
-from benchmax.state.views import size_text
 
 POLL_SECONDS = 3.0
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import count_text
 from benchmax.services.dates import clock_time
 from benchmax.services.preview.failures import PreviewFailure, recent_failures
-from benchmax.state.views import count_text
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import count_text
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.preview.compare import preview_figures
@@ -14,7 +15,7 @@ from benchmax.services.preview.view import PreviewView
 from benchmax.services.prompts import groups
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
-from benchmax.state.views import ScoredView, count_text
+from benchmax.state.views import ScoredView
 
 PAGE = 60
 

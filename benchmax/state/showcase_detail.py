@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import count_text
 from benchmax.services.dates import human_day
 from benchmax.services.leaderboard.snapshots import Placement, placement
 from benchmax.services.prompts.groups import GroupLink, group_link
 from benchmax.state.detail import TestDetailState
-from benchmax.state.views import LinkView, count_text
+from benchmax.state.views import LinkView
 
 
 @dataclass(frozen=True)

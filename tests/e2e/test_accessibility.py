@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
-from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
+from benchmax.presentation.colours import ACCENT, BADGE_TOKENS
 from tests.e2e.conftest import DESKTOP, OWNER_HANDLE, LiveApp, make_people, sign_in, wait_ready
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files
 from tests.support.factories import make_report, make_test, make_user, png
