@@ -27,8 +27,9 @@ from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.panels import refusal, stat_row, table_or_empty
 from benchmax.components.preview_failures import preview_failures_section
 from benchmax.pages.judge_operations import judge_section
-from benchmax.state.operations import POLL_SECONDS, AuditRow, DeadJobRow, JobRow, OperationsView
+from benchmax.state.operations import POLL_SECONDS
 from benchmax.state.operations import OperationsState as S
+from benchmax.state.views.operations import AuditRow, DeadJobRow, JobRow, OperationsView
 
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 D = cast("ObjectVar[OperationsView]", S.dash)

@@ -17,7 +17,7 @@ from benchmax.services.errors import ServiceError
 from benchmax.services.leaderboard import board, jobs, snapshots
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.state.session import SessionState
-from benchmax.state.views import ListedView, ScoredView
+from benchmax.state.views.listed import ListedView, ScoredView
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "single")
 ANY = "any"

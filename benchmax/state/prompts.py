@@ -15,7 +15,7 @@ from benchmax.services.preview.view import PreviewView
 from benchmax.services.prompts import groups
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
-from benchmax.state.views import ScoredView
+from benchmax.state.views.listed import ScoredView
 
 PAGE = 60
 

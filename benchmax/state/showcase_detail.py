@@ -16,7 +16,7 @@ from benchmax.services.dates import human_day
 from benchmax.services.leaderboard.snapshots import Placement, placement
 from benchmax.services.prompts.groups import GroupLink, group_link
 from benchmax.state.detail import TestDetailState
-from benchmax.state.views import LinkView
+from benchmax.state.views.listed import LinkView
 
 
 @dataclass(frozen=True)

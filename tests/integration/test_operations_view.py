@@ -12,7 +12,7 @@ from benchmax.models.audit import AuditAction
 from benchmax.services.moderation import takedowns
 from benchmax.services.operations import dashboard, record_sample
 from benchmax.settings import Settings
-from benchmax.state.operations import view
+from benchmax.state.views.operations import view
 from tests.support.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

@@ -1,4 +1,4 @@
-"""Turn service DTOs into the view models and strings Reflex components render."""
+"""Views of a listed Test (a feed card, a ranked entry) and the small pieces many pages show."""
 
 from __future__ import annotations
 
