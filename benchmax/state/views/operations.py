@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from benchmax.presentation.charts import line_chart_svg
 from benchmax.presentation.formatting import size_text
@@ -11,7 +10,7 @@ from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.jobs import JobCount
 from benchmax.services.operations import Dashboard, PrefixUsage
 from benchmax.services.operations.dashboard import AuditSummary, BackupSummary, DeadJob
-from benchmax.services.operations.metrics import JobStatePoint
+from benchmax.services.operations.metrics import JobStatePoint, SeriesPoint
 from benchmax.state.preview_failures import PreviewFailureRow
 
 
@@ -140,8 +139,6 @@ class OperationsView:
     ttp_p50: str = ""
     ttp_p95: str = ""
     ttp_count: int = 0
-    # Recharts takes its data as plain objects: {"time", "p50", "p95"} (seconds) per point.
-    ttp_series: list[dict[str, Any]] = field(default_factory=list)
     open_reports: int = 0
     open_disputes: int = 0
     open_holds: int = 0
@@ -150,6 +147,7 @@ class OperationsView:
     # Inline SVG drawn here from the recorded samples; "" until there is a sample to draw.
     jobs_chart: str = ""
     backlog_chart: str = ""
+    ttp_chart: str = ""
     ai_review: str = ""
     storage_rows: list[StorageRow] = field(default_factory=list)
     storage_taken_at: str = ""
@@ -180,6 +178,20 @@ def _charts(points: tuple[JobStatePoint, ...]) -> tuple[str, str]:
     return jobs, backlog
 
 
+def _ttp_chart(points: tuple[SeriesPoint, ...]) -> str:
+    """Time to public (p50 and p95, in seconds) over the last day, like the job charts."""
+    if not points:
+        return ""
+    return line_chart_svg(
+        "Time to public in seconds, p50 and p95, over the last 24 hours",
+        [chart_time(point.taken_at) for point in points],
+        [
+            ("p50 (s)", [round(point.p50_seconds or 0.0, 2) for point in points]),
+            ("p95 (s)", [round(point.p95_seconds or 0.0, 2) for point in points]),
+        ],
+    )
+
+
 def view(data: Dashboard) -> OperationsView:
     """The dashboard as plain strings and numbers for the page."""
     inventory = data.inventory
@@ -193,14 +205,6 @@ def view(data: Dashboard) -> OperationsView:
         ttp_p50=_duration(data.time_to_public.p50_seconds),
         ttp_p95=_duration(data.time_to_public.p95_seconds),
         ttp_count=data.time_to_public.published,
-        ttp_series=[
-            {
-                "time": chart_time(point.taken_at),
-                "p50": round(point.p50_seconds or 0.0, 2),
-                "p95": round(point.p95_seconds or 0.0, 2),
-            }
-            for point in data.ttp_series
-        ],
         open_reports=data.open_reports,
         open_disputes=data.open_disputes,
         open_holds=data.open_holds,
@@ -208,6 +212,7 @@ def view(data: Dashboard) -> OperationsView:
         dead_count=len(data.dead_jobs),
         jobs_chart=charts[0],
         backlog_chart=charts[1],
+        ttp_chart=_ttp_chart(data.ttp_series),
         ai_review=data.ai_review,
         storage_rows=[StorageRow.of(usage) for usage in inventory.prefixes],
         storage_taken_at=clock_time(inventory.taken_at),
