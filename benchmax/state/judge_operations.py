@@ -14,7 +14,7 @@ from typing import Any
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.services.errors import Forbidden
+from benchmax.services.errors import ServiceError
 from benchmax.services.judge import calibration, snapshots
 from benchmax.services.judge.status import judge_status
 from benchmax.services.operations import require_owner
@@ -37,12 +37,12 @@ class JudgeOperationsState(SessionState):
     _calibrating_id: str = ""
 
     def _owner(self) -> Any:
-        try:
-            return require_owner(self._require_user())
-        except Forbidden:
+        owner = self._attempt(lambda _session, user: require_owner(user))
+        if isinstance(owner, ServiceError):
             self.judge_allowed = False
             self.judge = JudgeView()
             return None
+        return owner
 
     def _say(self, text: str, ok: bool = True) -> None:
         self.judge_notice, self.judge_notice_ok = text, ok

@@ -9,7 +9,7 @@ where it was, with the confirmation beside its buttons, until the page is loaded
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import reflex as rx
 
@@ -137,19 +137,18 @@ class ModerationState(SessionState):
         self.account_handle = value[:64]
         self.done = {k: v for k, v in self.done.items() if k != "account"}
 
-    def _search(self, user: User | None) -> None:
-        try:
-            with app_context().session() as session:
-                found = roles.search_accounts(session, user, self.account_handle)
-        except ServiceError as error:
-            self.errors = {**self.errors, "account": error.message}
+    def _search(self) -> None:
+        handle = self.account_handle
+        found = self._attempt(lambda session, user: roles.search_accounts(session, user, handle))
+        if isinstance(found, ServiceError):
+            self.errors = {**self.errors, "account": found.message}
             return
         self.accounts = [AccountView.of(match) for match in found]
         self.account_searched = bool(self.account_handle.strip())
 
     @rx.event
     def search_accounts(self) -> None:
-        self._search(self._require_user())
+        self._search()
 
     @rx.event
     def pick_account(self, handle: str) -> None:
@@ -163,7 +162,6 @@ class ModerationState(SessionState):
         ``related`` is the second thing a form names: the report a removal settles, a label's
         kind, or the role to give; the extra box holds a label's catalog slug or a score.
         """
-        user = self._require_user()
         extra = self.extras.get(key, "")
         request = actions.Request(
             target=self.account_handle.strip().lstrip("@") if key == "account" else target,
@@ -174,16 +172,20 @@ class ModerationState(SessionState):
             slug=extra.strip(),
             score=extra,
         )
-        try:
-            with app_context().session() as session:
-                actions.perform(session, user, action, request)
-        except ServiceError as error:
-            self.errors = {**self.errors, key: error.message}
+
+        def record(session: Any, user: User | None) -> User | None:
+            """The decision, by the viewer it returns for the queues' reload."""
+            actions.perform(session, user, action, request)
+            return user
+
+        user = self._attempt(record)
+        if isinstance(user, ServiceError):
+            self.errors = {**self.errors, key: user.message}
             return
         self.errors = {k: v for k, v in self.errors.items() if k != key}
         self.reasons = {k: v for k, v in self.reasons.items() if k != key}
         self.done = {**self.done, key: DONE.get(action.partition(".")[2], "Decision recorded.")}
         if key == "account":
-            self._search(user)  # the row shows the account's new role or status
+            self._search()  # the row shows the account's new role or status
         else:
             self._refresh(user)

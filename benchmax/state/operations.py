@@ -50,13 +50,12 @@ class OperationsState(SessionState):
 
     def _owner(self) -> Any:
         """The re-verified viewer if an active owner; otherwise drop every datum and refuse."""
-        user = self._require_user()
-        try:
-            return require_owner(user)
-        except ServiceError:
+        owner = self._attempt(lambda _session, user: require_owner(user))
+        if isinstance(owner, ServiceError):
             self.allowed = False
             self._show(OperationsView())
             return None
+        return owner
 
     def _say(self, text: str, ok: bool = True) -> None:
         self.notice, self.notice_ok = text, ok
@@ -97,19 +96,25 @@ class OperationsState(SessionState):
         if user is None:
             self._say("Only owners may do that.", ok=False)
             return
-        action = requeue_job if requeue else discard_job
         try:
-            with app_context().session() as session:
-                job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
-        except ServiceError as exc:
-            if exc.field == "reason":
-                self.reason_errors = {**self.reason_errors, job_id: exc.message}
-                self._say("The reason was not accepted; the message is under it.", ok=False)
-            else:
-                self._say(exc.message, ok=False)
-            return
+            number = int(job_id)
         except ValueError as exc:  # a job id that is not a number
             self._say(str(exc), ok=False)
+            return
+        action = requeue_job if requeue else discard_job
+        reason = self.reasons.get(job_id, "")
+        # The actor is checked again inside: a job acted on with no actor is the command line's.
+        job = self._attempt(
+            lambda session, viewer: action(
+                session, number, actor=require_owner(viewer), reason=reason
+            )
+        )
+        if isinstance(job, ServiceError):
+            if job.field == "reason":
+                self.reason_errors = {**self.reason_errors, job_id: job.message}
+                self._say("The reason was not accepted; the message is under it.", ok=False)
+            else:
+                self._say(job.message, ok=False)
             return
         self.reasons = {key: value for key, value in self.reasons.items() if key != job_id}
         self.reason_errors = {k: v for k, v in self.reason_errors.items() if k != job_id}
