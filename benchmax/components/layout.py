@@ -9,8 +9,9 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.badges import badge_style
 from benchmax.components.blocks import message_callout, quiet_link, row
-from benchmax.state.nav import NavState, NavView
+from benchmax.state.nav import NavState
 from benchmax.state.session import SessionState
+from benchmax.state.views.nav import NavView
 
 NAV_LINKS = (
     ("Feed", "/"),

@@ -7,7 +7,7 @@ page opened appears without a reload.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 import reflex as rx
@@ -15,13 +15,9 @@ import reflex as rx
 from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services.errors import ServiceError
-from benchmax.services.preview.view import PreviewView, preview_view, retry_preview
+from benchmax.services.preview.view import preview_view, retry_preview
 from benchmax.state.detail import TestDetailState
-
-
-@dataclass(frozen=True)
-class PreviewPanel(PreviewView):
-    """The service's view, as this state's typed var."""
+from benchmax.state.views.preview import PreviewPanel
 
 
 class TestPreviewState(TestDetailState):

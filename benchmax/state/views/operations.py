@@ -11,7 +11,7 @@ from benchmax.services.jobs import JobCount
 from benchmax.services.operations import Dashboard, PrefixUsage
 from benchmax.services.operations.dashboard import AuditSummary, BackupSummary, DeadJob
 from benchmax.services.operations.metrics import JobStatePoint, SeriesPoint
-from benchmax.state.preview_failures import PreviewFailureRow
+from benchmax.state.views.preview_failures import PreviewFailureRow
 
 
 def _duration(seconds: float | None) -> str:
