@@ -7,12 +7,12 @@ from typing import Any, cast
 import reflex as rx
 
 from benchmax.api import build_api
-from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.api.security_headers import SecurityHeadersMiddleware
 from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.components.layout import SHELL_STYLE, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.context import AppContext, use_app_context
+from benchmax.first_paint.middleware import FirstPaintMiddleware
 from benchmax.lifespan import job_runtime
 from benchmax.pages.detail import detail_page
 from benchmax.pages.feed import feed_page

@@ -15,10 +15,10 @@ from starlette.routing import Route
 
 from benchmax.context import AppContext
 from benchmax.models._base import utcnow
+from benchmax.presentation.texts import SECURITY_TXT_PATH as PATH
 from benchmax.services.dates import internet_time
 from benchmax.settings import Settings
 
-PATH = "/.well-known/security.txt"
 VALID_FOR = timedelta(days=180)
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from benchmax.context import AppContext
     from benchmax.settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _settings() -> Settings:

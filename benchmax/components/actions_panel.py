@@ -18,7 +18,7 @@ from benchmax.components.fields import field_label
 from benchmax.components.text_box import labelled_text_box
 from benchmax.state.actions_panel import REPORT_REASONS, WHOLE_TEST
 from benchmax.state.actions_panel import TestActionsState as S
-from benchmax.state.detail import ReviewRow
+from benchmax.state.views.detail import ReviewRow
 
 
 def _callout(message: Any, color: str, id_: str) -> rx.Component:

@@ -13,7 +13,7 @@ from benchmax.components.badges import declared_label, sample_badge, status_badg
 from benchmax.components.blocks import grow_column, list_or, muted, quiet_link, row
 from benchmax.components.dates import time_ago
 from benchmax.components.listing import thumbnail
-from benchmax.state.views import CardView, ListedView, MarkPart
+from benchmax.state.views.listed import CardView, ListedView, MarkPart
 
 KIND_ICONS = {
     "image": ("image", "Image evidence"),

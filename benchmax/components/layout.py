@@ -9,8 +9,9 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.badges import badge_style
 from benchmax.components.blocks import message_callout, quiet_link, row
-from benchmax.state.nav import NavState, NavView
+from benchmax.state.nav import NavState
 from benchmax.state.session import SessionState
+from benchmax.state.views.nav import NavView
 
 NAV_LINKS = (
     ("Feed", "/"),
@@ -123,7 +124,7 @@ def link_button(
         "_hover": {"color": text, "background": hover},
     }
     # The solid look hovers like Radix's solid buttons, so one stylesheet rule darkens both in
-    # the dark theme (api/first_paint_client/first_paint.css): step 10 under white is 4.4:1.
+    # the dark theme (first_paint/client/first_paint.css): step 10 under white is 4.4:1.
     variant_class = {"class_name": f"bm-link-button-{variant}"}
     return rx.link(
         label, href=href, underline="none", custom_attrs=attrs, **(look | variant_class | props)

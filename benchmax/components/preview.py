@@ -13,7 +13,8 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.blocks import column, row
-from benchmax.state.preview import PreviewPanel, TestPreviewState
+from benchmax.state.preview import TestPreviewState
+from benchmax.state.views.preview import PreviewPanel
 
 P = TestPreviewState
 PREVIEW = cast("ObjectVar[PreviewPanel]", P.preview)

@@ -7,7 +7,7 @@ import reflex as rx
 from reflex.vars import ArrayVar, ObjectVar
 
 from benchmax.components.dashboard import scroll_table, section
-from benchmax.state.preview_failures import PreviewFailureRow
+from benchmax.state.views.preview_failures import PreviewFailureRow
 
 HEADERS = ["Test", "State", "Readers see", "Code", "Detail", "Run", "When"]
 

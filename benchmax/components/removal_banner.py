@@ -9,7 +9,7 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.dates import time_ago
 from benchmax.state.detail import TestDetailState
-from benchmax.state.removal_banner import RemovalBanner
+from benchmax.state.views.removal_banner import RemovalBanner
 
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 REMOVAL = cast("ObjectVar[RemovalBanner]", TestDetailState.removal)

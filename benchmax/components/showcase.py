@@ -7,8 +7,8 @@ from typing import cast
 import reflex as rx
 from reflex.vars.object import ObjectVar
 
-from benchmax.state.showcase_detail import ShowcaseLines
 from benchmax.state.showcase_detail import TestShowcaseState as S
+from benchmax.state.views.showcase import ShowcaseLines
 
 SHOWCASE_CAVEAT = (
     "A showcase of top-rated reviewed Tests across different prompts — not a like-for-like "

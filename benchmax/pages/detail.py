@@ -17,8 +17,8 @@ from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview import preview_section
 from benchmax.components.removal_banner import removal_banner
 from benchmax.components.showcase import showcase_lines
-from benchmax.state.detail import EvidenceRow, ReviewRow, TestPanel
 from benchmax.state.detail import TestDetailState as S
+from benchmax.state.views.detail import EvidenceRow, ReviewRow, TestPanel
 
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 TEST = cast("ObjectVar[TestPanel]", S.test)

@@ -19,6 +19,7 @@ from benchmax.components.filters import (
     text_filter,
 )
 from benchmax.components.layout import page_intro, page_shell
+from benchmax.presentation.texts import FEED_INTRO, FEED_TITLE, HOW_IT_WORKS
 from benchmax.services.feed_order import MOST_REVIEWED, NEWEST, RELEVANCE, SORT_LABELS, TOP_SCORE
 from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
@@ -44,17 +45,6 @@ GENERATION = {"data-generation": FeedState.form_key}
 CLOSE_PANEL = "document.getElementById('feed-filter-panel').open=false"
 # Text fields apply once typing pauses this long, so a word is one query, not one per letter.
 TYPING_PAUSE_MS = 450
-# The page's heading and introduction; the server's first paint shows them too.
-FEED_TITLE = "What AI models really did"
-FEED_INTRO = (
-    "Community-run AI Tests: one prompt, the declared setup, and the evidence. "
-    "Reviews come later and never gate publication."
-)
-HOW_IT_WORKS = (
-    ("message-square-text", "The prompt", "exactly what was asked"),
-    ("settings-2", "The declared setup", "model, harness and reasoning, as the contributor says"),
-    ("file-check", "The evidence", "the output, screenshots and logs that came back"),
-)
 
 
 def sort_select() -> rx.Component:

@@ -12,7 +12,7 @@ from benchmax.components.listing import code_box, section_intro
 from benchmax.components.not_found import not_found_panel
 from benchmax.state.judge_card import CALIBRATION_COLUMNS
 from benchmax.state.judge_card import JudgeCardState as S
-from benchmax.state.views import FactView
+from benchmax.state.views.listed import FactView
 
 
 def _fact(fact: ObjectVar[FactView]) -> rx.Component:

@@ -27,8 +27,9 @@ from benchmax.components.filters import (
 from benchmax.components.layout import link_button, once_loaded, page_shell, page_title
 from benchmax.components.listing import list_or_empty, thumbnail
 from benchmax.components.showcase import SHOWCASE_CAVEAT
-from benchmax.state.leaderboard import ANY, BoardEntryView, PolicyView
+from benchmax.state.leaderboard import ANY
 from benchmax.state.leaderboard import LeaderboardState as S
+from benchmax.state.views.leaderboard import BoardEntryView, PolicyView
 
 POLICY = cast("ObjectVar[PolicyView]", S.policy)
 

@@ -26,7 +26,7 @@ from benchmax.components.layout import (
     sign_in_prompt,
 )
 from benchmax.state.me import MeState as S
-from benchmax.state.me import MyTestView, TokenView
+from benchmax.state.views.me import MyTestView, TokenView
 
 
 def _action(item: ObjectVar[MyTestView]) -> rx.Component:

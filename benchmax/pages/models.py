@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from benchmax.components.badges import declared_label
 from benchmax.components.blocks import column, list_or, muted
@@ -13,21 +14,22 @@ from benchmax.components.layout import page_intro, page_shell, page_title
 from benchmax.components.not_found import found_or_not_found
 from benchmax.state.models import ModelDetailState as D
 from benchmax.state.models import ModelsState as M
+from benchmax.state.views.catalog import FamilyView
 
 
-def _family_card(family: rx.Var[dict[str, str]]) -> rx.Component:
+def _family_card(family: ObjectVar[FamilyView]) -> rx.Component:
     return rx.link(
         rx.card(
             rx.vstack(
-                rx.heading(family["name"], size="4", as_="h2"),
-                muted(family["vendor"]),
-                rx.text(family["counts"], size="2", class_name="family-counts"),
+                rx.heading(family.name, size="4", as_="h2"),
+                muted(family.vendor),
+                rx.text(family.counts, size="2", class_name="family-counts"),
                 spacing="1",
             ),
             width="100%",
             class_name="family-card",
         ),
-        href="/models/" + family["slug"],
+        href="/models/" + family.slug,
         underline="none",
         color_scheme="gray",
         high_contrast=True,
@@ -49,7 +51,7 @@ def label_chip(
     )
 
 
-def chip_row(items: rx.Var[list[dict[str, str]]], chip: Any, **props: Any) -> rx.Component:
+def chip_row(items: rx.Var[list[Any]], chip: Any, **props: Any) -> rx.Component:
     return rx.flex(rx.foreach(items, chip), wrap="wrap", spacing="2", width="100%", **props)
 
 
@@ -73,7 +75,7 @@ def models_page() -> rx.Component:
                 M.declared,
                 chip_row(
                     M.declared,
-                    lambda d: label_chip(d["href"], d["label"], " (", d["tests"], ")"),
+                    lambda d: label_chip(d.href, d.label, " (", d.tests, ")"),
                     id="declared-labels",
                 ),
                 muted(ALL_MATCHED),
@@ -85,7 +87,7 @@ def models_page() -> rx.Component:
 def model_detail_page() -> rx.Component:
     versions = chip_row(
         D.models,
-        lambda m: label_chip("/models/" + m["slug"], m["name"], " · ", m["tests"], variant="soft"),
+        lambda m: label_chip("/models/" + m.slug, m.name, " · ", m.tests, variant="soft"),
     )
     body = column(
         rx.link("← All models", href="/models", size="2"),

@@ -10,8 +10,8 @@ from benchmax.components.blocks import column, row
 from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.panels import refusal
 from benchmax.models import ModerationAction
-from benchmax.state.moderation import AccountView
 from benchmax.state.moderation import ModerationState as S
+from benchmax.state.views.moderation import AccountView
 
 # Reflex's stubs type dict-valued state vars as arrays; these are the dict vars as they are.
 _REASONS: Any = S.reasons

@@ -27,8 +27,9 @@ from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.panels import refusal, stat_row, table_or_empty
 from benchmax.components.preview_failures import preview_failures_section
 from benchmax.pages.judge_operations import judge_section
-from benchmax.state.operations import POLL_SECONDS, AuditRow, DeadJobRow, JobRow, OperationsView
+from benchmax.state.operations import POLL_SECONDS
 from benchmax.state.operations import OperationsState as S
+from benchmax.state.views.operations import AuditRow, DeadJobRow, JobRow, OperationsView
 
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 D = cast("ObjectVar[OperationsView]", S.dash)
@@ -186,17 +187,19 @@ def _jobs() -> rx.Component:
     return section("Jobs by kind and state", table, as_of, section_id="ops-jobs")
 
 
+_NO_SAMPLES = "No samples yet: the scheduler records one every few minutes."
+
+
 def _charts() -> rx.Component:
     """Job states and the backlog over the last day, from the scheduler's samples."""
-    empty = "No samples yet: the scheduler records one every few minutes."
     return section(
         "Jobs over the last 24 hours",
         rx.flex(
             rx.vstack(rx.text("Jobs by state", size="2", weight="medium"),
-                      svg_chart(D.jobs_chart, empty, "ops-jobs-chart"), flex="1",
+                      svg_chart(D.jobs_chart, _NO_SAMPLES, "ops-jobs-chart"), flex="1",
                       min_width="16rem"),
             rx.vstack(rx.text("Backlog (pending + running)", size="2", weight="medium"),
-                      svg_chart(D.backlog_chart, empty, "ops-backlog-chart"), flex="1",
+                      svg_chart(D.backlog_chart, _NO_SAMPLES, "ops-backlog-chart"), flex="1",
                       min_width="16rem"),
             wrap="wrap", spacing="4", width="100%",
         ),
@@ -209,17 +212,7 @@ def _time_to_public() -> rx.Component:
     return section(
         "Time to public",
         rx.text(D.ttp_count.to_string(), " Tests published in the last 24 hours.", size="2"),
-        rx.recharts.line_chart(
-            rx.recharts.line(data_key="p50", name="p50 (s)", stroke="var(--accent-9)"),
-            rx.recharts.line(data_key="p95", name="p95 (s)", stroke="var(--orange-9)"),
-            rx.recharts.x_axis(data_key="time"),
-            rx.recharts.y_axis(),
-            rx.recharts.legend(),
-            rx.recharts.graphing_tooltip(),
-            data=D.ttp_series,
-            width="100%",
-            height=240,
-        ),
+        svg_chart(D.ttp_chart, _NO_SAMPLES, "ops-ttp-chart"),
         section_id="ops-ttp",
     )
 

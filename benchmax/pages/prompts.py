@@ -23,9 +23,9 @@ from benchmax.components.listing import (
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview_figures import preview_figures
 from benchmax.components.showcase import GROUP_CAVEAT
-from benchmax.state.prompts import GroupRow, MemberView
 from benchmax.state.prompts import PromptGroupState as G
 from benchmax.state.prompts import PromptsState as P
+from benchmax.state.views.prompts import GroupRow, MemberView
 
 
 def _group_row(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.api.security_txt import PATH as TXT
 from benchmax.components.layout import server_page
 from benchmax.pages.static import article, article_section, bullets
+from benchmax.presentation.texts import SECURITY_TXT_PATH as TXT
 from benchmax.state.security import SecurityState as S
 
 DESIGN = [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from benchmax.components.badges import DECLARED_LABEL
 from benchmax.components.layout import page_intro, page_shell
 from benchmax.pages.showcase_method import SHOWCASE_SECTIONS
+from benchmax.services.labels import DECLARED_LABEL
 
 METHODOLOGY = [
     (

@@ -20,7 +20,7 @@ from benchmax.services import catalog, feed
 from benchmax.services.errors import ServiceError
 from benchmax.services.feed_order import RELEVANCE, SORTS
 from benchmax.state.session import SessionState
-from benchmax.state.views import CardView
+from benchmax.state.views.listed import CardView
 
 TEXT_KEYS = ("model", "harness", "reasoning", "contributor", "q")
 FILTER_KEYS = ("family", "status", *TEXT_KEYS, "compare", "sort")

@@ -11,7 +11,7 @@ from benchmax.services.dates import human_date
 from benchmax.services.judge.card import CalibrationSummary, JudgeCard, judge_card
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
-from benchmax.state.views import FactView
+from benchmax.state.views.listed import FactView
 
 
 def _number(value: float | None) -> str:

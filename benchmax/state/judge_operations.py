@@ -14,48 +14,22 @@ from typing import Any
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.services.errors import Forbidden
+from benchmax.services.errors import ServiceError
 from benchmax.services.judge import calibration, snapshots
 from benchmax.services.judge.status import judge_status
 from benchmax.services.operations import require_owner
 from benchmax.state.session import SessionState
+from benchmax.state.views.judge import JudgeView
 
 
-def _status_view() -> dict[str, Any]:
+def _status_view() -> JudgeView:
     with app_context().session() as session:
-        status = judge_status(session, app_context().settings)
-    tokens = status.mean_tokens_per_sample
-    return {
-        "judge_state": status.state,
-        "judge_budget": f"{status.used_today} of {status.budget}",
-        "judge_reserved": str(status.reserved_today),
-        "judge_tokens": "—" if tokens is None else f"{tokens:.0f}",
-        "judge_waiting": str(status.waiting_for_budget),
-        "judge_jobs": f"{status.pending} pending · {status.dead} dead",
-        "judge_snapshots": [
-            {
-                "id": row.id,
-                "name": row.name,
-                "state": row.state,
-                "models": row.models,
-                "calibration": row.calibration,
-                "can_activate": "yes" if row.can_activate else "",
-                "active": "yes" if row.state == "active" else "",
-            }
-            for row in status.snapshots
-        ],
-    }
+        return JudgeView.of(judge_status(session, app_context().settings))
 
 
 class JudgeOperationsState(SessionState):
     judge_allowed: rx.Field[bool] = rx.field(False)
-    judge_state: rx.Field[str] = rx.field("")
-    judge_budget: rx.Field[str] = rx.field("")
-    judge_reserved: rx.Field[str] = rx.field("")
-    judge_tokens: rx.Field[str] = rx.field("")
-    judge_waiting: rx.Field[str] = rx.field("")
-    judge_jobs: rx.Field[str] = rx.field("")
-    judge_snapshots: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    judge: rx.Field[JudgeView] = rx.field(default_factory=JudgeView)
     snapshot_source: rx.Field[str] = rx.field("")
     judge_notice: rx.Field[str] = rx.field("")
     judge_notice_ok: rx.Field[bool] = rx.field(True)
@@ -63,19 +37,18 @@ class JudgeOperationsState(SessionState):
     _calibrating_id: str = ""
 
     def _owner(self) -> Any:
-        try:
-            return require_owner(self._require_user())
-        except Forbidden:
+        owner = self._attempt(lambda _session, user: require_owner(user))
+        if isinstance(owner, ServiceError):
             self.judge_allowed = False
-            self.judge_snapshots = []
+            self.judge = JudgeView()
             return None
+        return owner
 
     def _say(self, text: str, ok: bool = True) -> None:
         self.judge_notice, self.judge_notice_ok = text, ok
 
     def _show(self) -> None:
-        for name, value in _status_view().items():
-            setattr(self, name, value)
+        self.judge = _status_view()
 
     @rx.event
     def on_load(self) -> None:

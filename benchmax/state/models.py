@@ -7,12 +7,13 @@ import reflex as rx
 from benchmax.context import app_context
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
-from benchmax.state.views import CardView, count_text
+from benchmax.state.views.catalog import DeclaredLabelView, FamilyView, ModelView
+from benchmax.state.views.listed import CardView
 
 
 class ModelsState(SessionState):
-    families: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
-    declared: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    families: rx.Field[list[FamilyView]] = rx.field(default_factory=list)
+    declared: rx.Field[list[DeclaredLabelView]] = rx.field(default_factory=list)
 
     @rx.event
     def on_load(self) -> None:
@@ -20,26 +21,8 @@ class ModelsState(SessionState):
         with app_context().session() as session:
             families = catalog.list_families(session)
             declared = catalog.declared_unmatched_labels(session, limit=50)
-        self.families = [
-            {
-                "slug": f.slug,
-                "name": f.name,
-                "vendor": f.vendor,
-                "counts": count_text(f.model_count, "model")
-                + " · "
-                + count_text(f.public_test_count, "public Test"),
-            }
-            for f in families
-        ]
-        self.declared = [
-            {
-                "kind": d.kind,
-                "label": d.label,
-                "tests": str(d.test_count),
-                "href": f"/?{d.kind}={d.key}",
-            }
-            for d in declared
-        ]
+        self.families = [FamilyView.of(family) for family in families]
+        self.declared = [DeclaredLabelView.of(label) for label in declared]
 
 
 class ModelDetailState(SessionState):
@@ -48,7 +31,7 @@ class ModelDetailState(SessionState):
     slug: rx.Field[str] = rx.field("")
     name: rx.Field[str] = rx.field("")
     subtitle: rx.Field[str] = rx.field("")
-    models: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    models: rx.Field[list[ModelView]] = rx.field(default_factory=list)
     items: rx.Field[list[CardView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
 
@@ -60,15 +43,7 @@ class ModelDetailState(SessionState):
                 if cursor is None:
                     self.name = family.family.name
                     self.subtitle = f"{family.family.vendor} · model family".strip(" ·")
-                    self.models = [
-                        {
-                            "slug": m.slug,
-                            "name": m.name,
-                            "tests": str(m.public_test_count),
-                            "versions": ", ".join(m.versions),
-                        }
-                        for m in family.models
-                    ]
+                    self.models = [ModelView.of(m) for m in family.models]
                 return family.page
             model = catalog.model_detail(session, self.slug, cursor, limit)
             if model is None:

@@ -8,161 +8,26 @@ where it was, with the confirmation beside its buttons, until the page is loaded
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TypeVar
-from urllib.parse import quote
+from dataclasses import replace
+from typing import Any, TypeVar
 
 import reflex as rx
 
 from benchmax.context import app_context
 from benchmax.models import User
-from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import actions, queues, roles
-from benchmax.services.moderation.appeals import AppealItem
 from benchmax.services.moderation.policy import can_moderate
-from benchmax.services.moderation.queues import LabelItem
 from benchmax.state.session import SessionState
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """What every queue item has: a key stable across reloads (so a typed reason never moves
-    to another item), the Test it is about, and the confirmation of a decision made on it
-    here ("" while it is open)."""
-
-    key: str = ""
-    test_id: str = ""
-    href: str = ""
-    title: str = ""
-    done: str = ""
-
-
-def _about(key: str, test_id: str, title: str) -> tuple[str, str, str, str, str]:
-    """``ItemView``'s fields, in order, for an item about Test ``test_id``."""
-    return key, test_id, f"/tests/{test_id}", title, ""
-
-
-@dataclass(frozen=True)
-class ReportView(ItemView):
-    id: str = ""
-    state: str = ""
-    evidence_id: str = ""
-    evidence: str = ""
-    reason: str = ""
-    details: str = ""
-    reporter: str = ""
-    created: str = ""
-
-    @classmethod
-    def of(cls, item: queues.ReportItem) -> ReportView:
-        return cls(
-            *_about(f"report-{item.id}", item.test_id, item.test_title), id=item.id,
-            state=item.test_state, evidence_id=item.evidence_id or "",
-            evidence=item.evidence_name or "", reason=item.reason_label, details=item.details,
-            reporter=item.reporter_handle, created=human_date(item.created_at),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class DisputeView(ItemView):
-    id: str = ""
-    contributor: str = ""
-    reason: str = ""
-    score: str = ""
-    reasoning: str = ""
-    kind: str = ""
-    created: str = ""
-
-    @classmethod
-    def of(cls, item: queues.DisputeItem) -> DisputeView:
-        return cls(
-            *_about(f"dispute-{item.id}", item.test_id, item.test_title), id=item.id,
-            contributor=item.contributor_handle, reason=item.reason,
-            score=str(item.review_score), reasoning=item.review_reasoning,
-            kind=item.reviewer_kind, created=human_date(item.created_at),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class FlagView(ItemView):
-    state: str = ""
-    holds: str = ""
-    findings: str = ""
-    kept: bool = False
-
-    @classmethod
-    def of(cls, item: queues.FlagItem) -> FlagView:
-        return cls(
-            *_about(f"flag-{item.test_id}", item.test_id, item.test_title), state=item.test_state,
-            holds=", ".join(item.hold_codes), findings=", ".join(item.finding_codes),
-            kept=item.kept,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class LabelView(ItemView):
-    """A declared label: ``href`` is the feed searched for it (it is about many Tests)."""
-
-    kind: str = ""
-    label: str = ""
-    count: str = ""
-
-    @classmethod
-    def of(cls, item: LabelItem) -> LabelView:
-        key = "label-" + queues.label_target_id(item.kind, item.key).replace(":", "-")[:24]
-        return cls(key, "", f"/?q={quote(item.label)}", item.label, "", kind=item.kind,
-                   label=item.label, count=str(item.test_count))  # fmt: skip
-
-
-@dataclass(frozen=True)
-class RemovedView(ItemView):
-    contributor: str = ""
-    removed: str = ""
-    reason: str = ""
-    restorable: bool = False
-    problem: str = ""
-
-    @classmethod
-    def of(cls, item: queues.RemovedItem) -> RemovedView:
-        return cls(
-            *_about(f"removed-{item.test_id}", item.test_id, item.test_title),
-            contributor=item.contributor_handle, removed=human_date(item.removed_at),
-            reason=item.reason, restorable=item.can_restore, problem=item.restore_problem,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class AppealView(ItemView):
-    id: str = ""
-    contributor: str = ""
-    reason: str = ""
-    removal_reason: str = ""
-    created: str = ""
-
-    @classmethod
-    def of(cls, item: AppealItem) -> AppealView:
-        return cls(
-            *_about(f"appeal-{item.id}", item.test_id, item.test_title), id=item.id,
-            contributor=item.contributor_handle, reason=item.reason,
-            removal_reason=item.removal_reason, created=human_date(item.created_at),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class AccountView:
-    handle: str = ""
-    name: str = ""
-    role: str = ""
-    status: str = ""
-    suspended: bool = False
-
-    @classmethod
-    def of(cls, match: roles.AccountMatch) -> AccountView:
-        return cls(
-            match.handle, match.display_name, match.role, match.status, match.status != "active"
-        )
-
+from benchmax.state.views.moderation import (
+    AccountView,
+    AppealView,
+    DisputeView,
+    FlagView,
+    LabelView,
+    RemovedView,
+    ReportView,
+)
 
 TABS = ("reports", "appeals", "disputes", "flags", "labels", "removed", "accounts")
 View = TypeVar("View", ReportView, DisputeView, FlagView, LabelView, RemovedView, AppealView)
@@ -272,19 +137,18 @@ class ModerationState(SessionState):
         self.account_handle = value[:64]
         self.done = {k: v for k, v in self.done.items() if k != "account"}
 
-    def _search(self, user: User | None) -> None:
-        try:
-            with app_context().session() as session:
-                found = roles.search_accounts(session, user, self.account_handle)
-        except ServiceError as error:
-            self.errors = {**self.errors, "account": error.message}
+    def _search(self) -> None:
+        handle = self.account_handle
+        found = self._attempt(lambda session, user: roles.search_accounts(session, user, handle))
+        if isinstance(found, ServiceError):
+            self.errors = {**self.errors, "account": found.message}
             return
         self.accounts = [AccountView.of(match) for match in found]
         self.account_searched = bool(self.account_handle.strip())
 
     @rx.event
     def search_accounts(self) -> None:
-        self._search(self._require_user())
+        self._search()
 
     @rx.event
     def pick_account(self, handle: str) -> None:
@@ -298,7 +162,6 @@ class ModerationState(SessionState):
         ``related`` is the second thing a form names: the report a removal settles, a label's
         kind, or the role to give; the extra box holds a label's catalog slug or a score.
         """
-        user = self._require_user()
         extra = self.extras.get(key, "")
         request = actions.Request(
             target=self.account_handle.strip().lstrip("@") if key == "account" else target,
@@ -309,16 +172,20 @@ class ModerationState(SessionState):
             slug=extra.strip(),
             score=extra,
         )
-        try:
-            with app_context().session() as session:
-                actions.perform(session, user, action, request)
-        except ServiceError as error:
-            self.errors = {**self.errors, key: error.message}
+
+        def record(session: Any, user: User | None) -> User | None:
+            """The decision, by the viewer it returns for the queues' reload."""
+            actions.perform(session, user, action, request)
+            return user
+
+        user = self._attempt(record)
+        if isinstance(user, ServiceError):
+            self.errors = {**self.errors, key: user.message}
             return
         self.errors = {k: v for k, v in self.errors.items() if k != key}
         self.reasons = {k: v for k, v in self.reasons.items() if k != key}
         self.done = {**self.done, key: DONE.get(action.partition(".")[2], "Decision recorded.")}
         if key == "account":
-            self._search(user)  # the row shows the account's new role or status
+            self._search()  # the row shows the account's new role or status
         else:
             self._refresh(user)

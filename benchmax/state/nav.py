@@ -3,28 +3,15 @@ items wait in each. Read once per page load (the header mounts once per page).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import reflex as rx
 
 from benchmax.context import app_context
 from benchmax.models import Role
-from benchmax.services.moderation.nav_counts import NavCounts, nav_counts
+from benchmax.services.moderation.nav_counts import nav_counts
 from benchmax.state.session import SessionState
+from benchmax.state.views.nav import NavView
 
 STAFF_ROLES = (str(Role.MODERATOR), str(Role.OWNER))
-
-
-@dataclass(frozen=True)
-class NavView:
-    may_moderate: bool = False
-    may_operate: bool = False
-    moderation: int = 0
-    operations: int = 0
-
-    @classmethod
-    def of(cls, counts: NavCounts) -> NavView:
-        return cls(counts.may_moderate, counts.may_operate, counts.moderation, counts.operations)
 
 
 class NavState(SessionState):

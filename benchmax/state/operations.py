@@ -11,237 +11,20 @@ one is still loading is dropped. Every action re-verifies the session on the ser
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import reflex as rx
 
-from benchmax.components.dashboard import line_chart_svg
 from benchmax.context import app_context
 from benchmax.services import backup as backups
-from benchmax.services.dates import chart_time, clock_time
 from benchmax.services.errors import ServiceError
-from benchmax.services.jobs import JobCount
-from benchmax.services.operations import (
-    Dashboard,
-    PrefixUsage,
-    discard_job,
-    owner_dashboard,
-    requeue_job,
-    require_owner,
-)
-from benchmax.services.operations.dashboard import AuditSummary, BackupSummary, DeadJob
-from benchmax.services.operations.metrics import JobStatePoint
-from benchmax.state.preview_failures import PreviewFailureRow, preview_failure_rows
+from benchmax.services.operations import discard_job, owner_dashboard, requeue_job, require_owner
+from benchmax.state.preview_failures import preview_failure_rows
 from benchmax.state.session import SessionState
-from benchmax.state.views import size_text
+from benchmax.state.views.operations import OperationsView, view
 
 POLL_SECONDS = 3.0
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-@dataclass(frozen=True)
-class JobRow:
-    kind: str
-    state: str
-    count: str
-
-    @classmethod
-    def of(cls, count: JobCount) -> JobRow:
-        return cls(count.kind, count.state.value, str(count.count))
-
-
-@dataclass(frozen=True)
-class DeadJobRow:
-    id: str
-    kind: str
-    subject_id: str
-    attempts: str
-    error: str
-    updated: str
-
-    @classmethod
-    def of(cls, job: DeadJob) -> DeadJobRow:
-        return cls(
-            id=str(job.id),
-            kind=job.kind,
-            subject_id=job.subject_id,
-            attempts=str(job.attempts),
-            error=job.last_error_code or "—",
-            updated=clock_time(job.updated_at),
-        )
-
-
-@dataclass(frozen=True)
-class StorageRow:
-    prefix: str
-    objects: str
-    bytes: str
-
-    @classmethod
-    def of(cls, usage: PrefixUsage) -> StorageRow:
-        return cls(usage.prefix, str(usage.objects), size_text(usage.bytes))
-
-
-@dataclass(frozen=True)
-class BackupPanel:
-    """The newest backup; ``present`` False when there is none yet."""
-
-    present: bool = False
-    time: str = ""
-    manifest: str = ""
-    objects: str = ""
-    verified: str = ""
-
-    @classmethod
-    def of(cls, backup: BackupSummary | None) -> BackupPanel:
-        if backup is None:
-            return cls()
-        verified = (
-            "not verified"
-            if backup.verify_ok is None
-            else ("verified" if backup.verify_ok else f"{backup.verify_differences} differences")
-        )
-        return cls(
-            present=True,
-            time=clock_time(backup.created_at),
-            manifest=backup.manifest_key,
-            objects=f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
-            verified=f"{verified} ({clock_time(backup.verified_at)})",
-        )
-
-
-@dataclass(frozen=True)
-class AuditRow:
-    """An audit event with names for people: ``@handle`` links and the Test's title."""
-
-    id: str
-    action: str
-    actor: str  # "@handle", or "system" for the scheduler and the command line
-    actor_href: str  # "" when there is no account to link
-    subject: str  # the Test's title, "@handle", or "type id" when nothing better is known
-    subject_href: str
-    time: str
-
-    @classmethod
-    def of(cls, event: AuditSummary) -> AuditRow:
-        actor, actor_href = "system", ""
-        if event.actor_handle:
-            actor, actor_href = "@" + event.actor_handle, "/u/" + event.actor_handle
-        elif event.actor_id:
-            actor = event.actor_id
-        subject, subject_href = f"{event.subject_type} {event.subject_id}", ""
-        if event.test_title:
-            subject, subject_href = event.test_title, "/tests/" + event.test_id
-            if event.subject_type != "test":
-                subject = f"{event.subject_type} on “{event.test_title}”"
-        elif event.subject_handle:
-            subject, subject_href = "@" + event.subject_handle, "/u/" + event.subject_handle
-        return cls(
-            str(event.id), event.action, actor, actor_href, subject, subject_href,
-            clock_time(event.created_at),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class OperationsView:
-    """The dashboard as the page shows it; ``OperationsView()`` is the empty one."""
-
-    generated_at: str = ""
-    job_rows: list[JobRow] = field(default_factory=list)
-    finished_counts_at: str = ""
-    oldest_waiting: str = ""
-    dead_jobs: list[DeadJobRow] = field(default_factory=list)
-    ttp_p50: str = ""
-    ttp_p95: str = ""
-    ttp_count: int = 0
-    # Recharts takes its data as plain objects: {"time", "p50", "p95"} (seconds) per point.
-    ttp_series: list[dict[str, Any]] = field(default_factory=list)
-    open_reports: int = 0
-    open_disputes: int = 0
-    open_holds: int = 0
-    open_appeals: int = 0
-    dead_count: int = 0
-    # Inline SVG drawn here from the recorded samples; "" until there is a sample to draw.
-    jobs_chart: str = ""
-    backlog_chart: str = ""
-    ai_review: str = ""
-    storage_rows: list[StorageRow] = field(default_factory=list)
-    storage_taken_at: str = ""
-    orphan_count: int = 0
-    orphan_objects: list[str] = field(default_factory=list)
-    missing_count: int = 0
-    missing_objects: list[str] = field(default_factory=list)
-    backup: BackupPanel = field(default_factory=BackupPanel)
-    audit_rows: list[AuditRow] = field(default_factory=list)
-    preview_failures: list[PreviewFailureRow] = field(default_factory=list)
-
-
-def _charts(points: tuple[JobStatePoint, ...]) -> tuple[str, str]:
-    """Job states and the backlog over the last day, as two small SVG charts."""
-    if not points:
-        return "", ""
-    times = [chart_time(point.taken_at) for point in points]
-    states = [
-        (state, [float(point.counts.get(state, 0)) for point in points])
-        for state in ("pending", "running", "dead", "done")
-    ]
-    jobs = line_chart_svg("Jobs by state over the last 24 hours", times, states)
-    backlog = line_chart_svg(
-        "Backlog (pending and running jobs) over the last 24 hours",
-        times,
-        [("backlog", [float(point.backlog) for point in points])],
-    )
-    return jobs, backlog
-
-
-def view(data: Dashboard) -> OperationsView:
-    """The dashboard as plain strings and numbers for the page."""
-    inventory = data.inventory
-    charts = _charts(data.job_series)
-    return OperationsView(
-        generated_at=clock_time(data.generated_at),
-        job_rows=[JobRow.of(count) for count in data.job_counts],
-        finished_counts_at=clock_time(data.finished_counts_at),
-        oldest_waiting=_duration(data.oldest_waiting_seconds),
-        dead_jobs=[DeadJobRow.of(job) for job in data.dead_jobs],
-        ttp_p50=_duration(data.time_to_public.p50_seconds),
-        ttp_p95=_duration(data.time_to_public.p95_seconds),
-        ttp_count=data.time_to_public.published,
-        ttp_series=[
-            {
-                "time": chart_time(point.taken_at),
-                "p50": round(point.p50_seconds or 0.0, 2),
-                "p95": round(point.p95_seconds or 0.0, 2),
-            }
-            for point in data.ttp_series
-        ],
-        open_reports=data.open_reports,
-        open_disputes=data.open_disputes,
-        open_holds=data.open_holds,
-        open_appeals=data.open_appeals,
-        dead_count=len(data.dead_jobs),
-        jobs_chart=charts[0],
-        backlog_chart=charts[1],
-        ai_review=data.ai_review,
-        storage_rows=[StorageRow.of(usage) for usage in inventory.prefixes],
-        storage_taken_at=clock_time(inventory.taken_at),
-        orphan_count=inventory.orphan_object_count,
-        orphan_objects=list(inventory.orphan_objects),
-        missing_count=inventory.missing_object_count,
-        missing_objects=list(inventory.missing_objects),
-        backup=BackupPanel.of(data.last_backup),
-        audit_rows=[AuditRow.of(event) for event in data.recent_audit],
-    )
 
 
 def _load_view(user: Any) -> OperationsView:
@@ -267,13 +50,12 @@ class OperationsState(SessionState):
 
     def _owner(self) -> Any:
         """The re-verified viewer if an active owner; otherwise drop every datum and refuse."""
-        user = self._require_user()
-        try:
-            return require_owner(user)
-        except ServiceError:
+        owner = self._attempt(lambda _session, user: require_owner(user))
+        if isinstance(owner, ServiceError):
             self.allowed = False
             self._show(OperationsView())
             return None
+        return owner
 
     def _say(self, text: str, ok: bool = True) -> None:
         self.notice, self.notice_ok = text, ok
@@ -314,19 +96,25 @@ class OperationsState(SessionState):
         if user is None:
             self._say("Only owners may do that.", ok=False)
             return
-        action = requeue_job if requeue else discard_job
         try:
-            with app_context().session() as session:
-                job = action(session, int(job_id), actor=user, reason=self.reasons.get(job_id, ""))
-        except ServiceError as exc:
-            if exc.field == "reason":
-                self.reason_errors = {**self.reason_errors, job_id: exc.message}
-                self._say("The reason was not accepted; the message is under it.", ok=False)
-            else:
-                self._say(exc.message, ok=False)
-            return
+            number = int(job_id)
         except ValueError as exc:  # a job id that is not a number
             self._say(str(exc), ok=False)
+            return
+        action = requeue_job if requeue else discard_job
+        reason = self.reasons.get(job_id, "")
+        # The actor is checked again inside: a job acted on with no actor is the command line's.
+        job = self._attempt(
+            lambda session, viewer: action(
+                session, number, actor=require_owner(viewer), reason=reason
+            )
+        )
+        if isinstance(job, ServiceError):
+            if job.field == "reason":
+                self.reason_errors = {**self.reason_errors, job_id: job.message}
+                self._say("The reason was not accepted; the message is under it.", ok=False)
+            else:
+                self._say(job.message, ok=False)
             return
         self.reasons = {key: value for key, value in self.reasons.items() if key != job_id}
         self.reason_errors = {k: v for k, v in self.reason_errors.items() if k != job_id}

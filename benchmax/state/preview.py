@@ -7,19 +7,17 @@ page opened appears without a reload.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from typing import Any
 
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.models import User
 from benchmax.services.errors import ServiceError
-from benchmax.services.preview.view import PreviewView, preview_view, retry_preview
+from benchmax.services.preview.view import preview_view, retry_preview
 from benchmax.state.detail import TestDetailState
-
-
-@dataclass(frozen=True)
-class PreviewPanel(PreviewView):
-    """The service's view, as this state's typed var."""
+from benchmax.state.views.preview import PreviewPanel
 
 
 class TestPreviewState(TestDetailState):
@@ -39,15 +37,19 @@ class TestPreviewState(TestDetailState):
 
     @rx.event
     def retry(self) -> None:
-        user = self._require_user()
-        if user is None:
+        settings, test_id = app_context().settings, self.test.id
+
+        def retry(session: Any, user: User | None) -> bool:
+            """Whether there was a viewer to ask for it (no one signed in: nothing happens)."""
+            if user is not None:
+                retry_preview(session, settings, user.id, test_id)
+            return user is not None
+
+        asked = self._attempt(retry)
+        if isinstance(asked, ServiceError):
+            self.preview_notice = asked.message
             return
-        ctx = app_context()
-        try:
-            with ctx.session() as session:
-                retry_preview(session, ctx.settings, user.id, self.test.id)
-        except ServiceError as error:
-            self.preview_notice = error.message
+        if not asked:
             return
         self.preview_notice = "The preview will run again shortly."
         self.load_preview()

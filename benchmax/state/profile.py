@@ -9,7 +9,7 @@ from benchmax.services import feed
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
-from benchmax.state.views import CardView
+from benchmax.state.views.listed import CardView
 
 
 class ProfileState(FoundVars, SessionState):

@@ -2,72 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import reflex as rx
 
 from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.preview.compare import preview_figures
-from benchmax.services.preview.view import PreviewView
 from benchmax.services.prompts import groups
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
-from benchmax.state.views import ScoredView, count_text
+from benchmax.state.views.prompts import AliasView, GroupRow, MemberView
 
 PAGE = 60
-
-
-@dataclass(frozen=True)
-class GroupRow:
-    """A comparison group in a list: the largest on ``/prompts``, the similar ones on a group."""
-
-    key: str
-    href: str
-    title: str
-    size: str
-    similarity: str = ""  # similar groups only
-
-    @classmethod
-    def of(cls, key: str, title: str, size: int, similarity: str = "") -> GroupRow:
-        return cls(
-            key=key,
-            href=f"/prompts/{key}",
-            title=title,
-            size=count_text(size, "Test"),
-            similarity=similarity,
-        )
-
-
-@dataclass(frozen=True)
-class MemberView(ScoredView):
-    """One Test of a group, ranked within it, with its median counted review."""
-
-    median: str = ""
-    preview: PreviewView = field(default_factory=PreviewView)
-
-    @classmethod
-    def of(cls, member: groups.GroupMember, place: int, preview: PreviewView) -> MemberView:
-        return cls(
-            **cls.fields_of(member.test),
-            # Unreviewed members come last in the order, and a place would read as a rank
-            # they have not earned.
-            place=str(place) if member.review_count else "",
-            reviews=count_text(member.review_count, "counted review"),
-            median=f"median {member.median}" if member.median else "not reviewed yet",
-            score=member.score,
-            preview=preview,
-        )
-
-
-@dataclass(frozen=True)
-class AliasView:
-    """A moderator's recorded join of another prompt into this group."""
-
-    href: str = ""
-    reason: str = ""
-    date: str = ""
 
 
 class PromptsState(SessionState):

@@ -6,42 +6,13 @@ stays as it was; both read only public facts about a public Test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.services.dates import human_day
-from benchmax.services.leaderboard.snapshots import Placement, placement
-from benchmax.services.prompts.groups import GroupLink, group_link
+from benchmax.services.leaderboard.snapshots import placement
+from benchmax.services.prompts.groups import group_link
 from benchmax.state.detail import TestDetailState
-from benchmax.state.views import LinkView, count_text
-
-
-@dataclass(frozen=True)
-class ShowcaseLines:
-    """Where the Test is ranked and which group it is in, when either is true."""
-
-    ranked: LinkView = field(default_factory=LinkView)
-    group: LinkView = field(default_factory=LinkView)
-
-    @classmethod
-    def of(cls, ranked: Placement | None, group: GroupLink | None) -> ShowcaseLines:
-        lines = cls()
-        if ranked is not None:
-            day = human_day(ranked.published_at)
-            link = LinkView(
-                f"Ranked #{ranked.rank} in the {day} showcase",
-                f"/leaderboard?snapshot={ranked.snapshot_id}",
-            )
-            lines = replace(lines, ranked=link)
-        if group is not None:
-            link = LinkView(
-                f"{count_text(group.others, 'other setup')} tried this prompt",
-                f"/prompts/{group.prompt_key}",
-            )
-            lines = replace(lines, group=link)
-        return lines
+from benchmax.state.views.showcase import ShowcaseLines
 
 
 class TestShowcaseState(TestDetailState):

@@ -39,13 +39,14 @@ class SignInState(SessionState):
         if settings.auth_backend != "local":
             self.error = "Local sign-in is disabled on this instance."
             return None
-        try:
-            with app_context().session() as session:
-                user = accounts.get_or_create_local_user(
-                    session, self.handle, self.display_name, settings
-                )
-        except ServiceError as exc:
-            self.error = exc.message
+        handle, name = self.handle, self.display_name
+        user = self._attempt(
+            lambda session, _viewer: accounts.get_or_create_local_user(
+                session, handle, name, settings
+            )
+        )
+        if isinstance(user, ServiceError):
+            self.error = user.message
             return None
         self.session_token = LocalIssuer(settings).mint(user.auth_subject)
         self._remember(user)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchmax.presentation.formatting import size_text
 from benchmax.services.submissions import FileStatus
-from benchmax.state.views import size_text
 
 
 @dataclass(frozen=True)

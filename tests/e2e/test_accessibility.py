@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
-from benchmax.components.badges import ACCENT, BADGE_TOKENS
 from benchmax.models import Test, User
+from benchmax.presentation.colours import ACCENT, BADGE_TOKENS
 from tests.e2e.conftest import (
     DESKTOP,
     OWNER_HANDLE,

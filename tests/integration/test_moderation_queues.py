@@ -13,7 +13,7 @@ from benchmax.models import AccountStatus, EvidenceState, Role, Test, TestState,
 from benchmax.models._base import utcnow
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import queues, takedowns
-from benchmax.state.moderation import RemovedView
+from benchmax.state.views.moderation import RemovedView
 from tests.support.factories import make_evidence, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)

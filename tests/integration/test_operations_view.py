@@ -1,5 +1,6 @@
 """What /operations shows, on both engines: the audit log names people and Tests (never
-raw ids where a name is known), and the job charts are drawn from the recorded samples."""
+raw ids where a name is known), and every chart is drawn on the server, as SVG, from the
+recorded samples."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from benchmax.models.audit import AuditAction
 from benchmax.services.moderation import takedowns
 from benchmax.services.operations import dashboard, record_sample
 from benchmax.settings import Settings
-from benchmax.state.operations import view
+from benchmax.state.views.operations import view
 from tests.support.factories import make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -49,7 +50,7 @@ def test_audit_rows_carry_handles_and_linked_titles(session: Session, settings: 
 def test_job_charts_are_drawn_from_samples(session: Session, settings: Settings) -> None:
     storage = build_storage(settings)
     empty = view(dashboard(session, storage))
-    assert (empty.jobs_chart, empty.backlog_chart) == ("", "")
+    assert (empty.jobs_chart, empty.backlog_chart, empty.ttp_chart) == ("", "", "")
     session.add(Job(kind="publish_test", subject_id="t1", state=JobState.PENDING))
     session.add(Job(kind="publish_test", subject_id="t2", state=JobState.DEAD))
     record_sample(session, storage)
@@ -62,5 +63,8 @@ def test_job_charts_are_drawn_from_samples(session: Session, settings: Settings)
     for state in ("pending", "running", "dead", "done"):
         assert f">{state}</text>" in shown.jobs_chart
     assert ">backlog</text>" in shown.backlog_chart
-    assert "<script" not in shown.jobs_chart + shown.backlog_chart
+    assert shown.ttp_chart.startswith("<svg")
+    assert ">p50 (s)</text>" in shown.ttp_chart
+    assert ">p95 (s)</text>" in shown.ttp_chart
+    assert "<script" not in shown.jobs_chart + shown.backlog_chart + shown.ttp_chart
     assert shown.dead_count == 1

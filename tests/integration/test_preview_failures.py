@@ -14,7 +14,7 @@ from benchmax.services.preview.failures import recent_failures
 from benchmax.services.preview.jobs import PREVIEW_EVALUATE, REASON_FAILED
 from benchmax.services.preview.view import preview_view
 from benchmax.settings import Settings
-from benchmax.state.preview_failures import PreviewFailureRow
+from benchmax.state.views.preview_failures import PreviewFailureRow
 from tests.support.factories import make_user
 from tests.support.preview_rows import failed, previewed_test
 

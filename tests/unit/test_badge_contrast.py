@@ -8,13 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmax.components.badges import (
-    ACCENT,
-    BADGE_TOKENS,
-    PAGE_BACKGROUNDS,
-    REVIEW_COLORS,
-    badge_style,
-)
+from benchmax.components.badges import badge_style
+from benchmax.presentation.colours import ACCENT, BADGE_TOKENS, PAGE_BACKGROUNDS, REVIEW_COLORS
 
 AA = 4.5
 

@@ -13,8 +13,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.context import AppContext
+from benchmax.first_paint.middleware import FirstPaintMiddleware
 from benchmax.models import EvidenceKind, EvidenceState, TestState
 from tests.support.factories import make_evidence, make_test, make_user
 

@@ -13,8 +13,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from benchmax.api.first_paint import FirstPaintMiddleware
 from benchmax.context import AppContext
+from benchmax.first_paint.middleware import FirstPaintMiddleware
 from benchmax.models import EvidenceKind, EvidenceState, ReviewState, TestState
 from benchmax.services.feed import FeedFilters, list_feed
 from tests.support.factories import make_evidence, make_test, make_user

@@ -18,7 +18,7 @@ from benchmax.services.operations import (
     TimeToPublic,
     percentile,
 )
-from benchmax.state.operations import view
+from benchmax.state.views.operations import view
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

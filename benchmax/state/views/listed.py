@@ -1,44 +1,19 @@
-"""Turn service DTOs into the view models and strings Reflex components render."""
+"""Views of a listed Test (a feed card, a ranked entry) and the small pieces many pages show."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmax.components.badges import REVIEW_COLORS
 from benchmax.context import app_context
+from benchmax.presentation.colours import review_color
+from benchmax.presentation.formatting import attempts_text, score_text, setup_text
 from benchmax.services.dates import Stamp, stamp
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
 from benchmax.services.search import Segment
 from benchmax.services.submissions import status_label
 from benchmax.services.summaries import TestSummary
-
-
-def size_text(size: int) -> str:
-    """A byte count as people read it: 512 B, 2.7 KiB, 1.2 MiB."""
-    value = float(size)
-    for unit in ("B", "KiB", "MiB"):
-        if value < 1024:
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GiB"
-
-
-def count_text(count: int, noun: str) -> str:
-    """ "1 review", "3 reviews": regular English plurals only, which is all the pages need."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-def attempts_text(attempts: int | None) -> str:
-    if attempts is None:
-        return "attempts not declared"
-    return "best of " + count_text(attempts, "attempt")
-
-
-def setup_text(model: str, version: str, harness: str, reasoning: str) -> str:
-    model_part = f"{model} {version}".strip()
-    return f"{model_part} · {harness} · reasoning: {reasoning}"
 
 
 @dataclass(frozen=True)
@@ -52,13 +27,6 @@ class MarkPart:
     @classmethod
     def of(cls, segments: list[Segment]) -> list[MarkPart]:
         return [cls(segment.text, segment.hit) for segment in segments]
-
-
-def score_text(count: int, score: int | None) -> str:
-    """The score chip of a reviewed card ("Score 87 · 2 reviews"); empty before a review."""
-    if score is None:
-        return ""
-    return f"Score {score} · {count} review" + ("" if count == 1 else "s")
 
 
 @dataclass(frozen=True)
@@ -156,7 +124,7 @@ class CardView(ListedView):
             **cls.fields_of(card),
             id=card.id,
             status=status_label("public", review),
-            status_color=REVIEW_COLORS.get(review, "gray"),
+            status_color=review_color(review),
             kind_list=list(card.evidence_kinds),
             score=score_text(card.review_count, card.review_score),
             title_marks=MarkPart.of(card.title_marks),

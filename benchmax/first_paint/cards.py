@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from html import escape
 
-from benchmax.components.badges import ACCENT, BADGE_TOKENS, REVIEW_COLORS
-from benchmax.pages.feed import FEED_INTRO, FEED_TITLE, HOW_IT_WORKS
+from benchmax.presentation.colours import ACCENT, BADGE_TOKENS, review_color
+from benchmax.presentation.formatting import attempts_text, score_text, setup_text
+from benchmax.presentation.texts import FEED_INTRO, FEED_TITLE, HOW_IT_WORKS
 from benchmax.services.dates import human_date
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
@@ -21,7 +22,6 @@ from benchmax.services.labels import DECLARED_LABEL
 from benchmax.services.link_preview import Preview
 from benchmax.services.search import marked_html
 from benchmax.services.submissions import status_label
-from benchmax.state.views import attempts_text, score_text, setup_text
 
 _EMPTY_LIST = '<div class="fp-bar fp-card"></div>'
 
@@ -56,7 +56,7 @@ def _thumbnail(card: FeedCard, origin: str) -> str:
 def card_html(card: FeedCard, origin: str) -> str:
     """One card, as ``components.cards.feed_card`` words it."""
     review = str(card.review_state)
-    chips = [_badge(status_label("public", review), REVIEW_COLORS.get(review, "gray"))]
+    chips = [_badge(status_label("public", review), review_color(review))]
     score = score_text(card.review_count, card.review_score)
     if score:
         chips.append(_badge(f"★ {score}", ACCENT))

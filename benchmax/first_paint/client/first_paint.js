@@ -1,4 +1,4 @@
-/* Inlined into every page's <head> by the HTML step (benchmax/api/first_paint.py). */
+/* Inlined into every page's <head> by the HTML step (benchmax/first_paint/middleware.py). */
 (function () {
   "use strict";
   var TEXT_PREVIEW_BYTES = 65536;

@@ -11,7 +11,7 @@ documents on their way out:
 * ``/tests/{id}`` and ``/u/{handle}`` get their tab title, description and Open Graph /
   Twitter card tags — the Test's own only while it is public — and, with ``/``, a
   first-paint view of what the reader came for (a Test's title, declared model and prompt;
-  the first page of cards of the feed or a contributor, see ``first_paint_cards``) at the
+  the first page of cards of the feed or a contributor, see ``cards``) at the
   place the page will show it, taken away by CSS as soon as the real page has rendered.
 
 Every value is HTML-escaped here. Evidence is referenced by its user-content URL, never read.
@@ -29,8 +29,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from benchmax.api.first_paint_cards import badge_css, feed_view, profile_view
 from benchmax.context import AppContext
+from benchmax.first_paint.cards import badge_css, feed_view, profile_view
 from benchmax.services import link_preview
 from benchmax.services.link_preview import GENERIC, SITE_NAME, Preview
 from benchmax.services.markdown import highlight_css
@@ -45,7 +45,7 @@ _NOT_PAGES = ("/api/", "/_", "/assets/", "/healthz", "/ping")
 # The rewritten document differs per URL and per Test, so the static server's validators
 # (one ETag for the shared SPA shell) must not be used to answer "not modified".
 _DROPPED_REQUEST_HEADERS = {b"accept-encoding", b"if-none-match", b"if-modified-since", b"range"}
-_CLIENT = Path(__file__).with_name("first_paint_client")
+_CLIENT = Path(__file__).with_name("client")
 
 
 def _client_file(name: str) -> str:

@@ -1,0 +1,73 @@
+"""What ``/me`` shows: the contributor's own Tests, with status and decisions, and API tokens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchmax.models import ApiToken
+from benchmax.services import submissions
+from benchmax.services.dates import Stamp, human_date, stamp
+from benchmax.services.dto import from_row
+from benchmax.services.moderation.records import DecisionOutcome
+
+STATUS_COLORS = {
+    "Draft": "gray",
+    "Processing": "blue",
+    "Needs attention": "amber",
+    "Processing failed": "red",
+    "Awaiting review": "amber",
+    "Reviewed": "green",
+    "Ranked": "iris",
+    "Removed": "red",
+}
+
+
+@dataclass(frozen=True)
+class MyTestView:
+    """One of the contributor's Tests as a /me row, every value ready to render."""
+
+    id: str
+    title: str
+    status: str
+    color: str
+    reason: str
+    action: str  # resume, fix, retry, view or empty
+    updated: Stamp
+    expires: str  # empty unless an untouched draft
+    moderation: str  # the decisions about it, "outcome — reason", joined
+    appeal: str  # removed Tests: "can", "open" or "answered"; others empty
+
+    @classmethod
+    def of(
+        cls, row: submissions.MyTestRow, decisions: list[DecisionOutcome], appeal: str = ""
+    ) -> MyTestView:
+        return cls(
+            id=row.id,
+            title=row.title,
+            status=row.plain_status,
+            color=STATUS_COLORS.get(row.plain_status, "gray"),
+            reason=row.reason,
+            action=row.action,
+            updated=stamp(row.updated_at),
+            expires=human_date(row.expires_at),
+            moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
+            appeal=(appeal or "can") if row.plain_status == "Removed" else "",
+        )
+
+
+@dataclass(frozen=True)
+class TokenView:
+    id: str
+    name: str
+    last_four: str
+    created: str
+    last_used: str  # "never" until first used
+
+    @classmethod
+    def of(cls, token: ApiToken) -> TokenView:
+        return from_row(
+            cls,
+            token,
+            created=human_date(token.created_at),
+            last_used=human_date(token.last_used_at) or "never",
+        )
