@@ -237,7 +237,7 @@ def _create(deps: SubmissionApiDeps, caller: _Caller, key: str | None, body: _Bo
         with deps.session() as session:
             user = session.get(User, caller.user_id)
             assert user is not None
-            test = submissions.create_draft(session, user, submitted_at_once=True)
+            test = submissions.create_draft(session, user, deps.settings, submitted_at_once=True)
             test.idempotency_key = key
             test.idempotency_fingerprint = body.fingerprint if key else ""
             session.add(test)
@@ -251,6 +251,7 @@ def _create(deps: SubmissionApiDeps, caller: _Caller, key: str | None, body: _Bo
                     test.id,
                     upload.filename or "",
                     upload.file,
+                    settings=deps.settings,
                     declared_size=upload.size,
                     limits=deps.limits,
                 )

@@ -44,7 +44,15 @@ def test_an_untouched_draft_is_deleted_with_its_files_and_others_are_kept(
     old = draft_with(engine, local_storage, user, COMPLETE, files, submit=False)
     drain(pipeline_ctx)  # both settle (one into evidence storage); then a new one waits
     with Session(engine) as session:
-        submissions.add_file(session, local_storage, user, old, "c.txt", [b"not scanned yet\n"])
+        submissions.add_file(
+            session,
+            local_storage,
+            user,
+            old,
+            "c.txt",
+            [b"not scanned yet\n"],
+            settings=pipeline_ctx.settings,
+        )
         session.commit()
     fresh = draft_with(engine, local_storage, user, COMPLETE, {"d.txt": b"fresh\n"}, submit=False)
     submitted = draft_with(
