@@ -78,5 +78,9 @@ def start_dispatcher(runtime: JobRuntime) -> TaskiqDispatcher:
     """
     broker = build_broker(runtime.jobs.settings)
     if isinstance(broker, InMemoryBroker):
-        broker.register_task(runtime.run_job, task_name=RUN_JOB_TASK)
+
+        async def run_job_here(job_id: int) -> str:
+            return await runtime.run_job(job_id)
+
+        broker.register_task(run_job_here, task_name=RUN_JOB_TASK)
     return TaskiqDispatcher(broker)

@@ -64,7 +64,7 @@ def test_draft_is_private_resumable_and_saved_field_by_field(
         with pytest.raises(ServiceError) as refused:
             submissions.get_own_test(session, other, second.id)
         assert refused.value.status == 404
-        rows = submissions.my_tests(session, user)
+        rows = submissions.my_tests(session, user, settings)
     assert [row.id for row in rows] == [first.id, second.id]
     assert (rows[0].plain_status, rows[0].action, rows[0].title) == ("Draft", "resume", "Hello")
 
@@ -320,13 +320,20 @@ def test_blocked_file_needs_attention_then_replace_and_publish(
     assert (fine.state, fake.state) == (EvidenceState.APPROVED, EvidenceState.BLOCKED)
     assert storage.head(fake.quarantine_key) is None
     with Session(engine) as session:
-        rows_me = submissions.my_tests(session, user)
+        rows_me = submissions.my_tests(session, user, job_ctx.settings)
         assert (rows_me[0].plain_status, rows_me[0].action) == ("Needs attention", "fix")
         with pytest.raises(ServiceError) as refused:
             submissions.submit(session, user, test_id)
         assert refused.value.code == "blocked_files"
         new = submissions.replace_file(
-            session, storage, user, test_id, fake.id, "real.png", [png_bytes()]
+            session,
+            storage,
+            user,
+            test_id,
+            fake.id,
+            "real.png",
+            [png_bytes()],
+            settings=job_ctx.settings,
         )
         new_id = new.id
         submissions.submit(session, user, test_id)
@@ -360,7 +367,7 @@ def test_scan_that_always_crashes_ends_failed_and_retry_publishes(
     assert (test.state, test.failure_code) == (TestState.FAILED, "scan_failed")
     assert rows[0].state == EvidenceState.QUARANTINED
     with Session(engine) as session:
-        row = submissions.my_tests(session, user)[0]
+        row = submissions.my_tests(session, user, job_ctx.settings)[0]
         assert (row.plain_status, row.action) == ("Processing failed", "retry")
         assert "Retry" in row.reason
     monkeypatch.undo()
