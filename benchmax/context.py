@@ -1,13 +1,14 @@
 """The application context: every collaborator a process needs, built once at start-up.
 
 ``AppContext.from_settings`` builds the engine, object storage, sign-in verifier and the
-``JobContext`` the job handlers use, from one ``Settings``. Whoever starts a process builds it
-and hands it on: ``build_api(ctx)`` closes over it, the Reflex app builds it when
-``benchmax/benchmax.py`` is imported, a Taskiq worker builds it in its start-up hook, the CLI
-builds one per command. Tests build one for their own database, settings and storage.
+``JobContext`` the job handlers use (which adds the queue slot, the judge client and the
+sandbox), from one ``Settings``. Whoever starts a process builds it and hands it on:
+``build_api(ctx)`` closes over it, the Reflex app builds it when ``benchmax/benchmax.py`` is
+imported, a Taskiq worker builds it in its start-up hook, the CLI builds one per command.
+Tests build one for their own database, settings and storage; none patches a collaborator.
 
-Services never receive the context: they keep taking the session, storage and settings they
-need as arguments, so they stay usable from any of those callers.
+Services never receive the context: they keep taking the session, storage, settings and
+clients they need as arguments, so they stay usable from any of those callers.
 
 Reflex states are the exception that needs a process-wide accessor: Reflex instantiates them
 itself and a state cannot be given constructor arguments. So the app sets the one context
@@ -17,7 +18,8 @@ else reads the accessor.
 The queue dispatcher owns an event-loop thread, so it must be started inside the serving
 process (after any fork), not when the context is built: ``queue`` is a slot built with the
 context and a start-up hook attaches the running dispatcher to it (``benchmax.lifespan``, the
-worker's start-up event).
+worker's start-up event). A session the context opens sends the jobs enqueued in it through
+that slot once it commits.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ handler's effect committed but before the job was marked done, and a handler tha
 its lease (``job_lease_seconds``) can be started again elsewhere. So a handler looks at the
 subject's current state first and does only what is still missing, and finishes well within
 the lease. It opens its own sessions (``ctx.session()``) and commits its own work; returning
-normally marks the job done, raising schedules a retry.
+normally marks the job done, raising schedules a retry. Everything else it uses comes from
+the context too (``ctx.storage``, ``ctx.judge``, ``ctx.sandbox``, ``ctx.settings``), never from
+a module of its own, so a test hands a handler other collaborators by building a context.
 
 A kind may also register ``on_dead``: called (in its own transaction, after the job row is
 ``dead``) so the subject can show that its work has failed for good, e.g. a Test reading
