@@ -8,11 +8,15 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import Engine
 
+from benchmax.context import AppContext
+from benchmax.lifespan import job_runtime
 from benchmax.models import JobState
 from benchmax.runtime.embedded import run_periodic_jobs
 from benchmax.runtime.runner import JobRuntime, start_dispatcher
 from benchmax.services.jobs import JobContext, enqueue, job_handler
+from benchmax.settings import Settings
 from tests.support.jobs_fixtures import ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -89,3 +93,16 @@ async def test_embedded_sweeper_runs_work_that_was_never_sent(
     stop.set()
     await asyncio.wait_for(sweeper, timeout=5)
     assert reload_job(embedded.engine, job_id).attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_the_web_apps_lifespan_runs_the_jobs_its_context_commits(
+    settings: Settings, engine: Engine
+) -> None:
+    # No scheduled snapshot: its job would still be running when the app stops.
+    quiet = settings.model_copy(update={"leaderboard_snapshot_interval_seconds": 0})
+    app_ctx = AppContext.from_settings(quiet, engine=engine)
+    async with job_runtime(app_ctx):
+        job_id = _enqueue(app_ctx.jobs, "from-the-web-app")
+        await asyncio.to_thread(_wait_done, app_ctx.jobs, job_id)
+    assert app_ctx.queue.attached is None  # stopped with the app
