@@ -31,13 +31,10 @@ from pathlib import Path
 
 from PIL import Image
 from sqlalchemy import update
-from sqlmodel import Session, col, func, select
+from sqlmodel import col, func, select
 
 from bench.pipeline import _settings, production_stack
 from bench.scan import _photo
-from benchmax.adapters.queue import (
-    configure_dispatcher,
-)
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli.main import db_upgrade
 from benchmax.db import make_engine
@@ -72,7 +69,7 @@ def _small_image(path: Path) -> Path:
 
 
 def _account(ctx: JobContext, handle: str) -> User:
-    with Session(ctx.engine, expire_on_commit=False) as session:
+    with ctx.session() as session:
         user = User(handle=handle, auth_subject=f"bench|{handle}")
         session.add(user)
         session.commit()
@@ -81,30 +78,34 @@ def _account(ctx: JobContext, handle: str) -> User:
 
 def _upload(ctx: JobContext, user: User, paths: list[Path]) -> str:
     """A draft with ``paths`` uploaded, one commit per file as the wizard does."""
-    with Session(ctx.engine, expire_on_commit=False) as session:
-        test = submissions.create_draft(session, user)
+    with ctx.session() as session:
+        test = submissions.create_draft(session, user, ctx.settings)
         submissions.save_draft(session, user, test.id, _FIELDS)
         session.commit()
     for path in paths:
-        with Session(ctx.engine) as session, path.open("rb") as data:
-            submissions.add_file(session, ctx.storage, user, test.id, path.name, data)
+        with ctx.session() as session, path.open("rb") as data:
+            submissions.add_file(
+                session, ctx.storage, user, test.id, path.name, data, settings=ctx.settings
+            )
             session.commit()
     return test.id
 
 
 def _victim_round(ctx: JobContext, user: User, image: Path, timeout: float = 120) -> float:
-    with Session(ctx.engine, expire_on_commit=False) as session:
-        test = submissions.create_draft(session, user)
+    with ctx.session() as session:
+        test = submissions.create_draft(session, user, ctx.settings)
         submissions.save_draft(session, user, test.id, _FIELDS)
         with image.open("rb") as data:
-            submissions.add_file(session, ctx.storage, user, test.id, image.name, data)
+            submissions.add_file(
+                session, ctx.storage, user, test.id, image.name, data, settings=ctx.settings
+            )
         started = time.perf_counter()
         session.commit()
         submissions.submit(session, user, test.id)
         session.commit()
     deadline = time.monotonic() + timeout
     while True:
-        with Session(ctx.engine) as session:
+        with ctx.session() as session:
             state = session.exec(select(Test.state).where(Test.id == test.id)).one()
         if state == TestState.PUBLIC:
             return time.perf_counter() - started
@@ -114,7 +115,7 @@ def _victim_round(ctx: JobContext, user: User, image: Path, timeout: float = 120
 
 
 def _flood_waiting(ctx: JobContext, user: User) -> int:
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         return session.exec(
             select(func.count()).where(
                 Job.kind == SCAN_EVIDENCE,
@@ -148,7 +149,7 @@ def _measure(ctx: JobContext, flood_images: list[Path], small: Path, tag: str) -
 
 def _stop_flood(ctx: JobContext, flooder: User) -> None:
     """Discard the flood's waiting scans and let its running ones end before the next run."""
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         session.execute(
             update(Job)
             .where(col(Job.account_id) == flooder.id, col(Job.state) == JobState.PENDING)
@@ -161,23 +162,25 @@ def _stop_flood(ctx: JobContext, flooder: User) -> None:
 
 @contextmanager
 def _embedded(scratch: Path, cap: int) -> Iterator[JobContext]:
-    import tasks.run
-    from tasks.run import build_dispatcher
+    from benchmax.runtime.runner import JobRuntime, start_dispatcher
 
     database = scratch / f"embedded-{cap}.db"
     db_upgrade(f"sqlite:///{database}")
     settings = _settings(scratch / "var", f"sqlite:///{database}", scan_concurrency_per_account=cap)
-    ctx = JobContext(settings=settings, engine=make_engine(settings.resolved_database_url))
-    ctx.__dict__["storage"] = LocalStorage(scratch / f"objects-{cap}")
-    tasks.run.use_job_context(ctx)
-    dispatcher = build_dispatcher(ctx.settings)
-    previous = configure_dispatcher(dispatcher)
+    ctx = JobContext.from_settings(
+        settings,
+        engine=make_engine(settings.resolved_database_url),
+        storage=LocalStorage(scratch / f"objects-{cap}"),
+    )
+    runtime = JobRuntime(ctx)
+    dispatcher = start_dispatcher(runtime)
+    ctx.queue.attach(dispatcher)
     try:
         yield ctx
     finally:
-        configure_dispatcher(previous)
-        tasks.run.use_job_context(None)
-        dispatcher.close(shutdown_broker=False)
+        ctx.queue.attach(None)
+        dispatcher.close()
+        runtime.close()
         ctx.engine.dispose()
 
 

@@ -17,8 +17,8 @@ Both run on each queue shape:
   whose job threads scan a Test's files in parallel;
 * embedded with the AI judge on and slow: an active snapshot and a fake judge (in a process
   of its own, as a remote judge is) answering each request after 10 s. AI reviews run on
-  threads of their own, as ``tasks.run`` runs them; time-to-public must match the judge-off
-  figure measured in the same run.
+  threads of their own, as ``benchmax.runtime.runner`` runs them; time-to-public must match
+  the judge-off figure measured in the same run.
 
 Scan throughput is bench/scan.py's ratio (SHA-256 time / scan time, target >= 0.25), measured
 sequentially and with a Test's files scanned in parallel threads and processes.
@@ -42,13 +42,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from bench.scan import TARGET_RATIO, build_typical_test, measure_scan_ratio
 from benchmax.adapters.queue import (
     TaskiqDispatcher,
     build_broker,
-    configure_dispatcher,
     worker_argv,
 )
 from benchmax.adapters.storage.local import LocalStorage
@@ -92,23 +91,25 @@ def _settings(data_dir: Path, database_url: str, **extra: object) -> Settings:
 
 def _prepare(ctx: JobContext, files: list[Path]) -> str:
     """A submit-ready draft with the typical files uploaded (their scans due); returns its id."""
-    with Session(ctx.engine, expire_on_commit=False) as session:
+    with ctx.session() as session:
         user = session.exec(select(User)).first()
         if user is None:
             user = User(handle="bench", auth_subject="bench")
             session.add(user)
             session.flush()
-        test = submissions.create_draft(session, user)
+        test = submissions.create_draft(session, user, ctx.settings)
         submissions.save_draft(session, user, test.id, _FIELDS)
         for path in files:
             with path.open("rb") as data:
-                submissions.add_file(session, ctx.storage, user, test.id, path.name, data)
+                submissions.add_file(
+                    session, ctx.storage, user, test.id, path.name, data, settings=ctx.settings
+                )
         session.commit()
     return test.id
 
 
 def _submit(ctx: JobContext, test_id: str) -> None:
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         test = session.get(Test, test_id)
         assert test is not None
         user = session.get(User, test.contributor_id)
@@ -118,7 +119,7 @@ def _submit(ctx: JobContext, test_id: str) -> None:
 
 
 def _is_public(ctx: JobContext, test_id: str) -> bool:
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         test = session.get(Test, test_id)
         if test is not None and test.state not in (TestState.PROCESSING, TestState.PUBLIC):
             raise RuntimeError(f"benchmark Test ended {test.state}: {test.failure_code}")
@@ -132,10 +133,10 @@ def _run_due_jobs_in_threads(
     leave: frozenset[str] = frozenset(),
 ) -> None:
     """What the in-memory broker does: every due job runs in a thread of this process; AI
-    reviews go to their own threads and are not waited for, as in ``tasks.run``; jobs of a
-    kind in ``leave`` stay queued (a preview that publication never waits for)."""
+    reviews go to their own threads and are not waited for, as in ``benchmax.runtime.runner``;
+    jobs of a kind in ``leave`` stay queued (a preview that publication never waits for)."""
     while True:
-        with Session(ctx.engine) as session:
+        with ctx.session() as session:
             rows = session.exec(
                 select(Job.id, Job.kind).where(
                     Job.state == JobState.PENDING, col(Job.next_attempt_at) <= utcnow()
@@ -188,7 +189,7 @@ def _time_to_public(
 
 def preview_queued(ctx: JobContext, test_id: str) -> bool:
     """Whether publishing ``test_id`` queued its preview job."""
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         return (
             session.exec(
                 select(Job.id).where(Job.kind == PREVIEW_EVALUATE, Job.subject_id == test_id)
@@ -198,7 +199,7 @@ def preview_queued(ctx: JobContext, test_id: str) -> bool:
 
 
 def _scans_settled(ctx: JobContext, test_id: str) -> bool:
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         waiting = session.exec(
             select(EvidenceFile.id).where(
                 EvidenceFile.test_id == test_id, EvidenceFile.state == EvidenceState.QUARANTINED
@@ -225,15 +226,18 @@ def embedded(
         extra |= {"judge_base_url": judge, "judge_api_key": JUDGE_KEY,
                   "judge_timeout_seconds": 30.0, "judge_calibration_sha256": "0" * 64}  # fmt: skip
     settings = _settings(scratch / f"var-{name}", f"sqlite:///{database}", **extra)
-    ctx = JobContext(settings=settings, engine=make_engine(settings.resolved_database_url))
-    ctx.__dict__["storage"] = LocalStorage(scratch / f"{name}-objects")
+    ctx = JobContext.from_settings(
+        settings,
+        engine=make_engine(settings.resolved_database_url),
+        storage=LocalStorage(scratch / f"{name}-objects"),
+    )
     judge_threads = None
     if judge is not None:
-        with Session(ctx.engine) as session:
+        with ctx.session() as session:
             make_active_snapshot(session, settings)
             session.commit()
         judge_threads = _JudgeThreads(ctx, settings.judge_concurrency)
-    previous = configure_dispatcher(_RunHere())
+    ctx.queue.attach(_RunHere())
     with ThreadPoolExecutor(max_workers=8) as pool:
         leave = frozenset({PREVIEW_EVALUATE})
 
@@ -255,7 +259,7 @@ def embedded(
                 "after the wizard's scans": _time_to_public(ctx, files, wait, rounds, settle),
             }
         finally:
-            configure_dispatcher(previous)
+            ctx.queue.attach(None)
             if judge_threads is not None:
                 if not judge_threads.sent:
                     raise RuntimeError("no AI review job was started")
@@ -309,7 +313,7 @@ def production_stack(scratch: Path) -> Iterator[JobContext]:
         settings = _settings(
             scratch / "var", url, queue_backend="redis", redis_url=REDIS_URL, queue_name=queue
         )
-        ctx = JobContext(settings=settings, engine=make_engine(url))
+        ctx = JobContext.from_settings(settings, engine=make_engine(url))
         env = {
             **os.environ,
             "BENCHMAX_ENV": "test",
@@ -327,11 +331,11 @@ def production_stack(scratch: Path) -> Iterator[JobContext]:
             stderr=subprocess.DEVNULL,
         )
         dispatcher = TaskiqDispatcher(build_broker(settings))
-        previous = configure_dispatcher(dispatcher)
+        ctx.queue.attach(dispatcher)
         try:
             yield ctx
         finally:
-            configure_dispatcher(previous)
+            ctx.queue.attach(None)
             dispatcher.close()
             worker.terminate()
             worker.wait(timeout=30)

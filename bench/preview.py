@@ -78,8 +78,9 @@ def _ctx(scratch: Path, sandbox: str, name: str) -> JobContext:
         job_lease_seconds=120,
         preview_timeout_seconds=60,
     )
-    ctx = JobContext(settings=settings, engine=make_engine(url))
-    ctx.__dict__["storage"] = LocalStorage(scratch / f"objects-{name}")
+    ctx = JobContext.from_settings(
+        settings, engine=make_engine(url), storage=LocalStorage(scratch / f"objects-{name}")
+    )
     return ctx
 
 

@@ -279,7 +279,7 @@ def _merge_as_scheduled(url: str) -> None:
     engine = make_engine(url)
     with engine.connect() as connection:
         before = segment_count(connection)
-    ctx = JobContext(settings=get_settings(), engine=engine)
+    ctx = JobContext.from_settings(get_settings(), engine=engine)
     while merge_search_index(ctx):
         pass
     with engine.connect() as connection:

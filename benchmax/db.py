@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,20 +41,10 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
 
 
-@lru_cache(maxsize=8)
-def get_engine(url: str | None = None) -> Engine:
-    """One engine per URL per process."""
-    if url is None:
-        from benchmax.settings import get_settings
-
-        url = get_settings().resolved_database_url
-    return make_engine(url)
-
-
 @contextmanager
-def session_scope(engine: Engine | None = None) -> Iterator[Session]:
+def session_scope(engine: Engine) -> Iterator[Session]:
     """A session that commits on success and rolls back on error."""
-    with Session(engine or get_engine(), expire_on_commit=False) as session:
+    with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()

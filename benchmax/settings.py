@@ -398,7 +398,10 @@ class Settings(CoreSettings):
         return problems
 
 
-@lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read once."""
+    """The settings in this process's environment, read now.
+
+    Only a process's entry point calls this, once, and hands the result on (usually inside
+    the ``AppContext`` it builds); ``tests/unit/test_one_context.py`` lists the entry points.
+    """
     return Settings()

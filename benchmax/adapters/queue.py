@@ -10,8 +10,9 @@ an id it cannot claim does nothing.
 (the job runs in this process) or ``RedisStreamBroker`` in production (a worker acks the
 message only after running it, so a killed worker's message is re-delivered).
 
-Each process configures one dispatcher at start-up with ``configure_dispatcher``; tests may
-configure a real one pointing at their own broker or stream.
+Each process's context holds a ``DispatcherSlot`` (``AppContext.queue``, the same object as
+its ``JobContext.queue``); the process's start-up hook attaches the running dispatcher to it.
+Tests attach a real one pointing at their own broker or stream.
 """
 
 from __future__ import annotations
@@ -144,19 +145,32 @@ class TaskiqDispatcher:
                 self._loop.close()
 
 
-_dispatcher: JobDispatcher | None = None
+class DispatcherSlot:
+    """A context's job dispatcher: a stable object that forwards to the one attached.
 
+    The dispatcher owns an event-loop thread, so it is started inside the serving process
+    (after any fork), later than the context is built. Until a start-up hook attaches one (or
+    after it detaches it) sends are dropped with a warning; the committed job rows wait for the
+    sweeper, so nothing is lost.
+    """
 
-def configure_dispatcher(dispatcher: JobDispatcher | None) -> JobDispatcher | None:
-    """Set this process's dispatcher and return the previous one (so tests can restore it)."""
-    global _dispatcher
-    previous, _dispatcher = _dispatcher, dispatcher
-    return previous
+    def __init__(self) -> None:
+        self._dispatcher: JobDispatcher | None = None
 
+    def attach(self, dispatcher: JobDispatcher | None) -> JobDispatcher | None:
+        """Forward to ``dispatcher`` from now on; returns the one attached before."""
+        previous, self._dispatcher = self._dispatcher, dispatcher
+        return previous
 
-def current_dispatcher() -> JobDispatcher | None:
-    """The dispatcher configured for this process, if any."""
-    return _dispatcher
+    @property
+    def attached(self) -> JobDispatcher | None:
+        return self._dispatcher
+
+    def send(self, job_ids: Sequence[int]) -> None:
+        if self._dispatcher is None:
+            logger.warning("no job dispatcher started; jobs %s wait for the sweeper", job_ids)
+            return
+        self._dispatcher.send(job_ids)
 
 
 def worker_argv(workers: int = 1) -> list[str]:

@@ -80,7 +80,14 @@ def _add(
         if user is None:
             raise NotFound("not_found", "No such account.")
         evidence = submissions.add_file(
-            session, ctx.storage, user, test_id, name, body, declared_size=size
+            session,
+            ctx.storage,
+            user,
+            test_id,
+            name,
+            body,
+            settings=ctx.settings,
+            declared_size=size,
         )
         return {"id": evidence.id, "name": evidence.safe_name, "state": str(evidence.state)}
 

@@ -214,8 +214,7 @@ def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> li
             name_fields(request, _DRAFT_TO_API)
             test_id = await run_in_threadpool(
                 submit_at_once,
-                ctx.engine,
-                ctx.storage,
+                ctx.jobs,
                 caller.user_id,
                 key,
                 body.submission,

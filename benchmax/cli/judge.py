@@ -34,8 +34,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
     try:
         with args.context().session() as session:
+            ctx = args.context()
             run = calibrate_with_configured_judge(
-                session, args.snapshot_id, args.context().storage, args.context().settings
+                session, args.snapshot_id, ctx.jobs.judge, ctx.storage, ctx.settings
             )
     except JudgeSnapshotError as exc:
         return fail(exc)

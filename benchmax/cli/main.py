@@ -202,9 +202,6 @@ def _cmd_dev(args: argparse.Namespace) -> int:
     """Start the web app (with its in-process queue) and the user-content service."""
     env = _dev_environment(args)
     os.environ.update(env)
-    from benchmax.settings import get_settings
-
-    get_settings.cache_clear()
     db_upgrade()
     _cmd_demo_seed(argparse.Namespace(if_empty=True, context=args.context))
 
@@ -230,11 +227,10 @@ def _cmd_dev(args: argparse.Namespace) -> int:
         _stop(processes)
 
 
-def _cmd_export(_args: argparse.Namespace) -> int:
+def _cmd_export(args: argparse.Namespace) -> int:
     from benchmax.services.exports import export_now
-    from benchmax.services.jobs import JobContext
 
-    manifest = export_now(JobContext.from_settings(_settings()))
+    manifest = export_now(args.context().jobs)
     counts = ", ".join(f"{count} {section}" for section, count in manifest.counts.items())
     print(f"export {manifest.generation} published: {counts}")
     return 0

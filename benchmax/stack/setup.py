@@ -11,7 +11,7 @@ import logging
 
 from benchmax.adapters.auth import build_verifier
 from benchmax.adapters.storage.s3 import S3Storage
-from benchmax.db import get_engine, session_scope
+from benchmax.db import make_engine, session_scope
 from benchmax.migrations import upgrade
 from benchmax.services.catalog.seed import seed_catalog
 from benchmax.settings import STACK_RELAXED, get_settings
@@ -31,7 +31,7 @@ def main() -> None:
     if settings.s3_bucket not in {b["Name"] for b in client.list_buckets().get("Buckets", [])}:
         client.create_bucket(Bucket=settings.s3_bucket)
     upgrade(settings.resolved_database_url)
-    with session_scope(get_engine(settings.resolved_database_url)) as session:
+    with session_scope(make_engine(settings.resolved_database_url)) as session:
         seed_catalog(session)
     build_verifier(settings)
     logger.info("stack set-up done")

@@ -139,10 +139,11 @@ class JudgeOperationsState(SessionState):
 
 
 def _calibrate(snapshot_id: str, actor_id: str) -> tuple[str, bool]:
+    ctx = app_context()
     try:
-        with app_context().session() as session:
+        with ctx.session() as session:
             run = calibration.calibrate_with_configured_judge(
-                session, snapshot_id, app_context().storage, app_context().settings, actor_id
+                session, snapshot_id, ctx.jobs.judge, ctx.storage, ctx.settings, actor_id
             )
     except snapshots.JudgeSnapshotError as exc:
         return str(exc), False

@@ -46,7 +46,7 @@ class MeState(SessionState):
             self.tests, self.token_list = [], []
             return
         with app_context().session() as session:
-            rows = submissions.my_tests(session, user)
+            rows = submissions.my_tests(session, user, app_context().settings)
             live_tokens = tokens.list_tokens(session, user)
             ids = [row.id for row in rows]
             outcomes = decisions_for_tests(session, ids)

@@ -292,7 +292,10 @@ class SubmitState(SessionState):
             with app_context().session() as session:
                 # The new draft's id is kept only once its first save committed: a refused
                 # save rolls the row back, and an id remembered from it would point at nothing.
-                draft_id = self.draft_id or submissions.create_draft(session, user).id
+                draft_id = (
+                    self.draft_id
+                    or submissions.create_draft(session, user, app_context().settings).id
+                )
                 submissions.save_draft(session, user, draft_id, values, step=step)
         except ServiceError as exc:
             field = exc.field or "form"

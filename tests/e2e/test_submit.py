@@ -267,7 +267,7 @@ def test_a_new_draft_past_the_accounts_cap_is_refused_with_a_message(
     with Session(live_app.engine) as session:
         user = session.exec(select(User).where(User.handle == handle)).one()
         for _ in range(live_app.settings.max_open_drafts):  # opened elsewhere meanwhile
-            submissions.create_draft(session, user)
+            submissions.create_draft(session, user, live_app.settings)
         user_id = user.id
         session.commit()
     page.fill("#field-prompt", "One draft too many.")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from benchmax.api import build_api
 from benchmax.models import EvidenceFile, Test, TestState, User
 from benchmax.services import submissions
 from benchmax.services.errors import ServiceError
-from benchmax.settings import Settings, get_settings
+from benchmax.settings import Settings
 from tests.integration.test_submissions_api import Api
 from tests.support.submission_helpers import COMPLETE, contributor, draft_with
 
@@ -25,12 +25,11 @@ CAP_BYTES = 4096
 
 
 @pytest.fixture
-def caps(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("BENCHMAX_MAX_OPEN_DRAFTS", "2")
-    monkeypatch.setenv("BENCHMAX_MAX_QUARANTINE_BYTES_PER_ACCOUNT", str(CAP_BYTES))
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+def caps(settings: Settings) -> Settings:
+    """This test's settings with small caps: two open drafts, ``CAP_BYTES`` held."""
+    return settings.model_copy(
+        update={"max_open_drafts": 2, "max_quarantine_bytes_per_account": CAP_BYTES}
+    )
 
 
 @pytest.fixture
@@ -48,35 +47,44 @@ def _count_drafts(engine: Engine, user: User) -> int:
 
 
 def test_open_drafts_are_capped_per_account_and_submitting_frees_a_place(
-    caps: None, engine: Engine, storage: LocalStorage
+    caps: Settings, engine: Engine, storage: LocalStorage
 ) -> None:
     user, other = contributor(engine), contributor(engine)
-    first = draft_with(engine, storage, user, {**COMPLETE, "output_text": "ok"}, submit=False)
-    draft_with(engine, storage, user, COMPLETE, submit=False)
+    first = draft_with(
+        engine, storage, user, {**COMPLETE, "output_text": "ok"}, submit=False, settings=caps
+    )
+    draft_with(engine, storage, user, COMPLETE, submit=False, settings=caps)
     with Session(engine) as session, pytest.raises(ServiceError) as refused:
-        submissions.create_draft(session, user)
+        submissions.create_draft(session, user, caps)
     assert (refused.value.code, refused.value.status) == ("too_many_drafts", 409)
     assert "2 open drafts" in refused.value.message
     assert _count_drafts(engine, user) == 2
     # Another account is not affected, and a submitted draft no longer counts.
-    draft_with(engine, storage, other, COMPLETE, submit=False)
+    draft_with(engine, storage, other, COMPLETE, submit=False, settings=caps)
     with Session(engine) as session:
         submissions.submit(session, user, first)
         session.commit()
-    draft_with(engine, storage, user, COMPLETE, submit=False)
+    draft_with(engine, storage, user, COMPLETE, submit=False, settings=caps)
     assert _count_drafts(engine, user) == 2
 
 
 def test_held_bytes_are_capped_per_account_across_drafts(
-    caps: None, engine: Engine, storage: LocalStorage
+    caps: Settings, engine: Engine, storage: LocalStorage
 ) -> None:
     user = contributor(engine)
-    draft_with(engine, storage, user, COMPLETE, {"a.txt": b"a" * 3000}, submit=False)
-    second = draft_with(engine, storage, user, COMPLETE, submit=False)
+    draft_with(engine, storage, user, COMPLETE, {"a.txt": b"a" * 3000}, submit=False, settings=caps)
+    second = draft_with(engine, storage, user, COMPLETE, submit=False, settings=caps)
     for declared in (2000, None):  # told up front, or found out while streaming
         with Session(engine) as session, pytest.raises(ServiceError) as refused:
             submissions.add_file(
-                session, storage, user, second, "b.txt", [b"b" * 2000], declared_size=declared
+                session,
+                storage,
+                user,
+                second,
+                "b.txt",
+                [b"b" * 2000],
+                declared_size=declared,
+                settings=caps,
             )
         assert (refused.value.code, refused.value.status) == ("account_storage_full", 413)
         assert "MiB one account may hold" in refused.value.message
@@ -86,23 +94,32 @@ def test_held_bytes_are_capped_per_account_across_drafts(
     assert len([path for path in storage.root.rglob("*") if path.is_file()]) == 1
     # What is left fits; another account has its own allowance.
     with Session(engine) as session:
-        submissions.add_file(session, storage, user, second, "c.txt", [b"c" * 1000])
+        submissions.add_file(session, storage, user, second, "c.txt", [b"c" * 1000], settings=caps)
         session.commit()
-    draft_with(engine, storage, contributor(engine), COMPLETE, {"d.txt": b"d" * 4000}, submit=False)
+    draft_with(
+        engine,
+        storage,
+        contributor(engine),
+        COMPLETE,
+        {"d.txt": b"d" * 4000},
+        submit=False,
+        settings=caps,
+    )
 
 
 def test_the_api_answers_a_full_account_with_a_json_413_and_submits_past_the_draft_cap(
-    caps: None,
+    caps: Settings,
     engine: Engine,
-    settings: Settings,
     tmp_path: Path,
     session_headers: Callable[[User], dict[str, str]],
 ) -> None:
-    api = Api(engine, settings, tmp_path)
+    api = Api(engine, caps, tmp_path)
     api_client = TestClient(build_api(api.ctx))
     user, token = api.user_token()
-    draft_with(engine, api.storage, user, COMPLETE, {"a.txt": b"a" * 3900}, submit=False)
-    second = draft_with(engine, api.storage, user, COMPLETE, submit=False)
+    draft_with(
+        engine, api.storage, user, COMPLETE, {"a.txt": b"a" * 3900}, submit=False, settings=caps
+    )
+    second = draft_with(engine, api.storage, user, COMPLETE, submit=False, settings=caps)
     headers = {**session_headers(user), "X-Filename": "more.txt"}
     answer = api_client.post(f"/api/v1/tests/{second}/files", content=b"x" * 200, headers=headers)
     assert answer.status_code == 413

@@ -44,7 +44,15 @@ def test_an_untouched_draft_is_deleted_with_its_files_and_others_are_kept(
     old = draft_with(engine, local_storage, user, COMPLETE, files, submit=False)
     drain(pipeline_ctx)  # both settle (one into evidence storage); then a new one waits
     with Session(engine) as session:
-        submissions.add_file(session, local_storage, user, old, "c.txt", [b"not scanned yet\n"])
+        submissions.add_file(
+            session,
+            local_storage,
+            user,
+            old,
+            "c.txt",
+            [b"not scanned yet\n"],
+            settings=pipeline_ctx.settings,
+        )
         session.commit()
     fresh = draft_with(engine, local_storage, user, COMPLETE, {"d.txt": b"fresh\n"}, submit=False)
     submitted = draft_with(
@@ -81,14 +89,16 @@ def test_me_says_when_each_draft_expires_and_a_save_moves_the_deadline(
     done = draft_with(engine, local_storage, user, {**COMPLETE, "output_text": "x"}, submit=True)
     _age(engine, draft, 10)
     with Session(engine) as session:
-        rows = {row.id: row for row in submissions.my_tests(session, user)}
+        rows = {row.id: row for row in submissions.my_tests(session, user, pipeline_ctx.settings)}
         updated = as_utc(session.get(Test, draft).updated_at)  # type: ignore[union-attr]
     assert rows[done].expires_at is None
     assert rows[draft].expires_at == updated + ttl
     with Session(engine) as session:
         submissions.save_draft(session, user, draft, {"notes": "still working on it"})
         session.commit()
-        later = {row.id: row for row in submissions.my_tests(session, user)}[draft]
+        later = {row.id: row for row in submissions.my_tests(session, user, pipeline_ctx.settings)}[
+            draft
+        ]
     assert later.expires_at > rows[draft].expires_at  # type: ignore[operator]
     _age(engine, draft, pipeline_ctx.settings.draft_ttl_hours - 1)
     assert expire_drafts(pipeline_ctx) == 0

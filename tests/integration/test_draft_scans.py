@@ -86,7 +86,15 @@ def test_a_file_removed_or_replaced_while_its_scan_waits_is_never_settled(
     _test, (first,) = load(engine, test_id)
     with Session(engine) as session:
         submissions.remove_file(session, local_storage, user, test_id, first.id)
-        submissions.add_file(session, local_storage, user, test_id, "b.png", [png_bytes((20, 20))])
+        submissions.add_file(
+            session,
+            local_storage,
+            user,
+            test_id,
+            "b.png",
+            [png_bytes((20, 20))],
+            settings=pipeline_ctx.settings,
+        )
         session.commit()
     drain(pipeline_ctx)
     _test, (removed, second) = load(engine, test_id)

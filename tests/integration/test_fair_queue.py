@@ -8,19 +8,17 @@ flood and the other account's job could not run before the gate opens.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
-from taskiq import InMemoryBroker
 
-from benchmax.adapters.queue import configure_dispatcher
 from benchmax.models import Job, JobState
+from benchmax.runtime.runner import JobRuntime, start_dispatcher
 from benchmax.services.jobs import JobContext, enqueue
 from benchmax.settings import Settings
-from tasks.broker import broker
-from tasks.run import build_dispatcher, use_job_context
 from tests.integration import fairness_jobs as jobs
 from tests.integration.test_worker_durability import Stack, run_stack, wait_until
 
@@ -29,15 +27,13 @@ FLOOD = 10  # more than a worker's job threads (os.cpu_count() + 4 on this machi
 
 
 def _flood_then_one_other(ctx: JobContext) -> tuple[list[int], int]:
-    with Session(ctx.engine, expire_on_commit=False) as session:
+    with ctx.session() as session:
         flood = [
             enqueue(session, jobs.HOG, f"flood-{n}", account_id="flooder") for n in range(FLOOD)
         ]
-        session.commit()
     wait_until(lambda: len(jobs.lines("hog.log")) == CAP, "the flood to take its share")
-    with Session(ctx.engine, expire_on_commit=False) as session:
+    with ctx.session() as session:
         other = enqueue(session, jobs.QUICK, "other-1", account_id="other")
-        session.commit()
     return [job.id for job in flood if job.id is not None], other.id or 0
 
 
@@ -69,22 +65,22 @@ def _check_fair(ctx: JobContext, tick: object = int) -> None:
 def test_in_process_queue_runs_another_accounts_job_during_a_flood(
     job_ctx: JobContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert isinstance(broker, InMemoryBroker), "tests expect the embedded default queue"
+    assert job_ctx.settings.queue_backend == "memory", "tests expect the embedded default queue"
     monkeypatch.setenv(jobs.DIR_ENV, str(tmp_path))
-    ctx = JobContext(
+    ctx = replace(
+        job_ctx,
         settings=job_ctx.settings.model_copy(update={"scan_concurrency_per_account": CAP}),
-        engine=job_ctx.engine,
     )
-    use_job_context(ctx)
-    dispatcher = build_dispatcher(ctx.settings)
-    previous = configure_dispatcher(dispatcher)
+    runtime = JobRuntime(ctx)
+    dispatcher = start_dispatcher(runtime)
+    ctx.queue.attach(dispatcher)
     try:
         _check_fair(ctx)
     finally:
         (tmp_path / "gate").touch()
-        configure_dispatcher(previous)
-        use_job_context(None)
-        dispatcher.close(shutdown_broker=False)
+        ctx.queue.attach(None)
+        dispatcher.close()
+        runtime.close()
 
 
 @pytest.fixture

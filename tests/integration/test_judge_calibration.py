@@ -175,8 +175,7 @@ def test_the_weekly_recalibration_keeps_a_good_judge_and_drops_one_that_drifted(
     snapshot, _ = _run(session, on, storage)
     activate(session, snapshot.id, on, actor_id=None)
     session.commit()
-    ctx = JobContext(settings=on, engine=engine)
-    ctx.__dict__["storage"] = storage
+    ctx = JobContext.from_settings(on, engine=engine, storage=storage)
     assert recalibrate_active(ctx) is None  # calibrated just now: not due yet
     kept = recalibrate_active(ctx, older_than=timedelta(0))
     assert kept is not None
@@ -199,8 +198,7 @@ def test_a_vanished_calibration_set_deactivates_the_judge(
     activate(session, snapshot.id, on, actor_id=None)
     session.commit()
     storage.delete(on.judge_calibration_key)
-    ctx = JobContext(settings=on, engine=engine)
-    ctx.__dict__["storage"] = storage
+    ctx = JobContext.from_settings(on, engine=engine, storage=storage)
     assert recalibrate_active(ctx, older_than=timedelta(0)) is None
     session.expire_all()
     assert active_snapshot(session) is None

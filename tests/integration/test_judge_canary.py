@@ -7,7 +7,7 @@ import logging
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from benchmax.models import Job
 from benchmax.services.catalog.seed import seed_catalog
@@ -26,6 +26,7 @@ def test_no_log_line_or_message_carries_evidence_or_the_key(
     settings: Settings,
     engine: Engine,
     fake_judge: FakeJudge,
+    job_ctx: JobContext,
     job_queue: RecordedJobQueue,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
@@ -34,15 +35,15 @@ def test_no_log_line_or_message_carries_evidence_or_the_key(
     monkeypatch.setenv("OPENAI_LOG", "debug")
     caplog.set_level(logging.DEBUG)
     on = judge_settings(settings, fake_judge, "d" * 64)
-    with Session(engine) as session:
+    with job_ctx.session() as session:
         seed_catalog(session)
         make_active_snapshot(session, on)
         session.commit()
-    ctx = JobContext(settings=on, engine=engine)
+    ctx = JobContext.from_settings(on, engine=engine, queue=job_ctx.queue)
     fake_judge.state.behaviour = behaviour
     user = contributor(engine)
     fields = {**COMPLETE, "output_text": f"{CANARY}\n{steps(5, 5)}", "notes": CANARY}
-    draft_with(engine, ctx.storage, user, fields)
+    draft_with(ctx, ctx.storage, user, fields)
     drain(ctx)
     assert fake_judge.state.calls >= 1
     # The judge did receive the evidence (datamarked), so the canary is a fair one.
@@ -56,7 +57,7 @@ def test_no_log_line_or_message_carries_evidence_or_the_key(
         assert secret not in logged
     messages = job_queue.wait_for(1)
     assert all(isinstance(job_id, int) for job_id in messages)
-    with Session(engine) as session:
+    with job_ctx.session() as session:
         rows = json.dumps(
             [
                 (j.kind, j.subject_id, j.last_error_code, j.lease_owner)

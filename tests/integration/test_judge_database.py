@@ -95,7 +95,7 @@ def test_twenty_concurrent_reviews_against_a_budget_of_ten_send_exactly_ten(
             test = make_test(session, make_user(session), output_text=steps(n % 10, 2))
             jobs.append(enqueue(session, JUDGE_REVIEW, test.id).id)
         session.commit()
-    ctx = JobContext(settings=on, engine=engine)
+    ctx = JobContext.from_settings(on, engine=engine)
     with ThreadPoolExecutor(max_workers=20) as pool:
         list(pool.map(lambda job_id: run_job(job_id, ctx, "race"), jobs))
     assert fake_judge.state.calls == 10

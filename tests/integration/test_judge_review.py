@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -43,7 +44,7 @@ def judged(settings: Settings, engine: Engine, fake_judge: FakeJudge) -> JobCont
         seed_catalog(session)
         make_active_snapshot(session, on)
         session.commit()
-    return JobContext(settings=on, engine=engine)
+    return JobContext.from_settings(on, engine=engine)
 
 
 def _publish(ctx: JobContext, output: str = steps(8, 2), **fields: str) -> str:
@@ -215,9 +216,8 @@ def test_injection_puts_the_test_on_hold_for_moderation(
 def test_an_exhausted_budget_defers_to_the_next_utc_day(
     judged: JobContext, fake_judge: FakeJudge
 ) -> None:
-    ctx = JobContext(
-        settings=judged.settings.model_copy(update={"judge_daily_sample_budget": 4}),
-        engine=judged.engine,
+    ctx = replace(
+        judged, settings=judged.settings.model_copy(update={"judge_daily_sample_budget": 4})
     )
     first = _publish(ctx, handle="first")
     second = _publish(ctx, handle="second")
@@ -238,9 +238,8 @@ def test_an_exhausted_budget_defers_to_the_next_utc_day(
 def test_one_contributor_cannot_spend_the_whole_day(
     judged: JobContext, fake_judge: FakeJudge
 ) -> None:
-    ctx = JobContext(
-        settings=judged.settings.model_copy(update={"judge_contributor_daily_samples": 3}),
-        engine=judged.engine,
+    ctx = replace(
+        judged, settings=judged.settings.model_copy(update={"judge_contributor_daily_samples": 3})
     )
     user = contributor(ctx.engine, handle="prolific")
     ids = [
@@ -258,7 +257,7 @@ def test_one_contributor_cannot_spend_the_whole_day(
 def test_no_active_snapshot_means_no_calls(
     settings: Settings, engine: Engine, fake_judge: FakeJudge
 ) -> None:
-    ctx = JobContext(settings=judge_settings(settings, fake_judge, "a" * 64), engine=engine)
+    ctx = JobContext.from_settings(judge_settings(settings, fake_judge, "a" * 64), engine=engine)
     test_id = _publish(ctx)
     (job,) = _judge_jobs(engine)
     assert job.state == JobState.DONE
@@ -287,7 +286,7 @@ def test_a_new_test_publishes_whatever_the_judge_does(
         fake_judge.state.delay = 1.0
     else:
         fake_judge.state.behaviour = "unauthorized"
-    ctx = JobContext(settings=judged.settings.model_copy(update=updates), engine=judged.engine)
+    ctx = JobContext.from_settings(judged.settings.model_copy(update=updates), engine=judged.engine)
     user = contributor(ctx.engine, handle=f"t_{trouble}")
     test_id = draft_with(ctx.engine, ctx.storage, user, {**COMPLETE, "output_text": steps(5, 5)})
     ran = drain(ctx)
@@ -310,7 +309,7 @@ def test_several_judge_models_give_one_median(
             model_ids=["small-a-2026-01-01", "small-b-2026-02-01", "small-c-2026-03-01"],
         )  # fmt: skip
         session.commit()
-    ctx = JobContext(settings=on, engine=engine)
+    ctx = JobContext.from_settings(on, engine=engine)
     test_id = _publish(ctx, output=steps(6, 4))
     asked = sorted(r.body["model"] for r in fake_judge.state.requests)
     assert asked == ["small-a-2026-01-01", "small-b-2026-02-01", "small-c-2026-03-01"]
@@ -329,7 +328,7 @@ def test_a_panel_reply_counts_each_answering_seat_as_a_sample(
         )  # fmt: skip
         session.commit()
     fake_judge.state.panel = ["honest", "length", "identity"]
-    ctx = JobContext(settings=on, engine=engine)
+    ctx = JobContext.from_settings(on, engine=engine)
     test_id = _publish(ctx, output=steps(5, 5))
     assert fake_judge.state.calls == 1
     with Session(engine) as session:

@@ -179,8 +179,8 @@ def test_dashboard_shows_everything_an_owner_needs(
     assert first.finished_counts_at is None
     assert first.inventory.orphan_objects == ("evidence/nobody/stray",)
 
-    ctx = JobContext(
-        settings=settings.model_copy(update={"storage_local_root": storage.root}), engine=engine
+    ctx = JobContext.from_settings(
+        settings.model_copy(update={"storage_local_root": storage.root}), engine=engine
     )
     take_metrics_sample(ctx)
     storage.put("evidence/nobody/later", [b"y"])  # after the sample: not on the page yet
@@ -241,23 +241,25 @@ def test_a_suspended_owner_is_refused(session: Session, storage: LocalStorage) -
 
 
 def test_owner_requeues_and_discards_with_a_reason(
-    session: Session, storage: LocalStorage, job_queue: RecordedJobQueue
+    job_ctx: JobContext, storage: LocalStorage, job_queue: RecordedJobQueue
 ) -> None:
-    owner = make_user(session, role=Role.OWNER)
-    first, second = _dead_job(session), _dead_job(session, subject="ev2")
-    session.commit()
-    assert owner_dashboard(session, storage, owner).dead_jobs[0].id == second.id
+    # Opened by the context, so the requeued job is sent after the commit.
+    with job_ctx.session() as session:
+        owner = make_user(session, role=Role.OWNER)
+        first, second = _dead_job(session), _dead_job(session, subject="ev2")
+        session.commit()
+        assert owner_dashboard(session, storage, owner).dead_jobs[0].id == second.id
 
-    with pytest.raises(Invalid):
-        requeue_job(session, first.id or 0, actor=owner, reason="  short  ")
-    requeue_job(session, first.id or 0, actor=owner, reason="Scanner fixed in 1.2")
-    discard_job(session, second.id or 0, actor=None, reason="Evidence was deleted anyway")
-    session.commit()
+        with pytest.raises(Invalid):
+            requeue_job(session, first.id or 0, actor=owner, reason="  short  ")
+        requeue_job(session, first.id or 0, actor=owner, reason="Scanner fixed in 1.2")
+        discard_job(session, second.id or 0, actor=None, reason="Evidence was deleted anyway")
+        session.commit()
 
-    assert job_queue.wait_for(1) == [first.id]
-    events = session.exec(select(AuditEvent).order_by(col(AuditEvent.id))).all()
-    assert [(e.action, e.actor_id, e.detail["reason"]) for e in events] == [
-        ("job.requeue", owner.id, "Scanner fixed in 1.2"),
-        ("job.discard", CLI_ACTOR, "Evidence was deleted anyway"),
-    ]
-    assert dashboard(session, storage).dead_jobs == ()
+        assert job_queue.wait_for(1) == [first.id]
+        events = session.exec(select(AuditEvent).order_by(col(AuditEvent.id))).all()
+        assert [(e.action, e.actor_id, e.detail["reason"]) for e in events] == [
+            ("job.requeue", owner.id, "Scanner fixed in 1.2"),
+            ("job.discard", CLI_ACTOR, "Evidence was deleted anyway"),
+        ]
+        assert dashboard(session, storage).dead_jobs == ()

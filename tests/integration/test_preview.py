@@ -40,8 +40,9 @@ def ctx(pipeline_ctx: JobContext) -> JobContext:
     settings = pipeline_ctx.settings.model_copy(
         update={"preview_sandbox": "local", "job_lease_seconds": 90, "preview_timeout_seconds": 40}
     )
-    ctx = JobContext(settings=settings, engine=pipeline_ctx.engine)
-    ctx.__dict__["storage"] = pipeline_ctx.storage
+    ctx = JobContext.from_settings(
+        settings, engine=pipeline_ctx.engine, storage=pipeline_ctx.storage
+    )
     return ctx
 
 
@@ -149,8 +150,7 @@ def test_infinite_loop_is_bounded_and_the_test_stays_public(
     ctx: JobContext, session: Session, local_storage: LocalStorage
 ) -> None:
     quick = ctx.settings.model_copy(update={"preview_timeout_seconds": 15})
-    bounded = JobContext(settings=quick, engine=ctx.engine)
-    bounded.__dict__["storage"] = local_storage
+    bounded = JobContext.from_settings(quick, engine=ctx.engine, storage=local_storage)
     test = publish_site(session, local_storage, INFINITE)
     preview_jobs.evaluate_preview(bounded, test.id)
 
@@ -202,8 +202,7 @@ def test_budget_spent_defers_to_the_next_day(
     ctx: JobContext, session: Session, local_storage: LocalStorage
 ) -> None:
     spent = ctx.settings.model_copy(update={"preview_daily_budget": 0})
-    broke = JobContext(settings=spent, engine=ctx.engine)
-    broke.__dict__["storage"] = local_storage
+    broke = JobContext.from_settings(spent, engine=ctx.engine, storage=local_storage)
     test = publish_site(session, local_storage, WORKING)
     preview_jobs.evaluate_preview(broke, test.id)
     with Session(ctx.engine) as reading:
@@ -234,8 +233,7 @@ def test_publication_queues_the_preview_and_never_waits_for_it(
 
     for sandbox, expected in (("local", 1), ("off", 0)):
         chosen = ctx.settings.model_copy(update={"preview_sandbox": sandbox})
-        publishing = JobContext(settings=chosen, engine=ctx.engine)
-        publishing.__dict__["storage"] = local_storage
+        publishing = JobContext.from_settings(chosen, engine=ctx.engine, storage=local_storage)
         test = publish_site(session, local_storage, WORKING)
         with Session(ctx.engine) as writing:
             row = writing.get(Test, test.id)

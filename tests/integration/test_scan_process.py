@@ -8,6 +8,7 @@ import hashlib
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -142,11 +143,11 @@ def test_scan_timeouts_retry_then_show_processing_failed(
     engine: Engine, tmp_path: Path, job_ctx: JobContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     storage = LocalStorage(tmp_path / "objects")
-    ctx = JobContext(
+    ctx = replace(
+        job_ctx,
         settings=job_ctx.settings.model_copy(update={"scan_timeout_seconds": 1}),
-        engine=engine,
+        storage=storage,
     )
-    ctx.__dict__["storage"] = storage
     user = contributor(engine)
     test_id = draft_with(engine, storage, user, COMPLETE, {"a.txt": b"hello\n"})
     monkeypatch.setattr(
@@ -165,10 +166,11 @@ def test_a_file_over_its_cpu_budget_is_blocked_not_retried(
     engine: Engine, tmp_path: Path, job_ctx: JobContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     storage = LocalStorage(tmp_path / "objects")
-    ctx = JobContext(
-        settings=job_ctx.settings.model_copy(update={"scan_cpu_seconds": 1}), engine=engine
+    ctx = replace(
+        job_ctx,
+        settings=job_ctx.settings.model_copy(update={"scan_cpu_seconds": 1}),
+        storage=storage,
     )
-    ctx.__dict__["storage"] = storage
     user = contributor(engine)
     test_id = draft_with(
         engine, storage, user, COMPLETE, {"a.txt": b"hello\n", "b.gif": b"GIF89a spin"}

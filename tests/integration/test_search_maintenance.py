@@ -34,7 +34,7 @@ def test_the_merge_leaves_one_segment_and_the_same_answers(
         session.commit()
     queries = ["common", "word1", "prom*", '"merge word2"']
     before = {q: _found(session, q) for q in queries}
-    ctx = JobContext(settings=settings, engine=engine)
+    ctx = JobContext.from_settings(settings, engine=engine)
     monkeypatch.setattr(search_maintenance, "MERGE_PAGES", 1)  # many small steps
 
     steps = search_maintenance.merge_search_index(ctx)
@@ -61,7 +61,7 @@ def test_a_run_stops_after_its_budget_and_the_next_carries_on(
         session.commit()
     with engine.connect() as connection:
         assert search_maintenance.segment_count(connection) > 1
-    ctx = JobContext(settings=settings, engine=engine)
+    ctx = JobContext.from_settings(settings, engine=engine)
     monkeypatch.setattr(search_maintenance, "MERGE_PAGES", 1)
     monkeypatch.setattr(search_maintenance, "MAX_STEPS", 1)
 

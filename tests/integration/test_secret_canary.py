@@ -201,7 +201,7 @@ def _through_the_submission_api(world: World) -> None:
 
 def _draft(world: World, user: User) -> str:
     with session_scope(world.engine) as session:
-        return submissions.create_draft(session, user).id
+        return submissions.create_draft(session, user, world.settings).id
 
 
 @dataclass
@@ -325,7 +325,7 @@ def _through_the_services(world: World) -> None:
         assert user.handle.startswith("user-")
         with pytest.raises(ServiceError):
             tokens.create_token(session, user, world.key[:80])
-        test = submissions.create_draft(session, user)
+        test = submissions.create_draft(session, user, settings)
         for name in submissions.DRAFT_FIELDS:
             if name in ("attempts", "source_visibility"):
                 continue
@@ -405,8 +405,7 @@ def test_a_canary_key_in_every_text_input_is_stored_and_logged_nowhere(
     _through_the_moderation_api(world)
     _through_the_services(world)
     cli_output = _through_the_cli(world, capfd)
-    ctx = JobContext(settings=job_ctx.settings, engine=world.engine)
-    ctx.__dict__["storage"] = world.storage
+    ctx = JobContext.from_settings(job_ctx.settings, engine=world.engine, storage=world.storage)
     assert "scan_evidence" in drain(ctx)
 
     with Session(world.engine) as session:

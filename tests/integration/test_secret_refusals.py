@@ -228,14 +228,16 @@ def test_token_name(session: Session, people: dict[str, User]) -> None:
     "name", [f"{KEY}.png", f"C:\\Users\\me\\{KEY}\\shot.png", f"runs/{KEY}/shot.png"]
 )
 def test_evidence_file_name_as_uploaded(
-    session: Session, people: dict[str, User], tmp_path: Path, name: str
+    session: Session, people: dict[str, User], tmp_path: Path, name: str, settings: Settings
 ) -> None:
     """The whole name counts: the directory part is dropped from the safe name but kept in
     the original name, so a key there is refused too."""
     storage = LocalStorage(tmp_path / "objects")
-    test = submissions.create_draft(session, people["contributor"])
+    test = submissions.create_draft(session, people["contributor"], settings)
     with pytest.raises(ServiceError) as refused:
-        submissions.add_file(session, storage, people["contributor"], test.id, name, [b"x"])
+        submissions.add_file(
+            session, storage, people["contributor"], test.id, name, [b"x"], settings=settings
+        )
     _refused(refused.value, "file name", line=1)
     assert (refused.value.code, refused.value.field) == ("secret_detected", "files")
     assert _count(session, EvidenceFile) == 0

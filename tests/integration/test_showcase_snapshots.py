@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -409,9 +410,9 @@ def test_migration_backfills_prompt_keys(
 def test_the_scheduled_tick_enqueues_once_per_slot_and_not_when_off(
     session: Session, job_ctx: JobContext
 ) -> None:
-    off = JobContext(
+    off = replace(
+        job_ctx,
         settings=job_ctx.settings.model_copy(update={"leaderboard_snapshot_interval_seconds": 0}),
-        engine=job_ctx.engine,
     )
     assert jobs.request_scheduled_snapshot(off) == 0
     assert jobs.request_scheduled_snapshot(job_ctx) == 1

@@ -4,6 +4,7 @@ specific reason, the Test stays private and needs attention, and the good parts 
 from __future__ import annotations
 
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,8 +134,7 @@ def test_hidden_content_is_blocked_on_postgres_too(
 def _check_blocked_and_kept(case: str, engine: Engine, tmp_path: Path, job_ctx: JobContext) -> None:
     name, data, code = CORPUS[case]
     storage = LocalStorage(tmp_path / "objects")
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = storage
+    ctx = replace(job_ctx, storage=storage)
     user = contributor(engine)
     fields = {**COMPLETE, "output_text": "The output.", "notes": "my notes"}
     test_id = draft_with(engine, storage, user, fields, {"good.txt": b"fine\n", name: data})

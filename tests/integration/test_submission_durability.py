@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
+from benchmax.adapters.queue import TaskiqDispatcher, build_broker
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.api.errors import EXCEPTION_HANDLERS
 from benchmax.api.submissions import submission_routes
@@ -64,7 +64,7 @@ def _tests(engine: Engine) -> int:
 def test_worker_killed_mid_scan_still_publishes_once(stack: Stack) -> None:  # noqa: F811
     engine = stack.ctx.engine
     user = contributor(engine)
-    test_id = draft_with(engine, _storage(stack), user, COMPLETE, {"shot.png": png_bytes()})
+    test_id = draft_with(stack.ctx, _storage(stack), user, COMPLETE, {"shot.png": png_bytes()})
     first = _worker(stack, "slow")
     wait_until(lambda: faults.scans_log(stack.directory).exists(), "the scan to start")
     stack.kill(first)  # type: ignore[arg-type]
@@ -86,10 +86,10 @@ def test_submit_while_redis_is_unreachable_publishes_when_it_is_back(stack: Stac
         update={"redis_url": f"redis://127.0.0.1:{durability._closed_port()}/15"}
     )
     down = TaskiqDispatcher(build_broker(unreachable))
-    configure_dispatcher(down)
+    stack.ctx.queue.attach(down)
     engine = stack.ctx.engine
     user = contributor(engine)
-    test_id = draft_with(engine, _storage(stack), user, COMPLETE, FILES)
+    test_id = draft_with(stack.ctx, _storage(stack), user, COMPLETE, FILES)
     down.close()
     assert _state(engine, test_id) == TestState.PROCESSING
     _worker(stack)
@@ -102,7 +102,7 @@ def test_submit_while_redis_is_unreachable_publishes_when_it_is_back(stack: Stac
 def test_scan_that_always_crashes_shows_processing_failed_and_retry_works(stack: Stack) -> None:  # noqa: F811
     engine = stack.ctx.engine
     user = contributor(engine)
-    test_id = draft_with(engine, _storage(stack), user, {**COMPLETE, "notes": "kept"}, FILES)
+    test_id = draft_with(stack.ctx, _storage(stack), user, {**COMPLETE, "notes": "kept"}, FILES)
     _worker(stack, "crash")
     stack.start("scheduler", "tasks.scheduler:scheduler")
     wait_until(lambda: _state(engine, test_id) == TestState.FAILED, "the scans to go dead")
@@ -116,9 +116,8 @@ def test_scan_that_always_crashes_shows_processing_failed_and_retry_works(stack:
 
     _worker(stack)
     stack.start("scheduler", "tasks.scheduler:scheduler")
-    with Session(engine) as session:
+    with stack.ctx.session() as session:
         submissions.retry_processing(session, user, test_id)
-        session.commit()
     wait_until(lambda: _state(engine, test_id) == TestState.PUBLIC, "the retried Test to publish")
     test, rows = load(engine, test_id)
     assert test.notes == "kept"
@@ -143,6 +142,7 @@ def test_canary_never_reaches_logs_jobs_or_messages(stack: Stack, tmp_path: Path
     root.setLevel(logging.DEBUG)
     try:
         ctx = AppContext.from_settings(stack.settings, engine=engine, storage=_storage(stack))
+        ctx.queue.attach(stack.ctx.queue.attached)  # the stack's dispatcher, onto its Redis
         client = TestClient(
             Starlette(routes=submission_routes(ctx), exception_handlers=EXCEPTION_HANDLERS)
         )

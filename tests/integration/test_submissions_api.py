@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +100,7 @@ def test_post_accepts_then_status_follows_to_public(api: Api, job_ctx: JobContex
     assert body["status_url"].endswith(f"/api/v1/tests/{body['id']}/status")
     status = api.client.get(f"/api/v1/tests/{body['id']}/status", headers=_auth(token)).json()
     assert (status["plain_status"], status["files"][0]["state"]) == ("Processing", "quarantined")
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = api.storage
+    ctx = replace(job_ctx, storage=api.storage)
     drain(ctx)
     status = api.client.get(f"/api/v1/tests/{body['id']}/status", headers=_auth(token)).json()
     assert status["plain_status"] == "Awaiting review"
@@ -125,7 +125,7 @@ def test_api_and_wizard_make_the_same_test(api: Api, job_ctx: JobContext) -> Non
     response = api.post(token, files=[("files", (name, data)) for name, data in files.items()])
     api_id = response.json()["id"]
     with Session(api.engine, expire_on_commit=False) as session:
-        draft = submissions.create_draft(session, user)
+        draft = submissions.create_draft(session, user, api.ctx.settings)
         fields = {
             "prompt": FORM["prompt"],
             "model_label": FORM["model"],
@@ -141,11 +141,12 @@ def test_api_and_wizard_make_the_same_test(api: Api, job_ctx: JobContext) -> Non
         }
         submissions.save_draft(session, user, draft.id, fields, step=5)
         for name, data in files.items():
-            submissions.add_file(session, api.storage, user, draft.id, name, [data])
+            submissions.add_file(
+                session, api.storage, user, draft.id, name, [data], settings=api.ctx.settings
+            )
         submissions.submit(session, user, draft.id)
         session.commit()
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = api.storage
+    ctx = replace(job_ctx, storage=api.storage)
     drain(ctx)
     shapes = []
     for test_id in (api_id, draft.id):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from benchmax.services import pipeline, submissions
 from benchmax.services.errors import ServiceError
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
+from benchmax.settings import Settings
 from tests.support.submission_helpers import (
     COMPLETE,
     contributor,
@@ -44,16 +46,16 @@ def storage(tmp_path: Path) -> LocalStorage:
 
 
 def _ctx(job_ctx: JobContext, storage: ObjectStorage) -> JobContext:
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = storage  # the cached_property, pointed at this test's storage
-    return ctx
+    return replace(job_ctx, storage=storage)
 
 
-def test_draft_is_private_resumable_and_saved_field_by_field(engine: Engine) -> None:
+def test_draft_is_private_resumable_and_saved_field_by_field(
+    engine: Engine, settings: Settings
+) -> None:
     user = contributor(engine)
     with Session(engine, expire_on_commit=False) as session:
-        first = submissions.create_draft(session, user)
-        second = submissions.create_draft(session, user)
+        first = submissions.create_draft(session, user, settings)
+        second = submissions.create_draft(session, user, settings)
         submissions.save_draft(session, user, first.id, {"prompt": "Hello"}, step=2)
         session.commit()
         assert submissions.latest_draft(session, user) == first
@@ -62,29 +64,29 @@ def test_draft_is_private_resumable_and_saved_field_by_field(engine: Engine) -> 
         with pytest.raises(ServiceError) as refused:
             submissions.get_own_test(session, other, second.id)
         assert refused.value.status == 404
-        rows = submissions.my_tests(session, user)
+        rows = submissions.my_tests(session, user, settings)
     assert [row.id for row in rows] == [first.id, second.id]
     assert (rows[0].plain_status, rows[0].action, rows[0].title) == ("Draft", "resume", "Hello")
 
 
-def test_suspended_users_cannot_start_a_draft(engine: Engine) -> None:
+def test_suspended_users_cannot_start_a_draft(engine: Engine, settings: Settings) -> None:
     user = contributor(engine, status=AccountStatus.SUSPENDED)
     with Session(engine) as session, pytest.raises(ServiceError) as refused:
-        submissions.create_draft(session, user)
+        submissions.create_draft(session, user, settings)
     assert (refused.value.status, refused.value.code) == (403, "account_suspended")
 
 
 @BOTH
 @pytest.mark.parametrize("kind", sorted(fake_secrets()))
 def test_a_secret_in_any_text_field_is_refused_and_nothing_is_stored(
-    engine: Engine, kind: str
+    engine: Engine, settings: Settings, kind: str
 ) -> None:
     user = contributor(engine)
     secret = fake_secrets()[kind]
     # Split by zero-width spaces: still a working key once copied.
     hidden = "\u200b".join(secret[i : i + 5] for i in range(0, len(secret), 5))
     with Session(engine, expire_on_commit=False) as session:
-        test = submissions.create_draft(session, user)
+        test = submissions.create_draft(session, user, settings)
         session.commit()
         for field, value in (("notes", hidden), ("prompt", f"line one\nkey: {secret}")):
             with pytest.raises(ServiceError) as refused:
@@ -98,10 +100,10 @@ def test_a_secret_in_any_text_field_is_refused_and_nothing_is_stored(
         assert (stored.title, stored.prompt, stored.notes) == ("", "", "")
 
 
-def test_secret_message_names_line_and_kind(engine: Engine) -> None:
+def test_secret_message_names_line_and_kind(engine: Engine, settings: Settings) -> None:
     user = contributor(engine)
     with Session(engine) as session:
-        test = submissions.create_draft(session, user)
+        test = submissions.create_draft(session, user, settings)
         prompt = "a\nb\n" + fake_secrets()["anthropic_api_key"]
         with pytest.raises(ServiceError) as refused:
             submissions.save_draft(session, user, test.id, {"prompt": prompt})
@@ -122,20 +124,22 @@ def test_secret_message_names_line_and_kind(engine: Engine) -> None:
     ],
 )
 def test_field_rules_give_per_field_messages(
-    engine: Engine, fields: dict[str, str], code: str, field: str
+    engine: Engine, settings: Settings, fields: dict[str, str], code: str, field: str
 ) -> None:
     user = contributor(engine)
     with Session(engine) as session:
-        test = submissions.create_draft(session, user)
+        test = submissions.create_draft(session, user, settings)
         with pytest.raises(ServiceError) as refused:
             submissions.save_draft(session, user, test.id, fields)
     assert (refused.value.code, refused.value.field, refused.value.status) == (code, field, 400)
 
 
-def test_free_text_reasoning_blank_attempts_and_catalog_linking(engine: Engine) -> None:
+def test_free_text_reasoning_blank_attempts_and_catalog_linking(
+    engine: Engine, settings: Settings
+) -> None:
     user = contributor(engine)
     with Session(engine) as session:
-        test = submissions.create_draft(session, user)
+        test = submissions.create_draft(session, user, settings)
         saved = submissions.save_draft(
             session,
             user,
@@ -222,7 +226,7 @@ def test_files_are_scanned_copied_verified_and_published(
 
 
 def test_upload_caps_count_total_and_file_size_while_streaming(
-    engine: Engine, storage: LocalStorage
+    engine: Engine, settings: Settings, storage: LocalStorage
 ) -> None:
     user = contributor(engine)
     limits = SafetyLimits(
@@ -239,7 +243,15 @@ def test_upload_caps_count_total_and_file_size_while_streaming(
         def add(name: str, size: int, declared: int | None = None) -> None:
             chunks = (b"a" * 100 for _ in range(size // 100))
             submissions.add_file(
-                session, storage, user, test_id, name, chunks, declared_size=declared, limits=limits
+                session,
+                storage,
+                user,
+                test_id,
+                name,
+                chunks,
+                declared_size=declared,
+                limits=limits,
+                settings=settings,
             )
 
         with pytest.raises(ServiceError) as refused:
@@ -266,7 +278,7 @@ def test_upload_caps_count_total_and_file_size_while_streaming(
 
 
 def test_uploads_read_a_file_object_in_bounded_chunks(
-    engine: Engine, storage: LocalStorage
+    engine: Engine, settings: Settings, storage: LocalStorage
 ) -> None:
     class Counting(io.BytesIO):
         largest = 0
@@ -281,7 +293,13 @@ def test_uploads_read_a_file_object_in_bounded_chunks(
     test_id = draft_with(engine, storage, user, submit=False)
     with Session(engine) as session:
         row = submissions.add_file(
-            session, storage, user, test_id, "log.txt", Counting(b"x" * 3_000_000)
+            session,
+            storage,
+            user,
+            test_id,
+            "log.txt",
+            Counting(b"x" * 3_000_000),
+            settings=settings,
         )
     assert row.size_bytes == 3_000_000
     assert Counting.largest <= 1024 * 1024
@@ -302,13 +320,20 @@ def test_blocked_file_needs_attention_then_replace_and_publish(
     assert (fine.state, fake.state) == (EvidenceState.APPROVED, EvidenceState.BLOCKED)
     assert storage.head(fake.quarantine_key) is None
     with Session(engine) as session:
-        rows_me = submissions.my_tests(session, user)
+        rows_me = submissions.my_tests(session, user, job_ctx.settings)
         assert (rows_me[0].plain_status, rows_me[0].action) == ("Needs attention", "fix")
         with pytest.raises(ServiceError) as refused:
             submissions.submit(session, user, test_id)
         assert refused.value.code == "blocked_files"
         new = submissions.replace_file(
-            session, storage, user, test_id, fake.id, "real.png", [png_bytes()]
+            session,
+            storage,
+            user,
+            test_id,
+            fake.id,
+            "real.png",
+            [png_bytes()],
+            settings=job_ctx.settings,
         )
         new_id = new.id
         submissions.submit(session, user, test_id)
@@ -342,7 +367,7 @@ def test_scan_that_always_crashes_ends_failed_and_retry_publishes(
     assert (test.state, test.failure_code) == (TestState.FAILED, "scan_failed")
     assert rows[0].state == EvidenceState.QUARANTINED
     with Session(engine) as session:
-        row = submissions.my_tests(session, user)[0]
+        row = submissions.my_tests(session, user, job_ctx.settings)[0]
         assert (row.plain_status, row.action) == ("Processing failed", "retry")
         assert "Retry" in row.reason
     monkeypatch.undo()
@@ -381,7 +406,7 @@ def test_scan_whose_worker_died_on_its_last_attempt_shows_processing_failed(
 
     user = contributor(engine)
     test_id = draft_with(engine, storage, user, COMPLETE, {"a.txt": b"hello\n"})
-    with Session(engine) as session:
+    with job_ctx.session() as session:
         job_id = session.exec(select(Job.id)).one()
     assert job_id is not None
     set_job(

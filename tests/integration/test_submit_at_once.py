@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,9 +11,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from benchmax.adapters.queue import DispatcherSlot
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.models import Test
+from benchmax.models import Job, Test
 from benchmax.services.errors import Conflict, Invalid
+from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.at_once import (
     IncomingFile,
@@ -21,7 +24,25 @@ from benchmax.services.submissions.at_once import (
     submit_at_once,
 )
 from benchmax.services.submissions.idempotency import idempotency_digest
+from benchmax.settings import Settings
 from tests.support.submission_helpers import COMPLETE, contributor
+
+
+class _Sent:
+    """A dispatcher that remembers what it was handed."""
+
+    def __init__(self) -> None:
+        self.job_ids: list[int] = []
+
+    def send(self, job_ids: Sequence[int]) -> None:
+        self.job_ids.extend(job_ids)
+
+
+def _jobs(settings: Settings, engine: Engine, tmp_path: Path) -> tuple[JobContext, _Sent]:
+    sent, queue = _Sent(), DispatcherSlot()
+    queue.attach(sent)
+    storage = LocalStorage(tmp_path / "objects")
+    return JobContext.from_settings(settings, engine=engine, storage=storage, queue=queue), sent
 
 
 def _request(data: bytes = b"hello") -> WholeSubmission:
@@ -31,19 +52,24 @@ def _request(data: bytes = b"hello") -> WholeSubmission:
 
 @pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 def test_a_retry_that_lost_the_race_for_its_key_answers_with_the_first_test(
-    engine: Engine, tmp_path: Path
+    settings: Settings, engine: Engine, tmp_path: Path
 ) -> None:
-    storage = LocalStorage(tmp_path / "objects")
+    jobs, sent = _jobs(settings, engine, tmp_path)
+    storage = jobs.storage
     user = contributor(engine)
     key = idempotency_digest("run-7")
-    first = submit_at_once(engine, storage, user.id, key, _request(), SafetyLimits())
+    first = submit_at_once(jobs, user.id, key, _request(), SafetyLimits())
     stored = sorted(info.key for info in storage.list())
+    with Session(engine) as session:
+        queued = [job_id for job_id in session.exec(select(Job.id)).all() if job_id is not None]
+    assert queued
+    assert sorted(sent.job_ids) == sorted(queued)  # sent once the Test committed
 
     # A concurrent retry looked for the key before the first committed, so it creates too.
-    again = submit_at_once(engine, storage, user.id, key, _request(), SafetyLimits())
+    again = submit_at_once(jobs, user.id, key, _request(), SafetyLimits())
     assert again == first
     with pytest.raises(Conflict) as reused:
-        submit_at_once(engine, storage, user.id, key, _request(b"other"), SafetyLimits())
+        submit_at_once(jobs, user.id, key, _request(b"other"), SafetyLimits())
     assert reused.value.code == "idempotency_key_reused"
 
     with Session(engine) as session:
@@ -51,20 +77,21 @@ def test_a_retry_that_lost_the_race_for_its_key_answers_with_the_first_test(
     assert sorted(info.key for info in storage.list()) == stored
 
 
-def test_a_refused_request_keeps_no_test_and_no_object(engine: Engine, tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path / "objects")
+def test_a_refused_request_keeps_no_test_and_no_object(
+    settings: Settings, engine: Engine, tmp_path: Path
+) -> None:
+    jobs, sent = _jobs(settings, engine, tmp_path)
     user = contributor(engine)
     request = _request()
     refused = [*request.files, IncomingFile("..", io.BytesIO(b"x"), 1)]
     with pytest.raises(Invalid) as caught:
-        submit_at_once(
-            engine, storage, user.id, None, replace(request, files=refused), SafetyLimits()
-        )
+        submit_at_once(jobs, user.id, None, replace(request, files=refused), SafetyLimits())
     assert caught.value.code == "filename_dots_only"
 
     with Session(engine) as session:
         assert session.exec(select(Test.id)).all() == []
-    assert list(storage.list()) == []  # the first file was written, then deleted
+    assert list(jobs.storage.list()) == []  # the first file was written, then deleted
+    assert sent.job_ids == []
 
 
 def test_the_fingerprint_covers_the_fields_and_each_file_s_name_and_bytes() -> None:

@@ -22,7 +22,7 @@ import redis
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from benchmax.adapters.queue import TaskiqDispatcher, build_broker, configure_dispatcher
+from benchmax.adapters.queue import TaskiqDispatcher, build_broker
 from benchmax.models import AuditEvent, JobState
 from benchmax.services.jobs import JobContext, enqueue, sweep
 from benchmax.settings import Settings
@@ -110,9 +110,8 @@ class Stack:
             return session.exec(query).one()
 
     def enqueue(self, kind: str, subject_id: str, max_attempts: int = 3) -> int:
-        with Session(self.ctx.engine, expire_on_commit=False) as session:
+        with self.ctx.session() as session:
             job = enqueue(session, kind, subject_id, max_attempts=max_attempts)
-            session.commit()
         assert job.id is not None
         return job.id
 
@@ -144,11 +143,11 @@ def run_stack(
     )
     stack = Stack(redis_settings, directory)
     dispatcher = TaskiqDispatcher(build_broker(redis_settings))
-    previous = configure_dispatcher(dispatcher)
+    stack.ctx.queue.attach(dispatcher)
     try:
         yield stack
     finally:
-        configure_dispatcher(previous)
+        stack.ctx.queue.attach(None)
         stack.stop_all()
         dispatcher.close()
         stack.ctx.engine.dispose()
@@ -208,7 +207,7 @@ def test_job_enqueued_while_redis_is_unreachable_is_sent_by_the_scheduler(stack:
         update={"redis_url": f"redis://127.0.0.1:{_closed_port()}/15"}
     )
     down = TaskiqDispatcher(build_broker(unreachable))
-    configure_dispatcher(down)
+    stack.ctx.queue.attach(down)
     started = time.monotonic()
     job_id = stack.enqueue(jobs.SLOW, "during-outage")
     assert time.monotonic() - started < 10  # the commit is not held hostage by the queue

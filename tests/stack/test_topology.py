@@ -42,7 +42,7 @@ def _worker_holding_a_scan(stack: Stack, client: StackClient, timeout: float) ->
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for (owner,) in client.rows("SELECT lease_owner FROM job WHERE state = 'running'"):
-            pid = int(owner.split(":")[1])  # host:pid:token (tasks.run.worker_id)
+            pid = int(owner.split(":")[1])  # host:pid:token (benchmax.runtime.runner.worker_id)
             for name, process in stack.processes.items():
                 try:
                     if name.startswith("worker-") and os.getpgid(pid) == process.pid:

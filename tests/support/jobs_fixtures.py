@@ -2,8 +2,9 @@
 
 ``job_queue`` is a genuine ``TaskiqDispatcher`` over an ``InMemoryBroker`` whose job task only
 records the ids it receives, so tests see exactly which messages went through Taskiq (JSON
-round trip included) without running handlers. It is installed as the process dispatcher for
-the duration of the test.
+round trip included) without running handlers. It is attached to ``job_ctx``'s queue (which
+``pipeline_ctx`` shares) for the duration of the test, so jobs enqueued in that context's
+sessions reach it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col
 from taskiq import InMemoryBroker
 
-from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher, configure_dispatcher
+from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.models import Job
 from benchmax.models._base import utcnow
@@ -54,11 +56,11 @@ class RecordedJobQueue:
 
 
 @pytest.fixture
-def job_queue() -> Iterator[RecordedJobQueue]:
+def job_queue(job_ctx: JobContext) -> Iterator[RecordedJobQueue]:
     queue = RecordedJobQueue()
-    previous = configure_dispatcher(queue.dispatcher)
+    job_ctx.queue.attach(queue.dispatcher)
     yield queue
-    configure_dispatcher(previous)
+    job_ctx.queue.attach(None)
     queue.dispatcher.close()
 
 
@@ -73,7 +75,7 @@ def job_ctx(settings: Settings, engine: Engine) -> JobContext:
             "job_backoff_max_seconds": 8.0,
         }
     )
-    return JobContext(settings=fast, engine=engine)
+    return JobContext.from_settings(fast, engine=engine)
 
 
 @pytest.fixture
@@ -84,9 +86,7 @@ def local_storage(tmp_path: Path) -> LocalStorage:
 @pytest.fixture
 def pipeline_ctx(job_ctx: JobContext, local_storage: LocalStorage) -> JobContext:
     """``job_ctx`` whose handlers use this test's ``local_storage``."""
-    ctx = JobContext(settings=job_ctx.settings, engine=job_ctx.engine)
-    ctx.__dict__["storage"] = local_storage  # the cached_property, pointed at it
-    return ctx
+    return replace(job_ctx, storage=local_storage)
 
 
 def reload_job(engine: Engine, job_id: int) -> Job:

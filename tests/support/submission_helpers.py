@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
@@ -11,6 +13,7 @@ from benchmax.models._base import utcnow
 from benchmax.services import pipeline, submissions
 from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.safety import SafetyLimits
+from benchmax.settings import Settings
 from tests.support.factories import make_user
 
 # The job kinds run by ``drain`` are registered when the pipeline module is imported.
@@ -32,7 +35,7 @@ def contributor(engine: Engine, **overrides: object) -> User:
 
 
 def draft_with(
-    engine: Engine,
+    engine: Engine | JobContext,
     storage: ObjectStorage,
     user: User,
     fields: dict[str, str] | None = None,
@@ -40,13 +43,26 @@ def draft_with(
     *,
     submit: bool = True,
     limits: SafetyLimits | None = None,
+    settings: Settings | None = None,
 ) -> str:
-    """A committed Test with ``fields`` and ``files``, submitted unless told otherwise."""
-    with Session(engine, expire_on_commit=False) as session:
-        test = submissions.create_draft(session, user)
+    """A committed Test with ``fields`` and ``files``, submitted unless told otherwise.
+
+    Given a job context rather than an engine, its queue sends the jobs the submission made
+    and its settings set the account's caps; otherwise ``settings`` do (the defaults if none).
+    """
+    if isinstance(engine, JobContext):
+        opened: AbstractContextManager[Session] = engine.session()
+        settings = settings or engine.settings
+    else:
+        opened = Session(engine, expire_on_commit=False)
+    settings = settings or Settings(_env_file=None)
+    with opened as session:
+        test = submissions.create_draft(session, user, settings)
         submissions.save_draft(session, user, test.id, fields or COMPLETE)
         for name, data in (files or {}).items():
-            submissions.add_file(session, storage, user, test.id, name, [data], limits=limits)
+            submissions.add_file(
+                session, storage, user, test.id, name, [data], limits=limits, settings=settings
+            )
         if submit:
             submissions.submit(session, user, test.id)
         session.commit()

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import pytest
 from sqlalchemy import Engine, text
 
-from benchmax.context import AppContext, DispatcherSlot, app_context, use_app_context
+from benchmax.adapters.queue import DispatcherSlot
+from benchmax.context import AppContext, app_context, use_app_context
 from benchmax.settings import Settings
 
 
@@ -26,6 +27,7 @@ def test_one_context_shares_its_collaborators_with_the_job_handlers(
     assert ctx.jobs.settings is ctx.settings
     assert ctx.jobs.engine is ctx.engine is engine
     assert ctx.jobs.storage is ctx.storage
+    assert ctx.jobs.queue is ctx.queue
     with ctx.session() as session:
         assert session.execute(text("SELECT 1")).scalar_one() == 1
 

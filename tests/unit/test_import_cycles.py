@@ -18,7 +18,7 @@ def test_the_finder_sees_a_cycle() -> None:
 def test_the_graph_covers_the_product() -> None:
     graph = import_graph()
 
-    assert "tasks.run" in graph["benchmax.lifespan"]
+    assert "benchmax.runtime.runner" in graph["tasks.run"]
     assert "benchmax.services.moderation.policy" in graph["benchmax.services.moderation.roles"]
 
 

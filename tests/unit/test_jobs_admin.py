@@ -12,6 +12,7 @@ from benchmax.models import AuditEvent, JobState
 from benchmax.models._base import utcnow
 from benchmax.services.errors import Conflict
 from benchmax.services.jobs import (
+    JobContext,
     JobCount,
     discard,
     enqueue,
@@ -49,10 +50,10 @@ def _audit(engine: Engine, job_id: int) -> list[AuditEvent]:
 
 
 def test_requeue_gives_a_dead_job_fresh_attempts_and_sends_it_after_commit(
-    engine: Engine, job_queue: RecordedJobQueue
+    engine: Engine, job_ctx: JobContext, job_queue: RecordedJobQueue
 ) -> None:
     job_id = _dead_job(engine)
-    with Session(engine, expire_on_commit=False) as session:
+    with job_ctx.session() as session:
         owner = make_user(session)
         job = requeue(session, job_id, actor_id=owner.id, reason="scanner fixed in 1.2")
         assert (job.state, job.attempts) == (JobState.PENDING, 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 import pytest
 from sqlalchemy import Engine
@@ -105,11 +106,10 @@ def _none(ctx: JobContext, subject_id: str) -> None:
 def test_a_deferred_job_waits_and_is_handed_on_when_its_account_frees_up(
     job_ctx: JobContext, job_queue: RecordedJobQueue
 ) -> None:
-    ctx = JobContext(
-        settings=job_ctx.settings.model_copy(update={"scan_concurrency_per_account": 1}),
-        engine=job_ctx.engine,
+    ctx = replace(
+        job_ctx, settings=job_ctx.settings.model_copy(update={"scan_concurrency_per_account": 1})
     )
-    with Session(ctx.engine) as session:
+    with ctx.session() as session:
         first = enqueue(session, KIND, "flooder-1", account_id="flooder")
         second = enqueue(session, "test.fairness.none", "flooder-2", account_id="flooder")
         enqueue(session, "test.fairness.none", "other-1", account_id="other")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from benchmax.adapters.storage.local import LocalStorage
 from benchmax.services.jobs import (
     JobContext,
     JobError,
@@ -57,10 +58,13 @@ def test_one_handler_per_kind() -> None:
     assert get_handler("test.registry.unknown") is None
 
 
-def test_context_builds_storage_once_on_first_use(tmp_path: Path, engine: Engine) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path)
-    ctx = JobContext(settings=settings, engine=engine)
-    assert "storage" not in vars(ctx)
-    assert ctx.storage is ctx.storage
+def test_context_builds_the_collaborators_its_settings_choose(
+    tmp_path: Path, engine: Engine
+) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path, preview_sandbox="off")
+    ctx = JobContext.from_settings(settings, engine=engine)
     ctx.storage.put("private/probe", [b"x"])
     assert (tmp_path / "objects" / "private" / "probe").read_bytes() == b"x"
+    assert (ctx.judge, ctx.sandbox, ctx.queue.attached) == (None, None, None)  # all off
+    other = LocalStorage(tmp_path / "elsewhere")
+    assert JobContext.from_settings(settings, engine=engine, storage=other).storage is other

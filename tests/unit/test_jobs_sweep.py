@@ -52,7 +52,7 @@ def test_expired_lease_is_resent_and_live_lease_is_not(
     job_ctx: JobContext, job_queue: RecordedJobQueue
 ) -> None:
     job_id = _job(job_ctx, next_attempt_at=ago(10))
-    with Session(job_ctx.engine) as session:
+    with job_ctx.session() as session:
         assert claim_job(session, job_id, "killed-worker", lease_seconds=30) is not None
         session.commit()
     assert sweep(job_ctx) == 0

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from benchmax.settings import get_settings
-from tasks.periodic import PERIODIC_JOBS
+from benchmax.runtime.periodic import PERIODIC_JOBS
+from tasks.broker import SETTINGS
 from tasks.scheduler import scheduler
 
 
 def test_every_row_is_a_scheduled_task_at_its_interval() -> None:
-    settings = get_settings()
     scheduled = {
         name: task.labels.get("schedule")
         for name, task in scheduler.broker.get_all_tasks().items()
@@ -16,6 +15,6 @@ def test_every_row_is_a_scheduled_task_at_its_interval() -> None:
     }
 
     assert scheduled == {
-        job.task_name: [{"interval": int(job.every(settings))}] for job in PERIODIC_JOBS
+        job.task_name: [{"interval": int(job.every(SETTINGS))}] for job in PERIODIC_JOBS
     }
     assert {job.task_name for job in PERIODIC_JOBS} >= {"benchmax.sweep", "benchmax.metrics_sample"}

@@ -10,7 +10,9 @@ handler's effect committed but before the job was marked done, and a handler tha
 its lease (``job_lease_seconds``) can be started again elsewhere. So a handler looks at the
 subject's current state first and does only what is still missing, and finishes well within
 the lease. It opens its own sessions (``ctx.session()``) and commits its own work; returning
-normally marks the job done, raising schedules a retry.
+normally marks the job done, raising schedules a retry. Everything else it uses comes from
+the context too (``ctx.storage``, ``ctx.judge``, ``ctx.sandbox``, ``ctx.settings``), never from
+a module of its own, so a test hands a handler other collaborators by building a context.
 
 A kind may also register ``on_dead``: called (in its own transaction, after the job row is
 ``dead``) so the subject can show that its work has failed for good, e.g. a Test reading
@@ -26,18 +28,22 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from benchmax.adapters.judge import JudgePort, build_judge
+from benchmax.adapters.queue import DispatcherSlot
+from benchmax.adapters.sandbox import SandboxPort, build_sandbox
 from benchmax.adapters.storage import ObjectStorage, build_storage
-from benchmax.db import get_engine, session_scope
+from benchmax.db import make_engine, session_scope
 from benchmax.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 MAX_ERROR_CODE_LENGTH = 64
+CONTEXT_KEY = "benchmax.jobs.context"
+"""Where a session opened by a ``JobContext`` keeps it (``Session.info``), for ``enqueue``."""
 
 
 class JobError(Exception):
@@ -55,25 +61,47 @@ def error_code(exc: BaseException) -> str:
     return type(exc).__name__[:MAX_ERROR_CODE_LENGTH]
 
 
-@dataclass
+@dataclass(frozen=True)
 class JobContext:
-    """Everything a handler may use; storage is built only when a handler first asks."""
+    """Everything a handler may use, built once by the process that runs the jobs.
+
+    ``AppContext.from_settings`` builds it with the process's engine, storage and queue slot;
+    tests build one with ``from_settings`` and hand in what they want instead. The judge client
+    and the sandbox are cheap to build and None while the settings turn them off.
+    """
 
     settings: Settings
     engine: Engine
+    storage: ObjectStorage
+    queue: DispatcherSlot
+    judge: JudgePort | None
+    sandbox: SandboxPort | None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> JobContext:
-        return cls(settings=settings, engine=get_engine(settings.resolved_database_url))
-
-    @cached_property
-    def storage(self) -> ObjectStorage:
-        return build_storage(self.settings)
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        engine: Engine | None = None,
+        storage: ObjectStorage | None = None,
+        queue: DispatcherSlot | None = None,
+    ) -> JobContext:
+        """Build every collaborator the settings choose, except those passed in."""
+        return cls(
+            settings=settings,
+            engine=engine if engine is not None else make_engine(settings.resolved_database_url),
+            storage=storage if storage is not None else build_storage(settings),
+            queue=queue if queue is not None else DispatcherSlot(),
+            judge=build_judge(settings),
+            sandbox=build_sandbox(settings),
+        )
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session that commits on success and rolls back on error."""
+        """A session that commits on success and rolls back on error; jobs it enqueues are
+        sent through this context's queue once it commits."""
         with session_scope(self.engine) as session:
+            session.info[CONTEXT_KEY] = self
             yield session
 
 

@@ -20,7 +20,6 @@ from datetime import timedelta
 from sqlalchemy import and_, or_, update
 from sqlmodel import col, select
 
-from benchmax.adapters.queue import JobDispatcher, current_dispatcher
 from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
 from benchmax.services.jobs.registry import JobContext, run_dead_hook
@@ -28,11 +27,12 @@ from benchmax.services.jobs.registry import JobContext, run_dead_hook
 LEASE_EXPIRED = "LeaseExpired"
 
 
-def sweep(ctx: JobContext, *, dispatcher: JobDispatcher | None = None, limit: int = 1000) -> int:
-    """Re-send due and lease-expired jobs (at most ``limit``); return how many were sent."""
-    dispatcher = dispatcher or current_dispatcher()
-    if dispatcher is None:
-        raise RuntimeError("sweep needs a job dispatcher; call configure_dispatcher first")
+def sweep(ctx: JobContext, *, limit: int = 1000) -> int:
+    """Re-send due and lease-expired jobs (at most ``limit``) through ``ctx.queue``; return
+    how many were sent."""
+    if ctx.queue.attached is None:
+        # Sending would mark the rows sent and drop the messages: a lease period lost.
+        raise RuntimeError("sweep needs a job dispatcher; the process's start-up attaches one")
     now = utcnow()
     stale = now - timedelta(seconds=ctx.settings.job_lease_seconds)
     lease_expired = and_(
@@ -80,5 +80,5 @@ def sweep(ctx: JobContext, *, dispatcher: JobDispatcher | None = None, limit: in
             )
     for dead_id, kind, subject_id in dying:
         run_dead_hook(ctx, dead_id, kind, subject_id)
-    dispatcher.send([job_id for job_id in job_ids if job_id is not None])
+    ctx.queue.send([job_id for job_id in job_ids if job_id is not None])
     return len(job_ids)

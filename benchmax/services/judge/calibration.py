@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
+from benchmax.adapters.judge import JudgeClientError, JudgePort
 from benchmax.adapters.storage import PRIVATE_PREFIX, ObjectNotFoundError, ObjectStorage
 from benchmax.models import (
     JudgeCalibrationRun,
@@ -308,15 +308,16 @@ def calibrate(
 def calibrate_with_configured_judge(
     session: Session,
     snapshot_id: str,
+    judge: JudgePort | None,
     storage: ObjectStorage,
     settings: Settings,
     actor_id: str | None = None,
 ) -> JudgeCalibrationRun:
-    """``calibrate`` with the judge these settings configure (the CLI's and /operations')."""
-    client = build_judge(settings)
-    if client is None:
+    """``calibrate`` with the process's judge client (``JobContext.judge``: the CLI's and
+    /operations'), refusing when none is configured."""
+    if judge is None:
         raise JudgeSnapshotError("judge_off", "No judge is configured (BENCHMAX_JUDGE_BASE_URL).")
-    return calibrate(session, snapshot_id, client, storage, settings, actor_id)
+    return calibrate(session, snapshot_id, judge, storage, settings, actor_id)
 
 
 def recalibrate_active(
@@ -324,7 +325,7 @@ def recalibrate_active(
 ) -> JudgeCalibrationRun | None:
     """Calibrate the active snapshot again once its latest run is ``older_than``; None when
     there is no judge, no active snapshot or nothing due. A failure deactivates it."""
-    client = build_judge(ctx.settings)
+    client = ctx.judge
     if client is None:
         return None
     with ctx.session() as session:

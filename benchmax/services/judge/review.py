@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from benchmax.adapters.built_once import BuiltOnce
-from benchmax.adapters.judge import JudgeClientError, JudgePort, build_judge
+from benchmax.adapters.judge import JudgeClientError, JudgePort
 from benchmax.models import (
     CaseState,
     Job,
@@ -67,13 +66,6 @@ HOLD_JUDGE_SUSPECTED = "judge_injection_suspected"
 # Deferred reviews fall due this long after midnight UTC, so that a worker whose clock runs a
 # little behind already sees the new day's budget.
 _NEXT_DAY_MARGIN = 60.0
-
-_client: BuiltOnce[JudgePort | None] = BuiltOnce(build_judge)
-
-
-def judge_client(settings: Settings) -> JudgePort | None:
-    """The process's judge client for ``settings`` (built once; tests pass other settings)."""
-    return _client(settings)
 
 
 def job_kind(ctx: JobContext, job_id: int) -> str | None:
@@ -314,7 +306,7 @@ def _append_review(ctx: JobContext, test_id: str, work: _Work, samples: list[Jud
 def review_test(ctx: JobContext, test_id: str) -> None:
     if not ctx.settings.judge_enabled:
         return
-    client = judge_client(ctx.settings)
+    client = ctx.judge
     if client is None:
         return
     work = _prepare(ctx, test_id)

@@ -15,18 +15,16 @@ import json
 import logging
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session, col, select
 
-from benchmax.adapters.built_once import BuiltOnce
 from benchmax.adapters.sandbox import (
     TEMPLATE,
     EvaluationOutput,
     SandboxError,
-    SandboxPort,
-    build_sandbox,
     template_hash,
 )
 from benchmax.adapters.storage import PREVIEW_PREFIX
@@ -69,16 +67,12 @@ _ARTIFACT_KINDS = {
     "result.json": (PreviewArtifactKind.RESULT, "application/json"),
 }
 
-_template_hash: str | None = None
-# The process's sandbox, built once for the settings it runs with (tests pass other settings).
-sandbox_for: BuiltOnce[SandboxPort | None] = BuiltOnce(build_sandbox)
 
-
+@cache
 def current_template_hash() -> str:
-    global _template_hash
-    if _template_hash is None:
-        _template_hash = template_hash()
-    return _template_hash
+    """The digest of the template files shipped with this code (they never change while it
+    runs), read once."""
+    return template_hash()
 
 
 def source_zip(session: Session, test_id: str) -> EvidenceFile | None:
@@ -161,7 +155,7 @@ def _claim(ctx: JobContext, test_id: str) -> tuple[str, str, int] | bool | None:
 
 @job_handler(PREVIEW_EVALUATE, on_dead=lambda ctx, test_id: mark_dead(ctx, test_id))
 def evaluate_preview(ctx: JobContext, test_id: str) -> None:
-    sandbox = sandbox_for(ctx.settings)
+    sandbox = ctx.sandbox
     if sandbox is None:
         return
     claimed = _claim(ctx, test_id)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from functools import lru_cache
 
 import re2
 
@@ -61,21 +62,15 @@ def _hint_set() -> re2._Set:
 _HINT_SET = _hint_set()
 _MARKERS_FROM = len(INJECTION_TRIGGERS)
 _LONG_RUN = _MARKERS_FROM + len(DOCUMENT_MARKERS)
-# The last text asked about and its hints. Holding the text keeps it alive, so the identity
-# test cannot be fooled by a new string at a recycled address; a tuple is replaced whole, so
-# a reader in another thread sees a matching pair.
-_last: tuple[str | None, TextHints | None] = (None, None)
 
 
+# One entry: the secret and injection checks of one evidence text ask about the same string
+# one after the other. The cache is thread-safe, and finds the very same string by identity
+# before comparing anything.
+@lru_cache(maxsize=1)
 def text_hints(text: str) -> TextHints | None:
     """What ``text`` holds of the literals above, or ``None`` when it is not ASCII."""
-    global _last
-    cached_text, cached = _last
-    if cached_text is text:
-        return cached
-    hints = _scan(text) if text.isascii() else None
-    _last = (text, hints)
-    return hints
+    return _scan(text) if text.isascii() else None
 
 
 def _scan(text: str) -> TextHints:

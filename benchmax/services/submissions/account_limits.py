@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import EvidenceFile, EvidenceState, Test, TestState, User
 from benchmax.services.errors import Conflict, TooLarge
 from benchmax.services.safety.limits import MIB
-from benchmax.settings import get_settings
+from benchmax.settings import Settings
 
 _HOLDING_FILE_STATES = (EvidenceState.UPLOADING, EvidenceState.QUARANTINED, EvidenceState.APPROVED)
 _UNPUBLISHED_STATES = (
@@ -37,9 +37,9 @@ def lock_account(session: Session, user_id: str) -> None:
     session.exec(select(User.id).where(User.id == user_id).with_for_update()).first()
 
 
-def check_open_drafts(session: Session, user: User) -> None:
+def check_open_drafts(session: Session, user: User, settings: Settings) -> None:
     """Refuse a new draft when the account already has as many open drafts as it may."""
-    limit = get_settings().max_open_drafts
+    limit = settings.max_open_drafts
     lock_account(session, user.id)
     count = session.exec(
         select(func.count())
@@ -68,13 +68,13 @@ def held_bytes(session: Session, user_id: str) -> int:
     return int(total)
 
 
-def room_left(session: Session, user_id: str) -> int:
+def room_left(session: Session, user_id: str, settings: Settings) -> int:
     """How many more bytes the account may upload before something is published."""
-    return max(0, get_settings().max_quarantine_bytes_per_account - held_bytes(session, user_id))
+    return max(0, settings.max_quarantine_bytes_per_account - held_bytes(session, user_id))
 
 
-def account_full() -> TooLarge:
-    limit = get_settings().max_quarantine_bytes_per_account
+def account_full(settings: Settings) -> TooLarge:
+    limit = settings.max_quarantine_bytes_per_account
     return TooLarge(
         "account_storage_full",
         f"Your files waiting to be published would pass the {limit / MIB:,.0f} MiB one account "
@@ -84,8 +84,8 @@ def account_full() -> TooLarge:
     )
 
 
-def recheck_held_bytes(session: Session, user_id: str) -> None:
+def recheck_held_bytes(session: Session, user_id: str, settings: Settings) -> None:
     """Counted again under the account's lock once the new file's row is written."""
     lock_account(session, user_id)
-    if held_bytes(session, user_id) > get_settings().max_quarantine_bytes_per_account:
-        raise account_full()
+    if held_bytes(session, user_id) > settings.max_quarantine_bytes_per_account:
+        raise account_full(settings)

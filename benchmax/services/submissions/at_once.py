@@ -16,12 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
-from benchmax.adapters.storage import ObjectStorage
-from benchmax.db import session_scope
 from benchmax.services.accounts import get_user
+from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.drafts import create_draft, save_draft
 from benchmax.services.submissions.files import add_file
@@ -66,21 +64,21 @@ def _chunks(data: BinaryIO) -> Iterator[bytes]:
 
 
 def submit_at_once(
-    engine: Engine,
-    storage: ObjectStorage,
+    jobs: JobContext,
     user_id: str,
     key: str | None,
     submission: WholeSubmission,
     limits: SafetyLimits,
 ) -> str:
     """The new Test's id (processing), or with ``key`` (a digest) the Test a concurrent retry
-    created with it a moment earlier."""
+    created with it a moment earlier. Its sessions are ``jobs``'s, so the scans that submit
+    enqueues are sent as soon as the Test commits."""
     try:
-        return _create(engine, storage, user_id, key, submission, limits)
+        return _create(jobs, user_id, key, submission, limits)
     except IntegrityError:
         if key is None:
             raise
-        with session_scope(engine) as session:
+        with jobs.session() as session:
             raced = prior_submission(session, user_id, key)
         if raced is None:
             raise
@@ -88,8 +86,7 @@ def submit_at_once(
 
 
 def _create(
-    engine: Engine,
-    storage: ObjectStorage,
+    jobs: JobContext,
     user_id: str,
     key: str | None,
     submission: WholeSubmission,
@@ -97,10 +94,10 @@ def _create(
 ) -> str:
     written: list[str] = []
     try:
-        with session_scope(engine) as session:
+        with jobs.session() as session:
             user = get_user(session, user_id)
             assert user is not None
-            test = create_draft(session, user, submitted_at_once=True)
+            test = create_draft(session, user, jobs.settings, submitted_at_once=True)
             test.idempotency_key = key
             test.idempotency_fingerprint = submission.fingerprint if key else ""
             session.add(test)
@@ -109,11 +106,12 @@ def _create(
             for incoming in submission.files:
                 evidence = add_file(
                     session,
-                    storage,
+                    jobs.storage,
                     user,
                     test.id,
                     incoming.name,
                     incoming.data,
+                    settings=jobs.settings,
                     declared_size=incoming.size,
                     limits=limits,
                 )
@@ -122,5 +120,5 @@ def _create(
             return test.id
     except BaseException:
         for object_key in written:
-            storage.delete(object_key)
+            jobs.storage.delete(object_key)
         raise

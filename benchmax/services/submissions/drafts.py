@@ -17,11 +17,14 @@ from benchmax.services.errors import Invalid
 from benchmax.services.submissions.account_limits import check_open_drafts
 from benchmax.services.submissions.fields import clean_fields
 from benchmax.services.submissions.records import editable_test, require_writer
+from benchmax.settings import Settings
 
 FIRST_STEP, LAST_STEP = 1, 5
 
 
-def create_draft(session: Session, user: User, *, submitted_at_once: bool = False) -> Test:
+def create_draft(
+    session: Session, user: User, settings: Settings, *, submitted_at_once: bool = False
+) -> Test:
     """A new, empty, private draft owned by ``user``.
 
     The account's cap on open drafts applies unless the caller submits the draft in the same
@@ -29,7 +32,7 @@ def create_draft(session: Session, user: User, *, submitted_at_once: bool = Fals
     """
     require_writer(user, "submit Tests")
     if not submitted_at_once:
-        check_open_drafts(session, user)
+        check_open_drafts(session, user, settings)
     test = Test(
         contributor_id=user.id,
         prompt="",

@@ -26,16 +26,16 @@ from benchmax.models._base import as_utc, utcnow
 from benchmax.models.audit import AuditAction, audit
 from benchmax.services.jobs import JobContext
 from benchmax.services.jobs.runner import affected_rows
-from benchmax.settings import get_settings
+from benchmax.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 BATCH = 100
 
 
-def draft_expires_at(updated_at: datetime) -> datetime:
+def draft_expires_at(updated_at: datetime, settings: Settings) -> datetime:
     """When a draft last touched at ``updated_at`` is deleted, if nobody touches it again."""
-    return as_utc(updated_at) + timedelta(hours=get_settings().draft_ttl_hours)
+    return as_utc(updated_at) + timedelta(hours=settings.draft_ttl_hours)
 
 
 def expire_drafts(ctx: JobContext, *, now: datetime | None = None) -> int:

@@ -40,6 +40,7 @@ from benchmax.services.submissions.records import (
     live_files,
     lock_test,
 )
+from benchmax.settings import Settings
 
 FILES_FIELD = "files"
 
@@ -77,10 +78,12 @@ def add_file(
     filename: str,
     data: BinaryIO | Iterable[bytes],
     *,
+    settings: Settings,
     declared_size: int | None = None,
     limits: SafetyLimits | None = None,
 ) -> EvidenceFile:
-    """Stream one file into quarantine and record it as ``quarantined``."""
+    """Stream one file into quarantine and record it as ``quarantined``; the account's cap on
+    held bytes comes from ``settings``."""
     limits = limits or SafetyLimits()
     test = editable_test(session, user, test_id)
     try:
@@ -91,8 +94,8 @@ def add_file(
     _check_count(len(files), limits)
     used = sum(file.size_bytes for file in files)
     cap = min(largest_file_bytes(limits), limits.test_max_bytes - used)
-    room = room_left(session, user.id)
-    refusal = _too_large(cap, limits) if cap <= room else account_full()
+    room = room_left(session, user.id, settings)
+    refusal = _too_large(cap, limits) if cap <= room else account_full(settings)
     cap = min(cap, room)
     if declared_size is not None and declared_size > cap:
         raise refusal
@@ -107,7 +110,7 @@ def add_file(
     try:
         evidence = _record(session, test.id, evidence_id, key, filename, safe_name, info.size)
         _recheck_totals(session, test.id, limits)
-        recheck_held_bytes(session, user.id)
+        recheck_held_bytes(session, user.id, settings)
     except BaseException:
         storage.delete(key)
         raise
@@ -191,6 +194,7 @@ def replace_file(
     filename: str,
     data: BinaryIO | Iterable[bytes],
     *,
+    settings: Settings,
     declared_size: int | None = None,
     limits: SafetyLimits | None = None,
 ) -> EvidenceFile:
@@ -216,6 +220,7 @@ def replace_file(
         test_id,
         filename,
         data,
+        settings=settings,
         declared_size=declared_size,
         limits=limits,
     )

@@ -17,6 +17,7 @@ from benchmax.models._base import as_utc
 from benchmax.services.dates import JsonReady
 from benchmax.services.submissions.expiry import draft_expires_at
 from benchmax.services.submissions.records import get_own_test
+from benchmax.settings import Settings
 
 Action = Literal["resume", "fix", "retry", "view", ""]
 
@@ -121,7 +122,7 @@ def processing_status(session: Session, user: User, test_id: str) -> StatusView:
     )
 
 
-def my_tests(session: Session, user: User) -> list[MyTestRow]:
+def my_tests(session: Session, user: User, settings: Settings) -> list[MyTestRow]:
     """Every Test of the user, drafts and removed ones included, newest activity first."""
     tests = session.exec(
         select(Test)
@@ -137,7 +138,9 @@ def my_tests(session: Session, user: User) -> list[MyTestRow]:
             action=_ACTIONS.get(TestState(test.state), ""),
             updated_at=as_utc(test.updated_at),
             expires_at=(
-                draft_expires_at(test.updated_at) if test.state == TestState.DRAFT else None
+                draft_expires_at(test.updated_at, settings)
+                if test.state == TestState.DRAFT
+                else None
             ),
         )
         for test in tests

@@ -2,8 +2,8 @@
 
 Each row is a task name, the service it runs (given the process's ``JobContext``; it answers
 how many things it did) and how often. ``tasks.run`` registers one scheduled Taskiq task per
-row; ``tasks.scheduler.run_embedded_sweeper`` runs the same rows inside the web process when
-there is no scheduler. A new periodic job is one new row.
+row; ``benchmax.runtime.embedded.run_periodic_jobs`` runs the same rows inside the web process
+when there is no scheduler. A new periodic job is one new row.
 """
 
 from __future__ import annotations

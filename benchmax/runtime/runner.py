@@ -1,0 +1,86 @@
+"""The job runtime of a process that runs jobs, and the dispatcher that feeds it.
+
+Handlers are synchronous database code, so each message is handed to ``run_job`` (or a
+periodic job's service) in a thread and the event loop stays free to receive more. A judge
+request may take many seconds, so AI reviews get threads of their own and safety scans and
+publishing never wait behind them (publication must not depend on the judge); a preview runs
+a browser for up to a couple of minutes, so previews run one at a time per process, beside
+the other jobs, never in front of them.
+
+The runtime is built once by whoever starts the process (the web app's lifespan, a Taskiq
+worker's start-up hook, a test) from the process's ``JobContext`` and closed when it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from concurrent.futures import ThreadPoolExecutor
+
+from taskiq import InMemoryBroker
+
+from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher, build_broker
+from benchmax.runtime.periodic import PeriodicJob
+from benchmax.services.jobs import JobContext, run_job
+from benchmax.services.judge.review import JUDGE_REVIEW, job_kind
+from benchmax.services.preview.jobs import PREVIEW_EVALUATE
+
+
+def worker_id() -> str:
+    """This process in a job's lease: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class JobRuntime:
+    """A process's job context and the thread pools its jobs run in."""
+
+    def __init__(self, jobs: JobContext) -> None:
+        self.jobs = jobs
+        self._pools = {
+            JUDGE_REVIEW: ThreadPoolExecutor(
+                max_workers=jobs.settings.judge_concurrency, thread_name_prefix="benchmax-judge"
+            ),
+            PREVIEW_EVALUATE: ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="benchmax-preview"
+            ),
+        }
+
+    async def run_job(self, job_id: int) -> str:
+        """Run job ``job_id`` in the pool its kind needs; the job's outcome."""
+        settings = self.jobs.settings
+        own_threads = settings.judge_enabled or settings.preview_sandbox != "off"
+        kind = await asyncio.to_thread(job_kind, self.jobs, job_id) if own_threads else None
+        pool = self._pools.get(kind or "")
+        if pool is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(pool, run_job, job_id, self.jobs, worker_id())
+        return await asyncio.to_thread(run_job, job_id, self.jobs, worker_id())
+
+    async def run_periodic(self, job: PeriodicJob) -> int:
+        """Run one periodic job now; how many things it did."""
+        return await asyncio.to_thread(job.run, self.jobs)
+
+    def close(self) -> None:
+        """Let the pools' threads end once their jobs return (an abandoned job's lease expires
+        and the sweeper sends it again)."""
+        for pool in self._pools.values():
+            pool.shutdown(wait=False)
+
+
+def start_dispatcher(runtime: JobRuntime) -> TaskiqDispatcher:
+    """The dispatcher this process sends jobs with, started now.
+
+    In memory, jobs go to a broker of this process's own that runs them with ``runtime``. With
+    Redis the dispatcher gets a broker of its own: it sends from its own event loop, and Redis
+    connections must not be shared between loops (a worker listens on its broker in its main
+    loop).
+    """
+    broker = build_broker(runtime.jobs.settings)
+    if isinstance(broker, InMemoryBroker):
+
+        async def run_job_here(job_id: int) -> str:
+            return await runtime.run_job(job_id)
+
+        broker.register_task(run_job_here, task_name=RUN_JOB_TASK)
+    return TaskiqDispatcher(broker)
