@@ -23,7 +23,7 @@ from benchmax.cli.output import fail
 if TYPE_CHECKING:
     from benchmax.context import AppContext
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _settings():  # type: ignore[no-untyped-def]
