@@ -166,7 +166,8 @@ class WizardDraftState(WizardState):
         draft_in_url, raw_step = str(query.get("draft", "")), str(query.get("step", ""))
         named = self._named(draft_in_url)
         if named is not None and str(named.state) in FOLLOWED_STATES:
-            await (await self.get_state(WizardProcessingState))._follow(user, named.id)
+            processing = await self.get_state(WizardProcessingState)
+            await processing._follow(user, named.id)
             self.loaded = True
             return None
         files = await self.get_state(WizardFilesState)
