@@ -45,7 +45,7 @@ from benchmax.state.security import SecurityState
 from benchmax.state.session import SessionState
 from benchmax.state.showcase_detail import TestShowcaseState
 from benchmax.state.sign_in import SignInState
-from benchmax.state.submit import SubmitState
+from benchmax.state.submit.draft import WizardDraftState
 
 STYLE = {
     ".markdown-body": {"line_height": "1.6", "overflow_wrap": "anywhere"},
@@ -151,7 +151,7 @@ PAGES = [
     ("/prompts/[key]", prompt_group_page, "Same prompt, different setups",
      PromptGroupState.on_load),
     ("/moderation", moderation_page, "Moderation", ModerationState.on_load),
-    ("/submit", submit_page, "Submit a Test", SubmitState.on_load),
+    ("/submit", submit_page, "Submit a Test", WizardDraftState.on_load),
     ("/me", me_page, "My Tests", MeState.on_load),
     ("/sign-in", sign_in_page, "Sign in", SignInState.on_load),
     ("/methodology", methodology_page, "Methodology", SessionState.load_viewer),

@@ -8,7 +8,7 @@ and with the other one down that process alone turns the same page to the publis
 the workers return. The public page is then opened from its link with only the other replica
 up. A replica that dies leaves its sockets' records in Redis, so Reflex hands a page that
 reconnects elsewhere a new session token and an empty state: what the page shows after a move
-comes from its address and PostgreSQL (``SubmitState.on_load``), and that is what is checked.
+comes from its address and PostgreSQL (``WizardDraftState.on_load``), and that is what is checked.
 """
 
 from __future__ import annotations

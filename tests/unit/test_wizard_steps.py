@@ -4,9 +4,8 @@ deep link lands, and which file is flagged as a duplicate."""
 from __future__ import annotations
 
 from benchmax.services.submissions import EVIDENCE_REQUIRED_MESSAGE, FileStatus
-from benchmax.state.submit import wizard_url
-from benchmax.state.submit_files import file_rows
-from benchmax.state.submit_steps import clamp_step, first_incomplete, step_problems
+from benchmax.state.submit.files import file_rows
+from benchmax.state.submit.steps import clamp_step, first_incomplete, step_problems, wizard_url
 
 COMPLETE = {
     "prompt": "Write a haiku.",

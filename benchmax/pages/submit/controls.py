@@ -8,7 +8,8 @@ import reflex as rx
 from reflex.event import EventSpec
 
 from benchmax.components.fields import field_label as tied_label
-from benchmax.state.submit import SubmitState as S
+from benchmax.state.submit.draft import WizardDraftState as D
+from benchmax.state.submit.wizard import WizardState as W
 
 AUTOSAVE_DELAY_MS = 800
 # The browser's stamp for a save: the time of the DOM event that sent it (``_e`` is the
@@ -22,14 +23,14 @@ STAMP: rx.Var[int] = rx.Var(
 def field_error(field: str) -> rx.Component:
     """The field's error; once put right, the same words marked as met, in the same place."""
     return rx.cond(
-        S.errors.contains(field),
-        rx.text(S.errors[field], color_scheme="red", size="2", id=f"error-{field}", role="alert"),
+        W.errors.contains(field),
+        rx.text(W.errors[field], color_scheme="red", size="2", id=f"error-{field}", role="alert"),
         rx.cond(
-            S.met.contains(field),
+            D.met.contains(field),
             rx.text(
                 rx.el.span("✓ ", aria_hidden="true"),
                 rx.el.span("Done: ", class_name="visually-hidden"),
-                S.met[field],
+                D.met[field],
                 color_scheme="green",
                 size="2",
                 class_name="field-met",
@@ -58,17 +59,17 @@ def _bound(field: str, text: FieldText, suggest: bool = False) -> dict[str, obje
     """
 
     def changed(value: rx.Var[str]) -> list[EventSpec]:
-        save = S.autosave(field, value, STAMP).debounce(AUTOSAVE_DELAY_MS)
-        return [S.suggest(field, value), save] if suggest else [save]
+        save = D.autosave(field, value, STAMP).debounce(AUTOSAVE_DELAY_MS)
+        return [D.suggest(field, value), save] if suggest else [save]
 
     return {
         "id": f"field-{field}",
         "name": field,
-        "key": f"{field}-" + S.form_key.to_string(),
-        "default_value": getattr(S, field),
+        "key": f"{field}-" + D.form_key.to_string(),
+        "default_value": getattr(D, field),
         "on_change": changed,
-        "on_blur": lambda value: S.autosave(field, value, STAMP),
-        "aria_invalid": S.errors.contains(field),
+        "on_blur": lambda value: D.autosave(field, value, STAMP),
+        "aria_invalid": W.errors.contains(field),
         "aria_required": "true" if text.get("required") else None,
         "placeholder": text.get("placeholder", ""),
         "width": "100%",

@@ -15,9 +15,10 @@ from benchmax.file_types import KINDS, accept_attribute, of_kind
 from benchmax.pages.submit.controls import field_error, text_area
 from benchmax.services.safety.limits import MIB, SafetyLimits
 from benchmax.services.safety.result import Kind
-from benchmax.state.submit import POLL_SECONDS
-from benchmax.state.submit import SubmitState as S
-from benchmax.state.submit_files import WizardFile
+from benchmax.state.submit.draft import WizardDraftState as D
+from benchmax.state.submit.files import POLL_SECONDS, WizardFile
+from benchmax.state.submit.files import WizardFilesState as F
+from benchmax.state.submit.wizard import WizardState as W
 
 _LIMITS = SafetyLimits()
 _PICKER_LABELS = {"image": "image", "video": "video", "text": "text", "source": "ZIP"}
@@ -76,7 +77,7 @@ def _remove_button(item: ObjectVar[WizardFile]) -> rx.Component:
         color_scheme="red",
         size="1",
         type="button",
-        on_click=S.remove_file(item.id),
+        on_click=F.remove_file(item.id),
         aria_label="Remove " + item.name,
     )
 
@@ -172,7 +173,7 @@ def _dropzone() -> rx.Component:
         ),
         html_for="evidence-input",
         id="dropzone",
-        custom_attrs={"data-draft": S.draft_id, "data-kinds": upload_kinds()},
+        custom_attrs={"data-draft": W.draft_id, "data-kinds": upload_kinds()},
         class_name="dropzone",
     )
 
@@ -194,8 +195,8 @@ def _source_visibility() -> rx.Component:
                 _visibility_option("public", "Public: anyone can download it"),
                 spacing="2",
             ),
-            value=S.source_visibility,
-            on_change=lambda v: S.autosave("source_visibility", v),
+            value=D.source_visibility,
+            on_change=lambda v: D.autosave("source_visibility", v),
             aria_labelledby="source-visibility-label",
         ),
         width="100%",
@@ -223,24 +224,24 @@ def evidence_step() -> rx.Component:
         rx.text("Evidence files", size="2", id="evidence-files-title"),
         _dropzone(),
         rx.box(id="upload-queue", width="100%"),
-        _hidden_button("Refresh files", "files-refresh", S.refresh_files),
-        _hidden_button("Start the draft", "draft-create", S.ensure_draft),
+        _hidden_button("Refresh files", "files-refresh", F.refresh_files),
+        _hidden_button("Start the draft", "draft-create", D.ensure_draft),
         field_error("files"),
         rx.vstack(
-            rx.foreach(S.files, lambda item: file_row(item)),
+            rx.foreach(F.files, lambda item: file_row(item)),
             width="100%",
             spacing="2",
             id="file-list",
         ),
         rx.cond(
-            S.files_checking,
+            F.files_checking,
             live_note(
                 "Each file is checked as soon as it arrives; this list updates by itself.",
-                S.refresh_files,
+                F.refresh_files,
                 "files-check-now",
             ),
         ),
-        rx.cond(S.has_zip, _source_visibility()),
+        rx.cond(F.has_zip, _source_visibility()),
         spacing="3",
         width="100%",
     )

@@ -8,7 +8,8 @@ from benchmax.components.blocks import column
 from benchmax.components.layout import once_loaded, page_shell, page_title, sign_in_prompt
 from benchmax.pages.submit.processing import processing_panel
 from benchmax.pages.submit.steps import editor
-from benchmax.state.submit import SubmitState as S
+from benchmax.state.submit.draft import WizardDraftState as D
+from benchmax.state.submit.wizard import WizardState as W
 
 
 def _suspended() -> rx.Component:
@@ -24,15 +25,15 @@ def submit_page() -> rx.Component:
         column(
             page_title("Submit a Test"),
             rx.cond(
-                S.notice != "",
-                rx.callout(S.notice, icon="info", color_scheme="amber", id="wizard-notice"),
+                W.notice != "",
+                rx.callout(W.notice, icon="info", color_scheme="amber", id="wizard-notice"),
             ),
             once_loaded(
-                S.loaded,
-                S.signed_in,
+                D.loaded,
+                W.signed_in,
                 rx.cond(
-                    S.viewer_can_write,
-                    rx.cond(S.phase == "edit", editor(), processing_panel()),
+                    W.viewer_can_write,
+                    rx.cond(W.phase == "edit", editor(), processing_panel()),
                     _suspended(),
                 ),
                 sign_in_prompt("submit a Test", "/submit", id="submit-sign-in"),

@@ -6,15 +6,18 @@ import reflex as rx
 
 from benchmax.components.layout import link_button
 from benchmax.pages.submit.files import file_row, live_note
-from benchmax.state.submit import SubmitState as S
+from benchmax.state.submit.draft import WizardDraftState as D
+from benchmax.state.submit.files import WizardFilesState as F
+from benchmax.state.submit.processing import WizardProcessingState as P
+from benchmax.state.submit.wizard import WizardState as W
 
 
 def _heading() -> rx.Component:
-    published = S.public_url != ""
+    published = P.public_url != ""
     icon = rx.icon(rx.cond(published, "circle-check", "circle-alert"), size=24)
-    title = rx.cond(published, "Your Test is public", S.status_label)
+    title = rx.cond(published, "Your Test is public", P.status_label)
     return rx.hstack(
-        rx.cond(S.phase == "processing", rx.spinner(size="3"), icon),
+        rx.cond(W.phase == "processing", rx.spinner(size="3"), icon),
         rx.heading(title, size="5", as_="h2", id="processing-status"),
         align="center",
         spacing="3",
@@ -25,22 +28,22 @@ def _public_link() -> rx.Component:
     """The Test's address to share, with a copy button; the review is secondary news."""
     copy = rx.button(
         rx.icon("copy", size=14),
-        rx.cond(S.link_copied, "Copied", "Copy link"),
+        rx.cond(P.link_copied, "Copied", "Copy link"),
         **{"size": "1", "variant": "soft", "type": "button", "id": "processing-copy-link"},
-        on_click=S.copy_link,
+        on_click=P.copy_link,
     )
     # An active AI judge can review a Test within seconds, so the line follows what happened.
     review = rx.cond(
-        S.status_label == "Awaiting review",
+        P.status_label == "Awaiting review",
         " — reviewers and the AI judge may score it later; it is public already.",
         " — see its reviews on the Test page.",
     )
     return rx.vstack(
         rx.text(
-            S.status_label, review, size="2", color_scheme="gray", id="processing-review-state"
+            P.status_label, review, size="2", color_scheme="gray", id="processing-review-state"
         ),
         rx.hstack(
-            rx.code(S.public_link, id="processing-public-url", class_name="break-all"),
+            rx.code(P.public_link, id="processing-public-url", class_name="break-all"),
             copy,
             align="center",
             wrap="wrap",
@@ -54,19 +57,19 @@ def _next_actions() -> tuple[rx.Component, rx.Component]:
     """Published: view it or start another. Refused: fix the draft or go to /me."""
     return (
         rx.cond(
-            S.public_url != "",
+            P.public_url != "",
             rx.hstack(
                 link_button(
-                    "View your public Test", S.public_url, size="3", id="processing-public-link"
+                    "View your public Test", P.public_url, size="3", id="processing-public-link"
                 ),
-                rx.button("Submit another", size="3", variant="soft", on_click=S.start_new),
+                rx.button("Submit another", size="3", variant="soft", on_click=D.start_new),
                 wrap="wrap",
             ),
         ),
         rx.cond(
-            (S.phase == "done") & (S.public_url == ""),
+            (W.phase == "done") & (P.public_url == ""),
             rx.hstack(
-                link_button("Fix it now", "/submit?draft=" + S.draft_id),
+                link_button("Fix it now", "/submit?draft=" + W.draft_id),
                 link_button("My Tests", "/me", variant="soft"),
             ),
         ),
@@ -77,19 +80,19 @@ def processing_panel() -> rx.Component:
     return rx.card(
         rx.vstack(
             _heading(),
-            rx.cond(S.public_url != "", _public_link()),
-            rx.cond(S.status_reason != "", rx.text(S.status_reason, id="processing-reason")),
+            rx.cond(P.public_url != "", _public_link()),
+            rx.cond(P.status_reason != "", rx.text(P.status_reason, id="processing-reason")),
             rx.vstack(
-                rx.foreach(S.files, lambda item: file_row(item, removable=False)),
+                rx.foreach(F.files, lambda item: file_row(item, removable=False)),
                 width="100%",
                 spacing="2",
             ),
             *_next_actions(),
             rx.cond(
-                S.phase == "processing",
+                W.phase == "processing",
                 live_note(
                     "Scanning files. This page updates by itself.",
-                    S.check_processing,
+                    P.check_processing,
                     "processing-refresh",
                 ),
             ),

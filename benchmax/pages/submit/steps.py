@@ -15,8 +15,11 @@ from benchmax.pages.submit.controls import (
 )
 from benchmax.pages.submit.files import evidence_step, file_row
 from benchmax.services.submissions import REASONING_CHOICES, REASONING_HINT
-from benchmax.state.submit import SubmitState as S
-from benchmax.state.submit_steps import LAST_STEP, STEP_TITLES
+from benchmax.state.submit.draft import WizardDraftState as D
+from benchmax.state.submit.files import WizardFilesState as F
+from benchmax.state.submit.processing import WizardProcessingState as P
+from benchmax.state.submit.steps import LAST_STEP, STEP_TITLES
+from benchmax.state.submit.wizard import WizardState as W
 
 
 def _step_one() -> rx.Component:
@@ -84,8 +87,8 @@ def _step_two() -> rx.Component:
             rows="4",
             placeholder="temperature 0.2, max tokens 8k, tools enabled…",
         ),
-        datalist("model-options", S.model_suggestions),
-        datalist("harness-options", S.harness_suggestions),
+        datalist("model-options", D.model_suggestions),
+        datalist("harness-options", D.harness_suggestions),
         fixed_datalist("reasoning-options", REASONING_CHOICES),
         spacing="4",
         width="100%",
@@ -128,7 +131,7 @@ def _review_section(title: str, step: int, *body: rx.Component) -> rx.Component:
             rx.link(
                 "Edit",
                 href=wizard_href(step),
-                on_click=S.go_to(step).prevent_default,
+                on_click=D.go_to(step).prevent_default,
                 aria_label=f"Edit {title.lower()}",
                 id=f"review-edit-{step}",
             ),
@@ -155,11 +158,11 @@ def _markdown(html: rx.Var[str], empty: str, box_id: str) -> rx.Component:
 
 def _review_setup() -> rx.Component:
     return rx.data_list.root(
-        _summary_row("Model", S.model_label + " " + S.model_version_label, "review-model"),
-        _summary_row("Harness", S.harness_label, "review-harness"),
-        _summary_row("Reasoning", S.reasoning_label, "review-reasoning"),
-        _summary_row("Attempts", _or_dash(S.attempts, "attempts not declared"), "review-attempts"),
-        _summary_row("Settings", _or_dash(S.settings_text, "none declared"), "review-settings"),
+        _summary_row("Model", D.model_label + " " + D.model_version_label, "review-model"),
+        _summary_row("Harness", D.harness_label, "review-harness"),
+        _summary_row("Reasoning", D.reasoning_label, "review-reasoning"),
+        _summary_row("Attempts", _or_dash(D.attempts, "attempts not declared"), "review-attempts"),
+        _summary_row("Settings", _or_dash(D.settings_text, "none declared"), "review-settings"),
         orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
     )
 
@@ -168,14 +171,14 @@ def _review_files() -> rx.Component:
     return rx.vstack(
         rx.text("Files", weight="medium", size="2"),
         list_or(
-            S.files,
-            column(rx.foreach(S.files, lambda item: file_row(item, removable=False)), spacing="2"),
+            F.files,
+            column(rx.foreach(F.files, lambda item: file_row(item, removable=False)), spacing="2"),
             muted("No files."),
         ),
         rx.cond(
-            S.has_zip,
+            F.has_zip,
             rx.text(
-                rx.cond(S.source_visibility == "public", ZIP_PUBLIC, ZIP_PRIVATE), id="review-zip"
+                rx.cond(D.source_visibility == "public", ZIP_PUBLIC, ZIP_PRIVATE), id="review-zip"
             ),
         ),
         width="100%",
@@ -199,7 +202,7 @@ def _step_five() -> rx.Component:
             "Prompt",
             1,
             rx.text(
-                S.prompt,
+                D.prompt,
                 white_space="pre-wrap",
                 font_family="var(--code-font-family)",
                 id="review-prompt",
@@ -210,7 +213,7 @@ def _step_five() -> rx.Component:
             "Output & evidence",
             3,
             _markdown(
-                S.output_html, "No output text; the files are the evidence.", "review-output"
+                D.output_html, "No output text; the files are the evidence.", "review-output"
             ),
             _review_files(),
         ),
@@ -218,16 +221,16 @@ def _step_five() -> rx.Component:
             "Details",
             4,
             rx.data_list.root(
-                _summary_row("Title", _or_dash(S.title, "the prompt's first line"), "review-title")
+                _summary_row("Title", _or_dash(D.title, "the prompt's first line"), "review-title")
             ),
-            _markdown(S.notes_html, "No notes.", "review-notes"),
+            _markdown(D.notes_html, "No notes.", "review-notes"),
         ),
         field_error("files"),
         rx.button(
             "Submit Test",
             **{"type": "button", "size": "3", "id": "wizard-submit"},
-            on_click=S.submit,
-            loading=S.phase != "edit",
+            on_click=P.submit,
+            loading=W.phase != "edit",
         ),
         spacing="4",
         width="100%",
@@ -237,8 +240,8 @@ def _step_five() -> rx.Component:
 def wizard_href(step: int) -> rx.Var[str]:
     """The step's address, for links that also work opened in a new tab."""
     return rx.cond(
-        S.draft_id != "",
-        f"/submit?step={step}&draft=" + S.draft_id,
+        W.draft_id != "",
+        f"/submit?step={step}&draft=" + W.draft_id,
         f"/submit?step={step}",
     )
 
@@ -248,11 +251,11 @@ def _stepper() -> rx.Component:
         *[
             rx.button(
                 f"{index}. {title}",
-                variant=rx.cond(S.step == index, "solid", "soft"),
+                variant=rx.cond(W.step == index, "solid", "soft"),
                 size="1",
                 type="button",
-                on_click=S.go_to(index),
-                aria_current=rx.cond(S.step == index, "step", "false"),
+                on_click=D.go_to(index),
+                aria_current=rx.cond(W.step == index, "step", "false"),
                 id=f"step-{index}",
             )
             for index, title in enumerate(STEP_TITLES, start=1)
@@ -269,7 +272,7 @@ def save_status() -> rx.Component:
     while a keystroke is still on its way (``assets/wizard.js`` fills that part and the age)."""
     return rx.box(
         rx.text.span(
-            S.save_note,
+            D.save_note,
             rx.text.span(class_name="saved-ago"),
             id="wizard-save-server",
         ),
@@ -278,13 +281,13 @@ def save_status() -> rx.Component:
         role="status",
         aria_live="polite",
         class_name="save-status",
-        color=rx.cond(S.refused.length() > 0, "var(--red-11)", "var(--gray-11)"),
+        color=rx.cond(D.refused.length() > 0, "var(--red-11)", "var(--gray-11)"),
         font_size="var(--font-size-1)",
         custom_attrs={
-            "data-answered": S.answered.to_string(),
-            "data-refused": rx.cond(S.refused.length() > 0, "1", ""),
-            "data-saved-stamp": S.saved_stamp.to_string(),
-            "data-state": rx.cond(S.save_note == "Saved", "saved", "other"),
+            "data-answered": D.answered.to_string(),
+            "data-refused": rx.cond(D.refused.length() > 0, "1", ""),
+            "data-saved-stamp": D.saved_stamp.to_string(),
+            "data-state": rx.cond(D.save_note == "Saved", "saved", "other"),
         },
     )
 
@@ -292,14 +295,14 @@ def save_status() -> rx.Component:
 def _buttons() -> rx.Component:
     return rx.hstack(
         rx.cond(
-            S.step > 1,
+            W.step > 1,
             rx.button(
-                "Back", type="button", variant="soft", on_click=S.previous_step, id="wizard-back"
+                "Back", type="button", variant="soft", on_click=D.previous_step, id="wizard-back"
             ),
         ),
         rx.spacer(),
         save_status(),
-        rx.cond(S.step < LAST_STEP, rx.button("Next", type="submit", id="wizard-next")),
+        rx.cond(W.step < LAST_STEP, rx.button("Next", type="submit", id="wizard-next")),
         width="100%",
         align="center",
         wrap="wrap",
@@ -308,20 +311,20 @@ def _buttons() -> rx.Component:
 
 def _current_step() -> rx.Component:
     return rx.match(
-        S.step, (1, _step_one()), (2, _step_two()), (3, evidence_step()), (4, _step_four()),
+        W.step, (1, _step_one()), (2, _step_two()), (3, evidence_step()), (4, _step_four()),
         _step_five(),
     )  # fmt: skip
 
 
 def editor() -> rx.Component:
     heading = rx.heading(
-        S.step_title,
+        D.step_title,
         **{"size": "6", "as_": "h2", "id": "wizard-step-title", "class_name": "step-heading"},
         tab_index=-1,  # focus moves here after each step change
     )
     form = rx.form(
         rx.vstack(_current_step(), _buttons(), spacing="4", width="100%"),
-        on_submit=S.next_step,
+        on_submit=D.next_step,
         width="100%",
         id="wizard-form",
     )

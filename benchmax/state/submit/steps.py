@@ -1,5 +1,6 @@
 """The wizard's five steps: their titles, which draft fields each one edits, what each one
-needs before the contributor may go on, and the step a refused field sends them back to.
+needs before the contributor may go on, the step a refused field sends them back to, and
+each step's address.
 
 Every step is checked by the same rule, whether the contributor presses Next, clicks a later
 step in the stepper, or opens a deep link (``/submit?step=5``): a step may be shown only when
@@ -40,6 +41,7 @@ __all__ = [
     "first_incomplete",
     "step_of",
     "step_problems",
+    "wizard_url",
 ]
 
 
@@ -82,3 +84,10 @@ def first_incomplete(
         if problems:
             return step, problems
     return wanted, {}
+
+
+def wizard_url(draft_id: str, step: int) -> str:
+    """The address of one step of one draft; a new wizard has no draft yet."""
+    if not draft_id:
+        return f"/submit?step={step}"
+    return f"/submit?draft={draft_id}&step={step}"
