@@ -120,8 +120,9 @@ def _copy(sqlite_url: str, tmp_path: Path) -> Iterator[Engine]:
     engine.dispose()
 
 
-def _rewrite(engine: Engine, snapshot_id: str) -> None:
-    """Raise a row's score and store the seal recomputed over the changed rows."""
+def _rewrite(engine: Engine, snapshot_id: str, resign: SigningKey | None = None) -> None:
+    """Raise a row's score and store the seal recomputed over the changed rows (signed with
+    ``resign``, when the forger holds a key)."""
     with engine.begin() as conn:
         conn.execute(
             text("UPDATE leaderboard_row SET score_bp = 9999 WHERE snapshot_id = :id"),
@@ -132,9 +133,10 @@ def _rewrite(engine: Engine, snapshot_id: str) -> None:
         assert snapshot is not None
         rows = [canonical_row(row) for row in iter_rows(session, snapshot_id)]
         forged = seal(json.loads(snapshot.policy_json), rows, snapshot.previous_sha256)
+        signature = resign.sign(forged) if resign else snapshot.signature
         session.execute(
-            text("UPDATE leaderboard_snapshot SET sha256 = :s WHERE id = :id"),
-            {"s": forged, "id": snapshot_id},
+            text("UPDATE leaderboard_snapshot SET sha256 = :s, signature = :g WHERE id = :id"),
+            {"s": forged, "g": signature, "id": snapshot_id},
         )
         session.commit()
 
@@ -184,6 +186,27 @@ def test_rewriting_an_old_snapshot_breaks_the_chain_at_it(
         assert not newest.ok
         assert not rewritten.signature_ok
     assert verify_snapshot(session, third.id, key.public_hex).ok
+
+
+def test_even_the_key_holder_cannot_rewrite_history_without_breaking_the_chain(
+    session: Session, sqlite_url: str, tmp_path: Path
+) -> None:
+    key = _key()
+    _reviewed(session, [90])
+    session.commit()
+    first = _publish(session, key, "one")
+    _reviewed(session, [60])
+    session.commit()
+    second = _publish(session, key, "two")
+    for tampered in _copy(sqlite_url, tmp_path):
+        _rewrite(tampered, first.id, resign=key)
+        with Session(tampered) as other:
+            rewritten = verify_snapshot(other, first.id, key.public_hex)
+            newest = verify_snapshot(other, second.id, key.public_hex)
+        assert rewritten.rows_ok
+        assert rewritten.signature_ok  # a valid signature over the forged seal...
+        assert rewritten.chain_broken_at == first.id  # ...that its successor never sealed
+        assert newest.chain_broken_at == first.id
 
 
 def test_verify_trusts_only_the_configured_key_and_follows_a_signed_hand_over(

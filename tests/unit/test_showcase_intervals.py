@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from benchmax.services.leaderboard.intervals import (
-    Interval,
     band_text,
     half_width_bp,
     interval,
@@ -11,6 +10,11 @@ from benchmax.services.leaderboard.intervals import (
     rank_bands,
 )
 from benchmax.services.leaderboard.scoring import bayesian_score_bp, mean_bp
+
+
+def _bands(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    firsts, lasts = rank_bands([low for low, _ in spans], [high for _, high in spans])
+    return list(zip(firsts, lasts, strict=True))
 
 
 def test_one_review_of_100_and_ten_of_78_are_statistically_tied() -> None:
@@ -27,20 +31,20 @@ def test_one_review_of_100_and_ten_of_78_are_statistically_tied() -> None:
     assert half_width_bp(variance, 1, 3) == 619
     assert half_width_bp(variance, 10, 3) == 343
     spans = [interval(lucky, 619), interval(steady, 343)]
-    assert spans == [Interval(7881, 9119), Interval(7503, 8189)]
-    assert rank_bands(spans) == [(1, 2), (1, 2)]
-    assert [band_text(*band) for band in rank_bands(spans)] == ["#1\N{EN DASH}#2"] * 2
+    assert spans == [(7881, 9119), (7503, 8189)]
+    assert _bands(spans) == [(1, 2), (1, 2)]
+    assert [band_text(*band) for band in _bands(spans)] == ["#1\N{EN DASH}#2"] * 2
 
 
 def test_a_row_whose_interval_clears_the_others_has_a_band_of_its_own() -> None:
-    spans = [Interval(9000, 9500), Interval(7000, 8000), Interval(7500, 8500), Interval(1000, 2000)]
-    assert rank_bands(spans) == [(1, 1), (2, 3), (2, 3), (4, 4)]
+    spans = [(9000, 9500), (7000, 8000), (7500, 8500), (1000, 2000)]
+    assert _bands(spans) == [(1, 1), (2, 3), (2, 3), (4, 4)]
     assert band_text(4, 4) == "#4"
 
 
 def test_touching_bounds_overlap() -> None:
     # The upper bound of one equals the lower bound of the other: neither clears the other.
-    assert rank_bands([Interval(8000, 9000), Interval(7000, 8000)]) == [(1, 2), (1, 2)]
+    assert _bands([(8000, 9000), (7000, 8000)]) == [(1, 2), (1, 2)]
 
 
 def test_equal_scores_share_every_place() -> None:
@@ -49,12 +53,12 @@ def test_equal_scores_share_every_place() -> None:
     variance = pooled_variance_bp2(scores, prior)
     assert variance == 0
     span = interval(bayesian_score_bp([70], 3, prior), half_width_bp(variance, 1, 3))
-    assert span == Interval(7000, 7000)
-    assert rank_bands([span] * 3) == [(1, 3)] * 3
+    assert span == (7000, 7000)
+    assert _bands([span] * 3) == [(1, 3)] * 3
 
 
 def test_a_single_row_is_first_and_intervals_stay_within_0_and_100_points() -> None:
-    assert rank_bands([Interval(4000, 6000)]) == [(1, 1)]
-    assert interval(9900, 500) == Interval(9400, 10000)
-    assert interval(100, 500) == Interval(0, 600)
-    assert rank_bands([]) == []
+    assert _bands([(4000, 6000)]) == [(1, 1)]
+    assert interval(9900, 500) == (9400, 10000)
+    assert interval(100, 500) == (0, 600)
+    assert _bands([]) == []

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from benchmax.services.leaderboard.scoring import BP_PER_POINT, round_div
 
@@ -52,28 +51,24 @@ def half_width_bp(variance_bp2: int, review_count: int, prior_weight: int) -> in
     return math.isqrt(variance_bp2 * _Z2_NUMERATOR // (weight * _Z2_DENOMINATOR))
 
 
-@dataclass(frozen=True)
-class Interval:
-    low_bp: int
-    high_bp: int
+def interval(score_bp: int, half_bp: int) -> tuple[int, int]:
+    """``(low, high)`` in basis points, clamped to 0-100 points."""
+    return max(0, score_bp - half_bp), min(_MAX_BP, score_bp + half_bp)
 
 
-def interval(score_bp: int, half_bp: int) -> Interval:
-    return Interval(max(0, score_bp - half_bp), min(_MAX_BP, score_bp + half_bp))
+def rank_bands(lows: Sequence[int], highs: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Each row's first and last possible place, in the order given (two sorts, n log n).
 
-
-def rank_bands(intervals: Sequence[Interval]) -> list[tuple[int, int]]:
-    """``(first, last)`` place each row could hold, in the order given (two sorts, n log n)."""
-    lows = sorted(item.low_bp for item in intervals)
-    highs = sorted(item.high_bp for item in intervals)
-    total = len(intervals)
-    return [
-        (
-            1 + total - bisect_right(lows, item.high_bp),  # lower bound above my upper bound
-            total - bisect_left(highs, item.low_bp),  # upper bound at or above my lower bound
-        )
-        for item in intervals
-    ]
+    Plain integer lists rather than an object per row: a snapshot has 100,000 of them.
+    """
+    sorted_lows = sorted(lows)
+    sorted_highs = sorted(highs)
+    total = len(lows)
+    # Places above me: rows whose lower bound is above my upper bound.
+    firsts = [1 + total - bisect_right(sorted_lows, high) for high in highs]
+    # Places down to: rows whose upper bound is at or above my lower bound (me included).
+    lasts = [total - bisect_left(sorted_highs, low) for low in lows]
+    return firsts, lasts
 
 
 def band_text(first: int, last: int) -> str:

@@ -177,18 +177,18 @@ def _newest_published(session: Session) -> LeaderboardSnapshot | None:
 def _with_intervals(
     rows: list[dict[str, Any]], variance_bp2: int, prior_weight: int
 ) -> list[dict[str, Any]]:
-    """Each row's 95% interval and rank band, added in place (half-widths by review count)."""
-    halves: dict[int, int] = {}
-    spans = []
-    for row in rows:
-        count = row["review_count"]
-        if count not in halves:
-            halves[count] = half_width_bp(variance_bp2, count, prior_weight)
-        spans.append(interval(row["score_bp"], halves[count]))
-    for row, span, (first, last) in zip(rows, spans, rank_bands(spans), strict=True):
-        row.update(
-            score_low_bp=span.low_bp, score_high_bp=span.high_bp, band_first=first, band_last=last
-        )
+    """Each row's 95% interval and rank band, added in place (one half-width per n)."""
+    counts = {row["review_count"] for row in rows}
+    halves = {count: half_width_bp(variance_bp2, count, prior_weight) for count in counts}
+    spans = [interval(row["score_bp"], halves[row["review_count"]]) for row in rows]
+    lows = [low for low, _ in spans]
+    highs = [high for _, high in spans]
+    firsts, lasts = rank_bands(lows, highs)
+    for row, low, high, first, last in zip(rows, lows, highs, firsts, lasts, strict=True):
+        row["score_low_bp"] = low
+        row["score_high_bp"] = high
+        row["band_first"] = first
+        row["band_last"] = last
     return rows
 
 

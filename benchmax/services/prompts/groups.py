@@ -30,7 +30,6 @@ from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import JsonReady, json_ready
 from benchmax.services.errors import Conflict, Invalid, NotFound
 from benchmax.services.leaderboard.intervals import (
-    Interval,
     band_text,
     half_width_bp,
     interval,
@@ -218,7 +217,10 @@ def prompt_group(session: Session, key: str) -> PromptGroup | None:
         for test, *_ in ordered
         if test.id in counted
     }
-    bands = dict(zip(spans, rank_bands(list(spans.values())), strict=True))
+    firsts, lasts = rank_bands(
+        [low for low, _ in spans.values()], [high for _, high in spans.values()]
+    )
+    bands = dict(zip(spans, zip(firsts, lasts, strict=True), strict=True))
     members = [
         _member(row, counted, policy.prior_weight, prior_mean, spans, bands) for row in ordered
     ]
@@ -246,7 +248,7 @@ def _member(
     counted: dict[str, Any],
     m: int,
     prior_mean: int,
-    spans: dict[str, Interval],
+    spans: dict[str, tuple[int, int]],
     bands: dict[str, tuple[int, int]],
 ) -> GroupMember:
     test = row[0]
@@ -259,8 +261,8 @@ def _member(
         review_count=len(scores),
         median=median_text(scores),
         score=points_text(bayesian_score_bp(scores, m, prior_mean)) if scores else "",
-        score_low=points_text(span.low_bp) if span else "",
-        score_high=points_text(span.high_bp) if span else "",
+        score_low=points_text(span[0]) if span else "",
+        score_high=points_text(span[1]) if span else "",
         band_first=first,
         band_last=last,
         band=band_text(first, last) if span else "",
