@@ -192,6 +192,17 @@ def _with_intervals(
     return rows
 
 
+def _described(policy: Policy, prior_mean: int, variance: int, cutoff: datetime) -> dict[str, Any]:
+    """The policy as this snapshot applied it, with the schemes its rows and seal follow."""
+    return policy.describe(prior_mean, cutoff.isoformat(timespec="microseconds")) | {
+        "interval": INTERVAL_ID,
+        "pooled_variance_bp2": variance,
+        "rank_band": RANK_BAND_ID,
+        "seal": CHAINED_SEAL_ID,
+        "signature": SIGNATURE_ID,
+    }
+
+
 def build_snapshot(
     session: Session, request_key: str, key: SigningKey, *, cutoff: datetime | None = None
 ) -> LeaderboardSnapshot | None:
@@ -214,13 +225,7 @@ def build_snapshot(
     prior_mean, variance, ordered, tests = _score_eligible(session, policy, cutoff)
     if not ordered:
         return None
-    described = policy.describe(prior_mean, cutoff.isoformat(timespec="microseconds")) | {
-        "interval": INTERVAL_ID,
-        "pooled_variance_bp2": variance,
-        "rank_band": RANK_BAND_ID,
-        "seal": CHAINED_SEAL_ID,
-        "signature": SIGNATURE_ID,
-    }
+    described = _described(policy, prior_mean, variance, cutoff)
     snapshot = LeaderboardSnapshot(
         request_key=request_key[:64],
         policy_id=policy.id,
@@ -251,17 +256,28 @@ def build_snapshot(
     for start in range(0, len(rows), _INSERT_BATCH):
         table = LeaderboardRow.__table__  # type: ignore[attr-defined]
         connection.execute(insert(table), rows[start : start + _INSERT_BATCH])
+    _publish(session, snapshot, _seal_and_sign(session, snapshot, described, rows, key))
+    return snapshot
+
+
+def _seal_and_sign(
+    session: Session,
+    snapshot: LeaderboardSnapshot,
+    policy: dict[str, Any],
+    rows: list[dict[str, Any]],
+    key: SigningKey,
+) -> str:
+    """Chain the snapshot to the head, sign its seal, and return the seal."""
     head = _newest_published(session)
     previous_sha256 = head.sha256 if head else ""
-    sha256 = seal(described, [canonical_row(row) for row in rows], previous_sha256)
+    sha256 = seal(policy, [canonical_row(row) for row in rows], previous_sha256)
     snapshot.previous_id = head.id if head else ""
     snapshot.previous_sha256 = previous_sha256
     snapshot.public_key = key.public_hex
     snapshot.signature = key.sign(sha256)
     if head is not None and head.public_key and head.public_key != key.public_hex:
         snapshot.key_rotation = key.rotation
-    _publish(session, snapshot, sha256)
-    return snapshot
+    return sha256
 
 
 def _publish(session: Session, snapshot: LeaderboardSnapshot, sha256: str) -> None:
