@@ -52,6 +52,14 @@ def test_board_pages_follow_the_cursor_and_filters(
     assert first["snapshot"]["status"] == "current"
     assert [item["rank"] for item in first["items"]] == [1, 2, 3]
     assert first["items"][0]["test"]["title"] == "Board Test 6"
+    top = first["items"][0]["test"]
+    assert len(top["prompt_key"]) == 64
+    assert top["group_url"] == f"/prompts/{top['prompt_key']}"
+    detail = api_client.get(f"/api/v1/tests/{top['id']}").json()
+    assert (detail["prompt_key"], detail["group_url"]) == (top["prompt_key"], top["group_url"])
+    assert api_client.get("/api/v1" + top["group_url"]).json()["key"] == top["prompt_key"]
+    feed = api_client.get("/api/v1/tests").json()["items"]
+    assert {item["group_url"] for item in feed} >= {top["group_url"]}
     rest = api_client.get(f"/api/v1/leaderboard?limit=3&cursor={first['next_cursor']}").json()
     assert [item["rank"] for item in rest["items"]] == [4, 5, 6]
     single = api_client.get("/api/v1/leaderboard?single=1").json()["items"]
