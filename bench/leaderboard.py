@@ -4,8 +4,9 @@ Seeds 100,000 public Tests, each with one to four reviews (about 250,000), into 
 migrated SQLite database; 1,000 of the Tests share one prompt. Then it measures, each beside
 a baseline taken in the same run on the same data:
 
-* building and publishing a snapshot (target < 10 s), against the floor of reading the same
-  reviews and Tests and nothing else, and verifying it;
+* building and publishing a snapshot — scores, 95% intervals, rank bands, the seal chained to
+  the previous one and its Ed25519 signature — (target < 10 s), against the floor of reading
+  the same reviews and Tests and nothing else, and verifying it (rows, signature, chain);
 * the ``/leaderboard`` first page (unfiltered, filtered by family, "declared single attempt
   only") and page 4,000, against the feed's first page (target: p95 < 50 ms);
 * a comparison-group page at 1,000 Tests per prompt, against reading those 1,000 Test rows.
@@ -48,6 +49,7 @@ from benchmax.models import (  # noqa: E402
 from benchmax.models._base import new_id, utcnow  # noqa: E402
 from benchmax.services.feed import FeedFilters, list_feed  # noqa: E402
 from benchmax.services.leaderboard.board import BoardFilters, board_page  # noqa: E402
+from benchmax.services.leaderboard.signing import new_key_pair, private_key_from_hex  # noqa: E402
 from benchmax.services.leaderboard.snapshots import build_snapshot, verify_snapshot  # noqa: E402
 from benchmax.services.prompts.groups import prompt_group  # noqa: E402
 
@@ -179,12 +181,13 @@ def main() -> int:
         print(f"seeded {TESTS:,} public Tests and {reviews:,} reviews in {seconds:.1f} s")
 
         floor, _ = timed(lambda: read_floor(engine))
+        signer = private_key_from_hex(new_key_pair()[0])
         with Session(engine) as session:
-            build, snapshot = timed(lambda: build_snapshot(session, "bench"))
+            build, snapshot = timed(lambda: build_snapshot(session, "bench", signer))
             commit, _ = timed(session.commit)
             assert snapshot is not None
             build += commit
-            verify, result = timed(lambda: verify_snapshot(session, snapshot.id))
+            verify, result = timed(lambda: verify_snapshot(session, snapshot.id, signer.public_hex))
             assert result.ok
             snapshot_id = snapshot.id
         built_ok = build < 10

@@ -247,6 +247,12 @@ class Settings(CoreSettings):
     # How often a showcase snapshot is published (0 turns scheduled snapshots off), and how
     # often newly published prompts are added to the "similar prompts" index.
     leaderboard_snapshot_interval_seconds: int = Field(default=86400, ge=0)
+    # The Ed25519 seed (64 hex digits) that signs snapshot seals; ``benchmax leaderboard
+    # keygen`` prints one. Production refuses to publish without it; elsewhere an unset key
+    # is generated into <data dir>/keys/. After a rotation, ``leaderboard_key_rotation`` holds
+    # the old key's signed hand-over (``benchmax leaderboard rotate-key``).
+    leaderboard_signing_key: SecretStr | None = None
+    leaderboard_key_rotation: str = ""
     prompt_index_interval_seconds: int = Field(default=300, ge=10)
     # Per-user caps on reports, disputes and appeals, counted over the last hour.
     report_rate_limit_per_hour: int = Field(default=10, ge=1)

@@ -21,7 +21,7 @@ from benchmax.api.actions import endpoint
 from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services.errors import Invalid, NotFound
-from benchmax.services.leaderboard import board, exports, jobs, snapshots
+from benchmax.services.leaderboard import board, exports, jobs, signing, snapshots
 from benchmax.services.prompts import groups
 
 Params = dict[str, Any]
@@ -61,20 +61,40 @@ async def list_snapshots(ctx: AppContext, _request: Request) -> Response:
 
 
 def _verify(ctx: AppContext, snapshot_id: str) -> Response:
+    trusted = signing.signing_key(ctx.settings).public_hex
     with ctx.session() as session:
-        result = snapshots.verify_snapshot(session, snapshot_id)
+        result = snapshots.verify_snapshot(session, snapshot_id, trusted)
     return JSONResponse(
         {
             "snapshot_id": result.snapshot_id,
             "ok": result.ok,
             "stored_sha256": result.stored_sha256,
             "computed_sha256": result.computed_sha256,
+            "rows_ok": result.rows_ok,
+            "signed": result.signed,
+            "signature_ok": result.signature_ok,
+            "chain_broken_at": result.chain_broken_at,
         }
     )
 
 
 async def verify(ctx: AppContext, request: Request) -> Response:
     return await run_in_threadpool(_verify, ctx, request.path_params["snapshot_id"])
+
+
+def _public_key(ctx: AppContext) -> Params:
+    key = signing.signing_key(ctx.settings)
+    return {
+        "algorithm": "Ed25519",
+        "public_key": key.public_hex,
+        "fingerprint": key.fingerprint,
+        "signed_message": "the snapshot's sha256, as its 64 ASCII hex digits",
+        "key_rotation": key.rotation,
+    }
+
+
+async def public_key(ctx: AppContext, _request: Request) -> Response:
+    return JSONResponse(await run_in_threadpool(_public_key, ctx))
 
 
 def _stream(
@@ -145,6 +165,7 @@ def showcase_routes(ctx: AppContext) -> list[Route]:
     base = "/api/v1/leaderboard"
     return [
         Route(base, bound(current_board), methods=["GET"]),
+        Route(f"{base}/public-key", bound(public_key), methods=["GET"]),
         Route(f"{base}/snapshots", bound(list_snapshots), methods=["GET"]),
         Route(f"{base}/snapshots", endpoint(ctx, _request_snapshot, 202), methods=["POST"]),
         Route(f"{base}/snapshots/{{snapshot_id}}", bound(snapshot_board), methods=["GET"]),

@@ -58,6 +58,15 @@ class LeaderboardSnapshot(SQLModel, table=True):
     cutoff_at: datetime = created_field()
     row_count: int = Field(default=0, ge=0)
     sha256: str = Field(default="", max_length=64)
+    # The chain and the signature (migration 0017): the seal covers the previous snapshot's
+    # seal, and the seal's hex is signed by the Ed25519 key whose raw public key is stored
+    # here. ``key_rotation`` is the old key's signed hand-over, on the first snapshot a new
+    # key signs. Snapshots published before 0017 have none of these and are verified as before.
+    previous_id: str = Field(default="", max_length=16)
+    previous_sha256: str = Field(default="", max_length=64)
+    public_key: str = Field(default="", max_length=64)
+    signature: str = Field(default="", max_length=128)
+    key_rotation: str = Field(default="", max_length=300)
     created_at: datetime = created_field()
     published_at: datetime | None = time_field()
 
@@ -84,6 +93,12 @@ class LeaderboardRow(SQLModel, table=True):
     review_count: int = Field(ge=1)
     score_min: int = Field(ge=0, le=100)
     score_max: int = Field(ge=0, le=100)
+    # The score's 95% interval and the rank band it implies (benchmax.services.leaderboard.
+    # intervals); 0 on rows of snapshots published before migration 0017.
+    score_low_bp: int = Field(default=0, ge=0)
+    score_high_bp: int = Field(default=0, ge=0)
+    band_first: int = Field(default=0, ge=0)
+    band_last: int = Field(default=0, ge=0)
     # The counted review ids, sorted, comma-separated.
     review_ids: str = Field(sa_type=Text)
     # The declared setup as it was at the cutoff, so filters are index range scans. Attempts

@@ -30,6 +30,7 @@ from benchmax.services.evidence_visibility import readers_see
 from benchmax.services.judge.card import AiReviewSummary, ai_review_summaries
 from benchmax.services.markdown import render_markdown
 from benchmax.services.moderation.reviews import ReviewEntry, reviews_of
+from benchmax.services.summaries import group_url
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class TestView(JsonReady):
     id: str
     title: str
     prompt: str
+    # The comparison group of every public Test of this prompt (``group_url`` is its page).
+    prompt_key: str
+    group_url: str
     model_label: str
     model_version_label: str
     harness_label: str
@@ -169,6 +173,7 @@ def get_test_view(
         TestView,
         test,
         title=test.display_title,
+        group_url=group_url(test.prompt_key),
         family=_ref(session.get(ModelFamily, test.family_id) if test.family_id else None),
         catalog_model=_ref(
             session.get(CatalogModel, test.catalog_model_id) if test.catalog_model_id else None

@@ -252,6 +252,7 @@ _CARD_COLUMNS: tuple[Any, ...] = (
     col(Test.thumbnail_evidence_id),
     col(Test.is_sample),
     col(Test.published_at),
+    col(Test.prompt_key),
     col(Test.review_count),
     col(Test.review_score),
     col(User.handle),

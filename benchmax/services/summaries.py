@@ -45,6 +45,14 @@ class TestSummary:
     thumbnail_safe_name: str | None
     is_sample: bool
     published_at: datetime | None
+    # The comparison group: every public Test of the same prompt, at ``group_url``.
+    prompt_key: str
+    group_url: str
+
+
+def group_url(prompt_key: str) -> str:
+    """The comparison group page of a prompt key (its JSON is at ``/api/v1`` + this)."""
+    return f"/prompts/{prompt_key}"
 
 
 # The join that finds a Test's thumbnail only once the file has been approved.
@@ -93,6 +101,8 @@ def summary_values(
         "thumbnail_safe_name": thumb_name,
         "is_sample": test.is_sample,
         "published_at": as_utc(test.published_at) if test.published_at else None,
+        "prompt_key": test.prompt_key,
+        "group_url": group_url(test.prompt_key),
     }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import secrets
 import time
@@ -98,10 +100,15 @@ def test_reviews_snapshot_leaderboard_and_comparison_group(
     )
     assert download.ok
     document = json.loads(download.body())
-    assert seal(document["policy"], document["rows"]) == document["sha256"]
+    assert (
+        seal(document["policy"], document["rows"], document["previous_sha256"])
+        == (document["sha256"])
+    )
     assert ids["claude"] in {row["test_id"] for row in document["rows"]}
     csv_href = str(reader.locator("#download-csv").get_attribute("href"))
-    assert f"# sha256: {document['sha256']}" in reader.request.get(live_app.url + csv_href).text()
+    csv_text = reader.request.get(live_app.url + csv_href).text()
+    csv_rows = list(csv.DictReader(io.StringIO(csv_text, newline=""), strict=True))
+    assert [row["test_id"] for row in csv_rows] == [row["test_id"] for row in document["rows"]]
     reader.screenshot(path=str(ARTIFACTS / "screens" / "leaderboard-desktop.png"), full_page=True)
 
     reader.click("text=Filter the showcase")

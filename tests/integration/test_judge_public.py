@@ -63,3 +63,58 @@ def test_the_test_json_and_the_judge_card_show_the_ai_review(
     assert "items" not in calibration
     assert api_client.get("/api/v1/judges/0000000000000000").status_code == 404
     assert api_client.get("/api/v1/judges/..%2F..").status_code == 404
+
+
+def _judged(
+    session: Session, snapshot_id: str, judge: int, people: list[int]
+) -> tuple[str, str, int]:
+    test = make_test(session)
+    review = Review(test_id=test.id, reviewer_kind=ReviewerKind.AI, score=judge,
+                    reasoning="Judged.", judge_snapshot_id=snapshot_id)  # fmt: skip
+    session.add(review)
+    for score in people:
+        session.add(Review(test_id=test.id, reviewer_kind=ReviewerKind.HUMAN, score=score,
+                           reasoning="Read it."))  # fmt: skip
+    session.flush()
+    return review.id, test.id, judge
+
+
+def test_the_judge_card_publishes_agreement_with_people_and_per_seat(
+    api_client: TestClient, engine: Engine, settings: Settings, fake_judge: FakeJudge
+) -> None:
+    on = judge_settings(settings, fake_judge, "e" * 64)
+    with Session(engine) as session:
+        snapshot = make_active_snapshot(
+            session, on, panel=True, model_ids=["seat-a-2026-01-01", "seat-b-2026-01-01"]
+        )
+        snapshot_id = snapshot.id
+        reviews = [_judged(session, snapshot_id, 10 * n, [10 * n]) for n in range(9)]
+        _judged(session, snapshot_id, 50, [])  # no person reviewed it: not shared
+        session.commit()
+    overall = api_client.get(f"/api/v1/judges/{snapshot_id}").json()["agreement"]["overall"]
+    assert overall["status"] == "not_enough_overlap"
+    assert (overall["shared_tests"], overall["minimum_shared"], overall["kappa"]) == (9, 10, None)
+
+    with Session(engine) as session:
+        # The tenth shared Test: people say 95 and 85 (mean 90), the judge 90.
+        reviews.append(_judged(session, snapshot_id, 90, [95, 85]))
+        for review_id, test_id, judged in reviews:
+            for seat, score in (("seat-a", judged), ("seat-b", 100 - judged)):
+                sample = JudgeSample(snapshot_id=snapshot_id, purpose=SamplePurpose.REVIEW,
+                                     test_id=test_id, round=0, requested_model=seat,
+                                     seat=seat, status=SampleStatus.OK, score=score)  # fmt: skip
+                session.add(sample)
+                session.flush()
+                session.add(JudgeReviewSample(review_id=review_id, sample_id=sample.id))
+        session.commit()
+    agreement = api_client.get(f"/api/v1/judges/{snapshot_id}").json()["agreement"]
+    overall = agreement["overall"]
+    assert overall["status"] == "ok"
+    assert overall["shared_tests"] == 10
+    assert (overall["mean_absolute_difference"], overall["within_10"]) == (0, 1)
+    assert (overall["spearman"], overall["kappa"]) == (1, 1)
+    seats = agreement["seats"]
+    assert set(seats) == {"seat-a", "seat-b"}
+    assert seats["seat-a"]["spearman"] == 1
+    assert seats["seat-b"]["spearman"] == -1  # the seat that reverses the order
+    assert seats["seat-b"]["kappa"] < 0

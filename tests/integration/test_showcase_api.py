@@ -14,13 +14,15 @@ from benchmax.models import Job, Role, User
 from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.leaderboard.scoring import seal
+from benchmax.services.leaderboard.signing import signing_key
 from benchmax.services.leaderboard.snapshots import build_snapshot
+from benchmax.settings import Settings
 from tests.support.factories import make_review, make_test, make_user
 
 Headers = Callable[[User], dict[str, str]]
 
 
-def _board(session: Session, count: int = 7) -> str:
+def _board(session: Session, settings: Settings, count: int = 7) -> str:
     seed_catalog(session)
     reviewer = make_user(session, role=Role.REVIEWER)
     for n in range(count):
@@ -33,23 +35,31 @@ def _board(session: Session, count: int = 7) -> str:
         make_review(session, test, reviewer, score=50 + n)
         link_declared_setup(session, test)
     session.commit()
-    snapshot = build_snapshot(session, "api")
+    snapshot = build_snapshot(session, "api", signing_key(settings))
     assert snapshot is not None
     session.commit()
     return snapshot.id
 
 
 def test_board_pages_follow_the_cursor_and_filters(
-    api_client: TestClient, session: Session
+    api_client: TestClient, session: Session, settings: Settings
 ) -> None:
     empty = api_client.get("/api/v1/leaderboard").json()
     assert empty == {"snapshot": None, "items": [], "next_cursor": None}
-    snapshot_id = _board(session)
+    snapshot_id = _board(session, settings)
     first = api_client.get("/api/v1/leaderboard?limit=3").json()
     assert first["snapshot"]["id"] == snapshot_id
     assert first["snapshot"]["status"] == "current"
     assert [item["rank"] for item in first["items"]] == [1, 2, 3]
     assert first["items"][0]["test"]["title"] == "Board Test 6"
+    top = first["items"][0]["test"]
+    assert len(top["prompt_key"]) == 64
+    assert top["group_url"] == f"/prompts/{top['prompt_key']}"
+    detail = api_client.get(f"/api/v1/tests/{top['id']}").json()
+    assert (detail["prompt_key"], detail["group_url"]) == (top["prompt_key"], top["group_url"])
+    assert api_client.get("/api/v1" + top["group_url"]).json()["key"] == top["prompt_key"]
+    feed = api_client.get("/api/v1/tests").json()["items"]
+    assert {item["group_url"] for item in feed} >= {top["group_url"]}
     rest = api_client.get(f"/api/v1/leaderboard?limit=3&cursor={first['next_cursor']}").json()
     assert [item["rank"] for item in rest["items"]] == [4, 5, 6]
     single = api_client.get("/api/v1/leaderboard?single=1").json()["items"]
@@ -69,9 +79,9 @@ def test_board_pages_follow_the_cursor_and_filters(
 
 
 def test_bad_cursors_limits_and_ids_are_clear_errors(
-    api_client: TestClient, session: Session
+    api_client: TestClient, session: Session, settings: Settings
 ) -> None:
-    snapshot_id = _board(session, 2)
+    snapshot_id = _board(session, settings, 2)
     for query in ("cursor=abc", "cursor=-1", "cursor=0", "cursor=99999999999", "limit=0",
                   "limit=101", "limit=x"):  # fmt: skip
         response = api_client.get(f"/api/v1/leaderboard?{query}")
@@ -84,9 +94,9 @@ def test_bad_cursors_limits_and_ids_are_clear_errors(
 
 
 def test_snapshots_are_listed_verified_and_downloadable(
-    api_client: TestClient, session: Session
+    api_client: TestClient, session: Session, settings: Settings
 ) -> None:
-    snapshot_id = _board(session, 4)
+    snapshot_id = _board(session, settings, 4)
     listed = api_client.get("/api/v1/leaderboard/snapshots").json()["items"]
     assert [item["id"] for item in listed] == [snapshot_id]
     assert listed[0]["policy"]["prior_weight"] == 3
@@ -96,16 +106,26 @@ def test_snapshots_are_listed_verified_and_downloadable(
     assert download.status_code == 200
     assert "attachment" in download.headers["content-disposition"]
     document = json.loads(download.content)
-    assert seal(document["policy"], document["rows"]) == document["sha256"] == listed[0]["sha256"]
+    assert (
+        seal(document["policy"], document["rows"], document["previous_sha256"])
+        == (document["sha256"])
+    )
+    assert document["sha256"] == listed[0]["sha256"]
+    key = api_client.get("/api/v1/leaderboard/public-key").json()
+    assert key["public_key"] == listed[0]["public_key"] == signing_key(settings).public_hex
+    assert (
+        key["fingerprint"]
+        == listed[0]["key_fingerprint"]
+        == document["snapshot"]["key_fingerprint"]
+    )
 
     as_csv = api_client.get(f"/api/v1/leaderboard/snapshots/{snapshot_id}/download.csv")
     assert as_csv.headers["content-type"].startswith("text/csv")
-    lines = as_csv.text.splitlines()
-    assert f"# sha256: {document['sha256']}" in lines
-    rows = list(
-        csv.DictReader(io.StringIO("\n".join(line for line in lines if not line.startswith("#"))))
-    )
+    reader = csv.DictReader(io.StringIO(as_csv.text, newline=""), strict=True)
+    rows = list(reader)
+    assert as_csv.content.count(b"\r\n") == len(rows) + 1
     assert [int(row["rank"]) for row in rows] == [row["rank"] for row in document["rows"]]
+    assert [int(row["band_last"]) for row in rows] == [r["band_last"] for r in document["rows"]]
     assert {row["attempts"] for row in rows} <= {"1", "not declared"}
 
 

@@ -38,6 +38,7 @@ from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.leaderboard import board, exports, jobs
 from benchmax.services.leaderboard.policy import PolicyError, current_policy, set_policy
 from benchmax.services.leaderboard.scoring import canonical_json, seal
+from benchmax.services.leaderboard.signing import new_key_pair, private_key_from_hex
 from benchmax.services.leaderboard.snapshots import (
     build_snapshot,
     canonical_row,
@@ -49,6 +50,7 @@ from benchmax.services.leaderboard.snapshots import (
 from tests.support.factories import make_review, make_test, make_user
 
 BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
+KEY = private_key_from_hex(new_key_pair()[0])
 
 
 def _reviewed(session: Session, scores: list[int], **overrides: Any) -> Test:
@@ -64,7 +66,7 @@ def _rows(session: Session, snapshot: LeaderboardSnapshot) -> dict[str, Any]:
 
 
 def _publish(session: Session, key: str = "t") -> LeaderboardSnapshot:
-    snapshot = build_snapshot(session, key)
+    snapshot = build_snapshot(session, key, KEY)
     assert snapshot is not None
     session.commit()
     return snapshot
@@ -171,7 +173,7 @@ def test_policy_refuses_unknown_kinds_and_bad_parameters(session: Session) -> No
 
 def test_nothing_is_published_without_an_eligible_test(session: Session) -> None:
     make_test(session)
-    assert build_snapshot(session, "empty") is None
+    assert build_snapshot(session, "empty", KEY) is None
     assert current_snapshot(session) is None
 
 
@@ -182,24 +184,26 @@ def test_hash_is_reproducible_from_the_stored_rows_and_the_download(session: Ses
     session.commit()
     snapshot = _publish(session)
     rows = [canonical_row(row) for row in iter_rows(session, snapshot.id)]
-    assert seal(json.loads(snapshot.policy_json), rows) == snapshot.sha256
+    assert seal(json.loads(snapshot.policy_json), rows, "") == snapshot.sha256
     assert {row["attempts"] for row in rows} == {"not declared", 4}
     document = json.loads("".join(exports.json_chunks(session, snapshot.id)))
     assert document["sha256"] == snapshot.sha256
-    assert seal(document["policy"], document["rows"]) == snapshot.sha256
+    assert document["previous_sha256"] == ""  # the first of the chain
+    assert seal(document["policy"], document["rows"], "") == snapshot.sha256
     assert "".join(exports.json_chunks(session, snapshot.id)) == canonical_json(document)
-    csv_lines = "".join(exports.csv_chunks(session, snapshot.id)).splitlines()
-    assert f"# sha256: {snapshot.sha256}" in csv_lines
-    header = next(i for i, line in enumerate(csv_lines) if line.startswith("position,"))
-    assert len(csv_lines) - header - 1 == 4
-    assert verify_snapshot(session, snapshot.id).ok
+    text_csv = "".join(exports.csv_chunks(session, snapshot.id))
+    assert text_csv.startswith("position,rank,")
+    assert text_csv.endswith("\r\n")
+    assert text_csv.count("\r\n") == 5  # a header and four rows, CRLF like the exports
+    assert "#" not in text_csv
+    assert verify_snapshot(session, snapshot.id, KEY.public_hex).ok
 
 
 def test_same_request_key_never_publishes_twice(session: Session) -> None:
     _reviewed(session, [70])
     session.commit()
     first = _publish(session, "scheduled:1")
-    assert build_snapshot(session, "scheduled:1") == first
+    assert build_snapshot(session, "scheduled:1", KEY) == first
     assert len(session.exec(select(LeaderboardSnapshot)).all()) == 1
 
 
@@ -230,8 +234,8 @@ def test_a_new_snapshot_supersedes_without_touching_the_old(session: Session) ->
         as_utc(reread.published_at),
     ) == old_meta
     assert [canonical_row(row) for row in iter_rows(session, old.id)] == before
-    assert verify_snapshot(session, old.id).ok
-    assert verify_snapshot(session, new.id).ok
+    assert verify_snapshot(session, old.id, KEY.public_hex).ok
+    assert verify_snapshot(session, new.id, KEY.public_hex).ok
     assert session.get(LeaderboardSupersession, old.id).superseded_by_id == new.id  # type: ignore[union-attr]
     assert set(_rows(session, new)) == {b.id, c.id}
     assert session.get(Test, a.id).review_state == ReviewState.REVIEWED  # type: ignore[union-attr]
@@ -274,7 +278,7 @@ def test_triggers_refuse_changing_a_published_snapshot(
             conn.execute(text(statement))
         conn.rollback()
     session.expire_all()
-    assert verify_snapshot(session, snapshot.id).ok
+    assert verify_snapshot(session, snapshot.id, KEY.public_hex).ok
 
 
 @BOTH
@@ -342,11 +346,11 @@ def test_verify_catches_a_row_tampered_with_on_a_copy(
         conn.execute(text("DROP TRIGGER leaderboard_row_frozen_update"))
         conn.execute(text("UPDATE leaderboard_row SET score_bp = score_bp + 1 WHERE position = 2"))
     with Session(tampered) as other:
-        result = verify_snapshot(other, snapshot.id)
+        result = verify_snapshot(other, snapshot.id, KEY.public_hex)
         assert not result.ok
         assert result.stored_sha256 == snapshot.sha256
     tampered.dispose()
-    assert verify_snapshot(session, snapshot.id).ok
+    assert verify_snapshot(session, snapshot.id, KEY.public_hex).ok
 
 
 def test_the_snapshot_job_runs_once_per_slot_and_owners_may_ask(

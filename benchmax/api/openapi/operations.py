@@ -313,8 +313,13 @@ def _showcase_table() -> dict[tuple[str, str], Operation]:
         ("GET", base): _showcase_read(
             "The latest showcase snapshot", "Its policy, formula and first page of rows."
         ),
+        ("GET", f"{base}/public-key"): _showcase_read(
+            "The key that signs snapshot seals",
+            "Ed25519 public key (raw, hex), its SHA-256 fingerprint and any key hand-over.",
+        ),
         ("GET", f"{base}/snapshots"): _showcase_read(
-            "Published showcase snapshots", "Newest first, each with its date and hash."
+            "Published showcase snapshots",
+            "Newest first, each with its date, hash, previous hash and signature.",
         ),
         ("POST", f"{base}/snapshots"): Operation(
             "Ask for a new showcase snapshot now", "showcase",
@@ -323,13 +328,14 @@ def _showcase_table() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", snapshot): _showcase_read("One showcase snapshot", "Its policy and rows."),
         ("GET", f"{snapshot}/verify"): _showcase_read(
-            "Recompute a snapshot's hash", "Whether the stored rows still match their hash."
+            "Recompute and check a snapshot's seal",
+            "Whether the stored rows match their hash, the signature holds and the chain is whole."
         ),
         ("GET", f"{snapshot}/download.json"): _showcase_read(
-            "A snapshot as JSON", "Policy, rows and hash."
+            "A snapshot as JSON", "Policy, rows, previous hash, hash and signature."
         ),
         ("GET", f"{snapshot}/download.csv"): _showcase_read(
-            "A snapshot as CSV", "One row per ranked Test.", "text/csv"
+            "A snapshot as CSV", "A header, then one CRLF line per ranked Test.", "text/csv"
         ),
         ("GET", "/api/v1/prompts"): _showcase_read(
             "The largest same-prompt groups", "Groups with the most public Tests first."

@@ -1,8 +1,9 @@
 """What anyone may see about the judge: its card, and the samples behind each AI review.
 
 A judge card shows what a snapshot pinned (model ids, template text and hash, schema hash,
-rubric, k, seed, blinding rules, evidence bounds, the calibration set's hash) and every
-calibration run's metrics and date, never the calibration items. An AI review's summary is
+rubric, k, seed, blinding rules, evidence bounds, the calibration set's hash), every
+calibration run's metrics and date (never the calibration items), and how its reviews agree
+with people's (``agreement``). An AI review's summary is
 the median it stored, the spread and count of its samples and the models that answered.
 """
 
@@ -23,6 +24,7 @@ from benchmax.models import (
 from benchmax.models._base import is_public_id
 from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
+from benchmax.services.judge.agreement import JudgeAgreement, judge_agreement
 from benchmax.services.judge.stats import median_score, spread
 
 
@@ -61,6 +63,8 @@ class JudgeCard(JsonReady):
     calibration_sha256: str
     created_at: datetime
     calibrations: list[CalibrationSummary]
+    # How its reviews agree with people's on the same Tests, as of now.
+    agreement: JudgeAgreement
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
         JudgeCard,
         snapshot,
         calibrations=[from_row(CalibrationSummary, run) for run in runs],
+        agreement=judge_agreement(session, snapshot.id, snapshot.panel),
     )
 
 

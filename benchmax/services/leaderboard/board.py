@@ -21,6 +21,7 @@ from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
 from benchmax.services.errors import Invalid
 from benchmax.services.feed import clean_param
+from benchmax.services.leaderboard.intervals import band_text
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.services.leaderboard.snapshots import (
     SnapshotSummary,
@@ -77,6 +78,14 @@ class BoardEntry(JsonReady):
     review_count: int
     score_min: int
     score_max: int
+    # The 95% interval and rank band sealed with the row (0 in snapshots from before 0017).
+    score_low_bp: int
+    score_high_bp: int
+    score_low: str
+    score_high: str
+    band_first: int
+    band_last: int
+    band: str
 
 
 @dataclass(frozen=True)
@@ -164,4 +173,12 @@ def board_page(
 
 
 def _entry(row: LeaderboardRow, summary: TestSummary | None) -> BoardEntry:
-    return from_row(BoardEntry, row, test=summary, score=points_text(row.score_bp))
+    return from_row(
+        BoardEntry,
+        row,
+        test=summary,
+        score=points_text(row.score_bp),
+        score_low=points_text(row.score_low_bp),
+        score_high=points_text(row.score_high_bp),
+        band=band_text(row.band_first, row.band_last) if row.band_first else "",
+    )

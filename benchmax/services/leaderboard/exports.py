@@ -1,12 +1,17 @@
-"""Downloadable snapshots: the same rows, policy and hash as JSON and as CSV, streamed.
+"""Downloadable snapshots: the same rows, policy and seal as JSON and as CSV, streamed.
 
-The JSON file is itself canonical JSON: ``{"policy", "rows", "sha256", "snapshot"}``.
-Anyone can check it without BenchMax: take ``policy`` and ``rows``, dump
-``{"policy": policy, "rows": rows}`` with ``json.dumps(sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)``, and the SHA-256 of its UTF-8 bytes is ``sha256``.
+The JSON file is itself canonical JSON: ``{"policy", "previous_sha256", "rows", "sha256",
+"signature", "snapshot"}`` (a snapshot from before chaining has no ``previous_sha256`` or
+``signature``). Anyone can check it without BenchMax: dump ``{"policy", "rows",
+"previous_sha256"}`` with ``json.dumps(sort_keys=True, separators=(",", ":"),
+ensure_ascii=False)``; the SHA-256 of its UTF-8 bytes is ``sha256``, and ``signature`` is the
+Ed25519 signature of ``sha256``'s ASCII hex under the key published at
+``/api/v1/leaderboard/public-key`` (docs/showcase.md has the recipe).
 
-Both files are streamed a keyset batch at a time, so a 100,000-row snapshot never sits in
-memory. They hold ids, numbers and normalised label keys only — no titles or other
+The CSV is a plain table a strict reader accepts: one header line, one line per row, CRLF line
+ends like the open-data exports, and no metadata lines (the policy, seal and signature are in
+the JSON). Both files are streamed a keyset batch at a time, so a 100,000-row snapshot never
+sits in memory. They hold ids, numbers and normalised label keys only — no titles or other
 contributor text — so a spreadsheet opening the CSV has nothing to execute.
 """
 
@@ -19,49 +24,52 @@ from collections.abc import Iterator
 
 from sqlmodel import Session
 
-from benchmax.services.dates import iso
 from benchmax.services.leaderboard.scoring import canonical_json
 from benchmax.services.leaderboard.snapshots import (
-    ROW_FIELDS,
     canonical_row,
+    is_chained,
     iter_rows,
     published_snapshot,
+    row_fields,
     summary,
-)
-
-CSV_COLUMNS = ("position", *ROW_FIELDS)
-HASH_RULE = (
-    "sha256 = SHA-256 of the UTF-8 canonical JSON of {policy, rows} "
-    "(sorted keys, no spaces, ensure_ascii off)"
 )
 
 
 def json_chunks(session: Session, snapshot_id: str) -> Iterator[str]:
-    """The snapshot as canonical JSON text, in pieces."""
+    """The snapshot as canonical JSON text, in pieces (keys in sorted order)."""
     snapshot = published_snapshot(session, snapshot_id)
+    policy = json.loads(snapshot.policy_json)
+    chained = is_chained(policy)
     meta = summary(snapshot, None).to_json()
-    for name in ("superseded_by", "status", "policy"):
+    for name in ("superseded_by", "status", "policy", "previous_sha256", "signature"):
         meta.pop(name)
-    yield '{"policy":' + canonical_json(json.loads(snapshot.policy_json)) + ',"rows":['
+    yield '{"policy":' + canonical_json(policy)
+    if chained:
+        yield ',"previous_sha256":' + canonical_json(snapshot.previous_sha256)
+    yield ',"rows":['
     for index, row in enumerate(iter_rows(session, snapshot.id)):
-        yield ("," if index else "") + canonical_json(canonical_row(row))
+        yield ("," if index else "") + canonical_json(canonical_row(row, chained))
     yield '],"sha256":' + canonical_json(snapshot.sha256)
+    if chained:
+        yield ',"signature":' + canonical_json(snapshot.signature)
     yield ',"snapshot":' + canonical_json(meta) + "}"
 
 
+def csv_columns(chained: bool) -> tuple[str, ...]:
+    return ("position", *row_fields(chained))
+
+
 def csv_chunks(session: Session, snapshot_id: str) -> Iterator[str]:
-    """The snapshot as CSV: ``#`` lines with the policy and hash, then a header and rows."""
+    """The snapshot as CSV: a header line, then one CRLF-ended line per row."""
     snapshot = published_snapshot(session, snapshot_id)
+    chained = is_chained(json.loads(snapshot.policy_json))
+    columns = csv_columns(chained)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    published = iso(summary(snapshot, None).published_at)
-    yield f"# BenchMax showcase snapshot {snapshot.id}, published {published}\n"
-    yield f"# policy: {canonical_json(json.loads(snapshot.policy_json))}\n"
-    yield f"# sha256: {snapshot.sha256}\n# {HASH_RULE}\n"
-    writer.writerow(CSV_COLUMNS)
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(columns)
     for index, row in enumerate(iter_rows(session, snapshot.id), start=1):
-        values = canonical_row(row)
-        writer.writerow([values[name] for name in CSV_COLUMNS])
+        values = canonical_row(row, chained)
+        writer.writerow([values[name] for name in columns])
         if index % 1000 == 0:
             yield buffer.getvalue()
             buffer.seek(0)

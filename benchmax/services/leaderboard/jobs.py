@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from benchmax.models import Job, JobState, LeaderboardSnapshot, Role, User
 from benchmax.services.errors import Forbidden
 from benchmax.services.jobs import JobContext, enqueue, job_handler
+from benchmax.services.leaderboard.signing import signing_key
 from benchmax.services.leaderboard.snapshots import build_snapshot
 from benchmax.services.moderation.policy import require_active
 
@@ -22,8 +23,9 @@ SNAPSHOT_JOB = "leaderboard_snapshot"
 
 @job_handler(SNAPSHOT_JOB)
 def run_snapshot_job(ctx: JobContext, request_key: str) -> None:
+    key = signing_key(ctx.settings)
     with ctx.session() as session:
-        build_snapshot(session, request_key)
+        build_snapshot(session, request_key, key)
 
 
 def request_snapshot(session: Session, request_key: str) -> Job | None:

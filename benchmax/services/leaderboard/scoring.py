@@ -122,8 +122,13 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def seal(policy: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
-    """The SHA-256 every snapshot carries: of the canonical JSON of its policy and rows."""
+def seal(
+    policy: Mapping[str, Any],
+    rows: Sequence[Mapping[str, Any]],
+    previous_sha256: str | None = None,
+) -> str:
+    """The SHA-256 every snapshot carries: of the canonical JSON of its policy and rows, and
+    of the previous snapshot's seal when it is chained (``""`` for the first in the chain)."""
     flat = [dict(row) for row in rows]
     # Rows are flat, so one pass over their values checks them (100,000 rows: no recursion).
     values = {type(value) for row in flat for value in row.values()}
@@ -131,5 +136,8 @@ def seal(policy: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
     if not values <= set(_SCALARS) or not keys <= {str}:
         _check_canonical(flat)
     _check_canonical(dict(policy))
-    document = _dumps({"policy": dict(policy), "rows": flat})
+    body: dict[str, Any] = {"policy": dict(policy), "rows": flat}
+    if previous_sha256 is not None:
+        body["previous_sha256"] = previous_sha256
+    document = _dumps(body)
     return hashlib.sha256(document.encode("utf-8")).hexdigest()

@@ -8,6 +8,11 @@ a half-built snapshot is never seen. Once committed the database refuses to chan
 
 Canonical rows hold integers and strings only. An undeclared number of attempts is the
 string "not declared", never 1 (and never 0 or null, which readers might take for a count).
+
+Since migration 0017 every snapshot also records, per row, its score's 95% interval and its
+rank band (``intervals``), and its seal also covers the previous snapshot's seal and is signed
+(``signing``); its policy says so (``"seal": CHAINED_SEAL_ID``). Older snapshots are verified
+as they were sealed: policy and rows only, unsigned.
 """
 
 from __future__ import annotations
@@ -33,6 +38,14 @@ from benchmax.models import (
 from benchmax.models._base import as_utc, is_public_id, utcnow
 from benchmax.services.dates import iso
 from benchmax.services.errors import NotFound
+from benchmax.services.leaderboard.intervals import (
+    INTERVAL_ID,
+    RANK_BAND_ID,
+    half_width_bp,
+    interval,
+    pooled_variance_bp2,
+    rank_bands,
+)
 from benchmax.services.leaderboard.policy import Policy, counted_reviews, current_policy
 from benchmax.services.leaderboard.policy import eligible_test_conditions as eligible
 from benchmax.services.leaderboard.scoring import (
@@ -43,16 +56,26 @@ from benchmax.services.leaderboard.scoring import (
     ranked,
     seal,
 )
+from benchmax.services.leaderboard.signing import (
+    SIGNATURE_ID,
+    SigningKey,
+    fingerprint,
+    rotation_ok,
+    signature_ok,
+)
 
 ATTEMPTS_NOT_DECLARED = "not declared"
 _INSERT_BATCH = 5000
 # pg_advisory_xact_lock key: one snapshot build at a time (SQLite's write lock does the same).
 _BUILD_LOCK = 0x42_4D_58_4C_42  # "BMXLB"
+CHAINED_SEAL_ID = "sha256-chained-ed25519-v1"
 ROW_FIELDS = (
     "rank", "test_id", "score_bp", "review_count", "score_min", "score_max", "review_ids",
     "family_id", "catalog_model_id", "model_key", "harness_id", "harness_key",
     "reasoning_key", "attempts",
 )  # fmt: skip
+# Sealed only in chained snapshots (before 0017 they did not exist).
+INTERVAL_FIELDS = ("score_low_bp", "score_high_bp", "band_first", "band_last")
 
 
 class SnapshotNotFoundError(NotFound):
@@ -62,9 +85,18 @@ class SnapshotNotFoundError(NotFound):
         super().__init__("not_found", "No published snapshot has this id.")
 
 
-def canonical_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def is_chained(policy: Mapping[str, Any]) -> bool:
+    """Whether a snapshot's recorded policy says it has intervals, a chain and a signature."""
+    return policy.get("seal") == CHAINED_SEAL_ID
+
+
+def row_fields(chained: bool) -> tuple[str, ...]:
+    return (*ROW_FIELDS, *INTERVAL_FIELDS) if chained else ROW_FIELDS
+
+
+def canonical_row(row: Mapping[str, Any], chained: bool = True) -> dict[str, Any]:
     """A stored row (as ``iter_rows`` yields it) as the seal covers it."""
-    values: dict[str, Any] = {name: row[name] for name in ROW_FIELDS}
+    values: dict[str, Any] = {name: row[name] for name in row_fields(chained)}
     values["position"] = row["position"]
     values["attempts"] = ATTEMPTS_NOT_DECLARED if row["attempts"] is None else row["attempts"]
     return values
@@ -75,7 +107,9 @@ _SETUP_COLUMNS = (
     "family_id", "catalog_model_id", "model_key", "harness_id", "harness_key", "reasoning_key",
     "attempts",
 )  # fmt: skip
-_ROW_COLUMNS = tuple(col(getattr(LeaderboardRow, name)) for name in ("position", *ROW_FIELDS))
+_ROW_COLUMNS = tuple(
+    col(getattr(LeaderboardRow, name)) for name in ("position", *ROW_FIELDS, *INTERVAL_FIELDS)
+)
 
 
 def _setup_columns(row: Any) -> dict[str, Any]:
@@ -106,9 +140,12 @@ def current_snapshot(session: Session) -> LeaderboardSnapshot | None:
 
 def _score_eligible(
     session: Session, policy: Policy, cutoff: datetime
-) -> tuple[int, list[tuple[int, Scored]], dict[str, Any]]:
+) -> tuple[int, int, list[tuple[int, Scored]], dict[str, Any]]:
     counted = counted_reviews(session, policy, cutoff=cutoff)
     prior_mean = mean_bp(score for entry in counted.values() for score in entry.scores)
+    variance = pooled_variance_bp2(
+        (score for entry in counted.values() for score in entry.scores), prior_mean
+    )
     # Plain column rows, not ORM objects: at 100,000 Tests object loading would dominate.
     columns = select_columns(
         col(Test.id), col(Test.published_at), *(col(getattr(Test, n)) for n in _SETUP_COLUMNS)
@@ -128,13 +165,53 @@ def _score_eligible(
         )
         for test_id, test in tests.items()
     ]
-    return prior_mean, ranked(entries), tests
+    return prior_mean, variance, ranked(entries), tests
+
+
+def _newest_published(session: Session) -> LeaderboardSnapshot | None:
+    """The head of the chain: the snapshot published last (superseded or not)."""
+    return session.exec(
+        select(LeaderboardSnapshot)
+        .where(col(LeaderboardSnapshot.status) == SnapshotStatus.PUBLISHED)
+        .order_by(col(LeaderboardSnapshot.published_at).desc(), col(LeaderboardSnapshot.id))
+        .limit(1)
+    ).first()
+
+
+def _with_intervals(
+    rows: list[dict[str, Any]], variance_bp2: int, prior_weight: int
+) -> list[dict[str, Any]]:
+    """Each row's 95% interval and rank band, added in place (one half-width per n)."""
+    counts = {row["review_count"] for row in rows}
+    halves = {count: half_width_bp(variance_bp2, count, prior_weight) for count in counts}
+    spans = [interval(row["score_bp"], halves[row["review_count"]]) for row in rows]
+    lows = [low for low, _ in spans]
+    highs = [high for _, high in spans]
+    firsts, lasts = rank_bands(lows, highs)
+    for row, low, high, first, last in zip(rows, lows, highs, firsts, lasts, strict=True):
+        row["score_low_bp"] = low
+        row["score_high_bp"] = high
+        row["band_first"] = first
+        row["band_last"] = last
+    return rows
+
+
+def _described(policy: Policy, prior_mean: int, variance: int, cutoff: datetime) -> dict[str, Any]:
+    """The policy as this snapshot applied it, with the schemes its rows and seal follow."""
+    return policy.describe(prior_mean, cutoff.isoformat(timespec="microseconds")) | {
+        "interval": INTERVAL_ID,
+        "pooled_variance_bp2": variance,
+        "rank_band": RANK_BAND_ID,
+        "seal": CHAINED_SEAL_ID,
+        "signature": SIGNATURE_ID,
+    }
 
 
 def build_snapshot(
-    session: Session, request_key: str, *, cutoff: datetime | None = None
+    session: Session, request_key: str, key: SigningKey, *, cutoff: datetime | None = None
 ) -> LeaderboardSnapshot | None:
-    """Build and publish a snapshot in the caller's transaction (see the module docstring).
+    """Build, seal, sign and publish a snapshot in the caller's transaction (see the module
+    docstring); ``key`` is ``signing.signing_key(settings)``.
 
     ``request_key`` names what asked for it; asking again with the same key returns the
     snapshot already published for it, so a retried job never publishes twice. With no
@@ -149,10 +226,10 @@ def build_snapshot(
     _take_build_lock(session)
     cutoff = as_utc(cutoff or utcnow())
     policy = current_policy(session)
-    prior_mean, ordered, tests = _score_eligible(session, policy, cutoff)
+    prior_mean, variance, ordered, tests = _score_eligible(session, policy, cutoff)
     if not ordered:
         return None
-    described = policy.describe(prior_mean, cutoff.isoformat(timespec="microseconds"))
+    described = _described(policy, prior_mean, variance, cutoff)
     snapshot = LeaderboardSnapshot(
         request_key=request_key[:64],
         policy_id=policy.id,
@@ -178,12 +255,33 @@ def build_snapshot(
         }
         for position, (rank, entry) in enumerate(ordered, start=1)
     ]
+    _with_intervals(rows, variance, policy.prior_weight)
     connection = session.connection()  # Core executemany: the ORM's bulk path is far slower
     for start in range(0, len(rows), _INSERT_BATCH):
         table = LeaderboardRow.__table__  # type: ignore[attr-defined]
         connection.execute(insert(table), rows[start : start + _INSERT_BATCH])
-    _publish(session, snapshot, seal(described, [canonical_row(row) for row in rows]))
+    _publish(session, snapshot, _seal_and_sign(session, snapshot, described, rows, key))
     return snapshot
+
+
+def _seal_and_sign(
+    session: Session,
+    snapshot: LeaderboardSnapshot,
+    policy: dict[str, Any],
+    rows: list[dict[str, Any]],
+    key: SigningKey,
+) -> str:
+    """Chain the snapshot to the head, sign its seal, and return the seal."""
+    head = _newest_published(session)
+    previous_sha256 = head.sha256 if head else ""
+    sha256 = seal(policy, [canonical_row(row) for row in rows], previous_sha256)
+    snapshot.previous_id = head.id if head else ""
+    snapshot.previous_sha256 = previous_sha256
+    snapshot.public_key = key.public_hex
+    snapshot.signature = key.sign(sha256)
+    if head is not None and head.public_key and head.public_key != key.public_hex:
+        snapshot.key_rotation = key.rotation
+    return sha256
 
 
 def _publish(session: Session, snapshot: LeaderboardSnapshot, sha256: str) -> None:
@@ -243,30 +341,85 @@ def iter_rows(session: Session, snapshot_id: str, batch: int = 5000) -> Iterator
 
 @dataclass(frozen=True)
 class Verification:
+    """What ``verify_snapshot`` found; ``signed`` is False only for snapshots from before 0017.
+
+    ``chain_broken_at`` names the first snapshot, walking back from the newest, whose stored
+    seal no longer matches what its successor sealed as ``previous_sha256``, whose signature
+    fails, or whose key was replaced without a valid hand-over ("" when the chain holds).
+    """
+
     snapshot_id: str
     stored_sha256: str
     computed_sha256: str
     row_count: int
     stored_row_count: int
+    signed: bool
+    signature_ok: bool
+    chain_broken_at: str
 
     @property
-    def ok(self) -> bool:
+    def rows_ok(self) -> bool:
         return (
             self.stored_sha256 == self.computed_sha256 and self.row_count == self.stored_row_count
         )
 
+    @property
+    def ok(self) -> bool:
+        return self.rows_ok and self.signature_ok and not self.chain_broken_at
 
-def verify_snapshot(session: Session, snapshot_id: str) -> Verification:
-    """Recompute a published snapshot's seal from its stored policy and rows."""
+
+def _signed_ok(snapshot: LeaderboardSnapshot) -> bool:
+    return bool(snapshot.public_key) and signature_ok(
+        snapshot.public_key, snapshot.sha256, snapshot.signature
+    )
+
+
+def _chain(session: Session, trusted_public_key: str) -> tuple[set[str], str]:
+    """Walk the chain back from its head: the ids whose signature holds under a key trusted
+    from ``trusted_public_key`` (through hand-overs), and where the chain breaks ("")."""
+    newer = _newest_published(session)
+    good: set[str] = set()
+    trusted = newer is not None and newer.public_key == trusted_public_key
+    broken = ""
+    while newer is not None and newer.public_key:
+        if not _signed_ok(newer):
+            broken = broken or newer.id
+        elif trusted:
+            good.add(newer.id)
+        older = session.get(LeaderboardSnapshot, newer.previous_id) if newer.previous_id else None
+        if older is None:
+            if newer.previous_sha256:  # it sealed a predecessor that is gone
+                broken = broken or newer.previous_id
+            break
+        if older.sha256 != newer.previous_sha256:
+            broken = broken or older.id
+        if older.public_key and older.public_key != newer.public_key:
+            handed_over = rotation_ok(newer.key_rotation, older.public_key, newer.public_key)
+            trusted = trusted and handed_over
+            if not handed_over:
+                broken = broken or newer.id
+        newer = older
+    return good, broken
+
+
+def verify_snapshot(session: Session, snapshot_id: str, trusted_public_key: str) -> Verification:
+    """Recompute a published snapshot's seal from its stored policy, rows and predecessor's
+    seal; check its signature under ``trusted_public_key`` (the configured key's, or an
+    earlier key that handed over to it) and the whole chain (see ``Verification``)."""
     snapshot = published_snapshot(session, snapshot_id)
     policy = json.loads(snapshot.policy_json)
-    rows = [canonical_row(row) for row in iter_rows(session, snapshot.id)]
+    chained = is_chained(policy)
+    rows = [canonical_row(row, chained) for row in iter_rows(session, snapshot.id)]
+    good, broken = _chain(session, trusted_public_key)
     return Verification(
         snapshot_id=snapshot.id,
         stored_sha256=snapshot.sha256,
-        computed_sha256=seal(policy, rows),
+        computed_sha256=seal(policy, rows, snapshot.previous_sha256 if chained else None),
         row_count=len(rows),
         stored_row_count=snapshot.row_count,
+        signed=chained,
+        signature_ok=snapshot.id in good if chained else True,
+        chain_broken_at=broken,
     )
 
 
@@ -281,6 +434,11 @@ class SnapshotSummary:
     prior_weight: int
     superseded_by: str | None
     policy: dict[str, Any]
+    previous_id: str
+    previous_sha256: str
+    public_key: str
+    signature: str
+    key_rotation: str
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -294,6 +452,12 @@ class SnapshotSummary:
             "prior_weight": self.prior_weight,
             "superseded_by": self.superseded_by,
             "status": "superseded" if self.superseded_by else "current",
+            "previous_id": self.previous_id,
+            "previous_sha256": self.previous_sha256,
+            "public_key": self.public_key,
+            "key_fingerprint": fingerprint(self.public_key) if self.public_key else "",
+            "signature": self.signature,
+            "key_rotation": self.key_rotation,
         }
 
 
@@ -309,6 +473,11 @@ def summary(snapshot: LeaderboardSnapshot, superseded_by: str | None) -> Snapsho
         prior_weight=int(policy["prior_weight"]),
         superseded_by=superseded_by,
         policy=policy,
+        previous_id=snapshot.previous_id,
+        previous_sha256=snapshot.previous_sha256,
+        public_key=snapshot.public_key,
+        signature=snapshot.signature,
+        key_rotation=snapshot.key_rotation,
     )
 
 

@@ -29,6 +29,13 @@ from benchmax.models import (
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import JsonReady, json_ready
 from benchmax.services.errors import Conflict, Invalid, NotFound
+from benchmax.services.leaderboard.intervals import (
+    band_text,
+    half_width_bp,
+    interval,
+    pooled_variance_bp2,
+    rank_bands,
+)
 from benchmax.services.leaderboard.policy import counted_reviews, current_policy
 from benchmax.services.leaderboard.scoring import (
     bayesian_score_bp,
@@ -82,6 +89,14 @@ class GroupMember(JsonReady):
     review_count: int
     median: str
     score: str
+    # The score's 95% interval and the rank band among the group's scored members, from the
+    # same model as the leaderboard's (benchmax.services.leaderboard.intervals); "" and 0
+    # for a member with no counted review.
+    score_low: str
+    score_high: str
+    band_first: int
+    band_last: int
+    band: str
 
 
 @dataclass(frozen=True)
@@ -190,8 +205,24 @@ def prompt_group(session: Session, key: str) -> PromptGroup | None:
         published = as_utc(test.published_at).timestamp() if test.published_at else 0.0
         return (-score, -len(scores), -published if score < 0 else published, test.id)
 
+    ordered = sorted(rows, key=order)
+    variance = pooled_variance_bp2(
+        (score for entry in counted.values() for score in entry.scores), prior_mean
+    )
+    spans = {
+        test.id: interval(
+            bayesian_score_bp(counted[test.id].scores, policy.prior_weight, prior_mean),
+            half_width_bp(variance, len(counted[test.id].scores), policy.prior_weight),
+        )
+        for test, *_ in ordered
+        if test.id in counted
+    }
+    firsts, lasts = rank_bands(
+        [low for low, _ in spans.values()], [high for _, high in spans.values()]
+    )
+    bands = dict(zip(spans, zip(firsts, lasts, strict=True), strict=True))
     members = [
-        _member(row, counted, policy.prior_weight, prior_mean) for row in sorted(rows, key=order)
+        _member(row, counted, policy.prior_weight, prior_mean, spans, bands) for row in ordered
     ]
     own = next(test for test, *_ in rows if test.prompt_key == key)
     similar = similar_keys(session, key, own.prompt, exclude=keys)
@@ -212,15 +243,29 @@ def prompt_group(session: Session, key: str) -> PromptGroup | None:
     )
 
 
-def _member(row: SummaryRow, counted: dict[str, Any], m: int, prior_mean: int) -> GroupMember:
+def _member(
+    row: SummaryRow,
+    counted: dict[str, Any],
+    m: int,
+    prior_mean: int,
+    spans: dict[str, tuple[int, int]],
+    bands: dict[str, tuple[int, int]],
+) -> GroupMember:
     test = row[0]
     scores = counted[test.id].scores if test.id in counted else ()
+    span = spans.get(test.id)
+    first, last = bands.get(test.id, (0, 0))
     return GroupMember(
         test=summarise(row),
         prompt_key=test.prompt_key,
         review_count=len(scores),
         median=median_text(scores),
         score=points_text(bayesian_score_bp(scores, m, prior_mean)) if scores else "",
+        score_low=points_text(span[0]) if span else "",
+        score_high=points_text(span[1]) if span else "",
+        band_first=first,
+        band_last=last,
+        band=band_text(first, last) if span else "",
     )
 
 
