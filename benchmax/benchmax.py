@@ -36,6 +36,7 @@ from benchmax.state.judge_card import JudgeCardState
 from benchmax.state.judge_operations import JudgeOperationsState
 from benchmax.state.leaderboard import LeaderboardState
 from benchmax.state.me import MeState
+from benchmax.state.methodology import MethodologyState
 from benchmax.state.models import ModelDetailState, ModelsState
 from benchmax.state.moderation import ModerationState
 from benchmax.state.operations import OperationsState
@@ -154,7 +155,7 @@ PAGES = [
     ("/submit", submit_page, "Submit a Test", WizardDraftState.on_load),
     ("/me", me_page, "My Tests", MeState.on_load),
     ("/sign-in", sign_in_page, "Sign in", SignInState.on_load),
-    ("/methodology", methodology_page, "Methodology", SessionState.load_viewer),
+    ("/methodology", methodology_page, "Methodology", MethodologyState.on_load),
     ("/privacy", privacy_page, "Privacy", SessionState.load_viewer),
     ("/terms", terms_page, "Terms", SessionState.load_viewer),
     ("/security", security_page, "Security", SecurityState.on_load),

@@ -8,6 +8,7 @@ import reflex as rx
 from reflex.vars.object import ObjectVar
 
 from benchmax.state.showcase_detail import TestShowcaseState as S
+from benchmax.state.views.listed import ScoredView
 from benchmax.state.views.showcase import ShowcaseLines
 
 SHOWCASE_CAVEAT = (
@@ -20,6 +21,12 @@ GROUP_CAVEAT = (
     "Same prompt, different setups — still not a controlled benchmark. Setups are declared by "
     "contributors and not verified, attempts may have been picked, and reviews assess the "
     "submitted evidence. Compare within this group only, never across groups."
+)
+
+BAND_RULE = (
+    "Each score shows its 95% interval, and each rank band the places the snapshot cannot tell "
+    "apart: a row ranks above another only when its interval lies entirely above the other's. "
+    "The methodology explains both, with a worked example."
 )
 
 LINES = cast("ObjectVar[ShowcaseLines]", S.showcase)
@@ -58,4 +65,26 @@ def showcase_lines() -> rx.Component:
         spacing="3",
         wrap="wrap",
         align="center",
+    )
+
+
+def interval_bar(item: ObjectVar[ScoredView]) -> rx.Component:
+    """The score, its interval in words, and the interval drawn on a 0-100 track (decorative:
+    the words say the same)."""
+    return rx.box(
+        rx.text(
+            rx.el.strong(item.score, class_name="board-score"),
+            rx.cond(item.interval != "", rx.el.span(" (", item.interval, ")")),
+            size="2",
+            class_name="board-interval",
+        ),
+        rx.cond(
+            item.interval != "",
+            rx.box(
+                rx.box(class_name="interval-range", left=item.bar_left, width=item.bar_width),
+                rx.box(class_name="interval-mark", left=item.bar_mark),
+                class_name="interval-track",
+                aria_hidden="true",
+            ),
+        ),
     )

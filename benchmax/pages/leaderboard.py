@@ -9,14 +9,13 @@ from reflex.vars.object import ObjectVar
 
 from benchmax.components.blocks import (
     column,
-    grow_column,
     muted,
     notice,
     quiet_link,
     row,
     section,
 )
-from benchmax.components.cards import byline, declared_setup, more_button
+from benchmax.components.cards import more_button
 from benchmax.components.filters import (
     check_filter,
     family_select,
@@ -25,8 +24,9 @@ from benchmax.components.filters import (
     text_filter,
 )
 from benchmax.components.layout import link_button, once_loaded, page_shell, page_title
-from benchmax.components.listing import list_or_empty, thumbnail
-from benchmax.components.showcase import SHOWCASE_CAVEAT
+from benchmax.components.listing import list_or_empty
+from benchmax.components.showcase import BAND_RULE, SHOWCASE_CAVEAT, interval_bar
+from benchmax.services.labels import DECLARED_LABEL
 from benchmax.state.leaderboard import ANY
 from benchmax.state.leaderboard import LeaderboardState as S
 from benchmax.state.views.leaderboard import BoardEntryView, PolicyView
@@ -53,46 +53,53 @@ def _snapshot_select() -> rx.Component:
 
 
 def _about() -> rx.Component:
-    return rx.card(
-        column(
-            row(
-                rx.heading("Snapshot of ", S.published, size="4", as_="h2", id="snapshot-date"),
-                rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
-                rx.badge(S.row_count, " ranked Tests", variant="soft"),
-            ),
-            rx.text(
-                POLICY.formula,
-                font_family="var(--code-font-family)",
-                size="2",
-                id="snapshot-formula",
-            ),
-            rx.foreach(POLICY.rules, lambda rule: rx.text(rule, size="2")),
-            muted(POLICY.version),
-            muted(
-                "SHA-256 of policy and rows: ", rx.code(S.sha256, class_name="break-all"), size="1"
-            ),
-            row(
-                link_button(
-                    "Download JSON",
-                    S.json_href,
-                    variant="soft",
-                    id="download-json",
-                    is_external=True,
+    """How scores work, the policy, the seal and the downloads: below the table, and a
+    disclosure on a phone (on wider screens CSS keeps it open and hides its summary)."""
+    return rx.el.details(
+        rx.el.summary("How scores work, the seal and downloads", class_name="board-about-summary"),
+        rx.card(
+            column(
+                rx.heading("How scores work", size="4", as_="h2"),
+                rx.text(
+                    POLICY.formula,
+                    font_family="var(--code-font-family)",
+                    size="2",
+                    id="snapshot-formula",
                 ),
-                link_button(
-                    "Download CSV",
-                    S.csv_href,
-                    variant="soft",
-                    id="download-csv",
-                    is_external=True,
+                rx.foreach(POLICY.rules, lambda rule: rx.text(rule, size="2")),
+                rx.text(BAND_RULE, size="2"),
+                muted(POLICY.version),
+                muted(
+                    "SHA-256 of policy and rows: ",
+                    rx.code(S.sha256, class_name="break-all"),
+                    size="1",
                 ),
-                rx.link("How scores work", href="/methodology", size="2"),
-                rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
-                spacing="3",
+                row(
+                    link_button(
+                        "Download JSON",
+                        S.json_href,
+                        variant="soft",
+                        id="download-json",
+                        is_external=True,
+                    ),
+                    link_button(
+                        "Download CSV",
+                        S.csv_href,
+                        variant="soft",
+                        id="download-csv",
+                        is_external=True,
+                    ),
+                    rx.link("How scores work", href="/methodology", size="2"),
+                    rx.link("Public signing key", href="/methodology#signing-key", size="2"),
+                    rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
+                    spacing="3",
+                ),
+                spacing="2",
             ),
-            _snapshot_select(),
-            spacing="2",
+            width="100%",
         ),
+        class_name="board-about",
+        id="board-about",
         width="100%",
     )
 
@@ -126,76 +133,99 @@ def _filters() -> rx.Component:
     )
 
 
-def _entry_text(item: ObjectVar[BoardEntryView]) -> rx.Component:
-    """Title, declared setup with its label, contributor; only the title once removed."""
-    return grow_column(
-        rx.cond(
-            item.href != "",
-            quiet_link(
-                rx.heading(item.title, size="4", as_="h3", class_name="card-title"),
-                href=item.href,
-                class_name="board-title",
-            ),
-            rx.text(item.title, color_scheme="gray", style={"font_style": "italic"}),
-        ),
-        rx.cond(
-            item.href != "",
-            rx.vstack(
-                declared_setup(item),
-                byline(item.contributor, item.handle, item.kinds),
-                spacing="1",
-            ),
-        ),
-    )
-
-
-def _entry_score(item: ObjectVar[BoardEntryView]) -> rx.Component:
-    return rx.vstack(
-        rx.text(item.score, size="6", weight="bold", class_name="board-score"),
-        muted(item.reviews, size="1"),
-        muted("range ", item.score_range, size="1"),
-        align=rx.breakpoints(initial="start", sm="end"),
-        spacing="0",
-        min_width="7rem",
-    )
+def _cell(label: str, *children: rx.Component, **props: object) -> rx.Component:
+    """A table cell; ``data-label`` names it where a phone stacks the row into a card."""
+    return rx.el.td(*children, custom_attrs={"data-label": label}, **props)
 
 
 def _entry(item: ObjectVar[BoardEntryView]) -> rx.Component:
-    return rx.card(
-        rx.flex(
-            rx.vstack(
-                rx.text("#", item.place, size="6", weight="bold", class_name="board-rank"),
-                align="center",
-                min_width="3.5rem",
+    present = item.href != ""
+    return rx.el.tr(
+        _cell("Rank", rx.el.strong(item.band, class_name="board-rank"), class_name="board-band"),
+        _cell(
+            "Test",
+            rx.cond(
+                present,
+                quiet_link(item.title, href=item.href, class_name="board-title"),
+                rx.text(item.title, color_scheme="gray", style={"font_style": "italic"}),
             ),
-            _entry_text(item),
-            _entry_score(item),
-            thumbnail(
-                item.thumb,
-                width="96px",
-                height="64px",
-                display=rx.breakpoints(initial="none", md="block"),
-            ),
-            direction=rx.breakpoints(initial="column", sm="row"),
-            spacing="4",
-            align=rx.breakpoints(initial="start", sm="center"),
+            rx.cond(present, muted(item.attempts, size="1")),
+            class_name="board-test",
         ),
-        width="100%",
+        _cell(
+            "Model",
+            rx.el.span(item.model, title=item.declared, class_name="board-model"),
+            class_name="board-model-cell",
+        ),
+        _cell("Harness", item.harness),
+        _cell("Score (95% interval)", interval_bar(item), class_name="board-score-cell"),
+        _cell("Reviews", rx.text(item.reviews, size="2"), muted(item.score_range, size="1")),
+        _cell(
+            "Contributor",
+            rx.cond(present, quiet_link(item.contributor, href="/u/" + item.handle)),
+        ),
         class_name="board-entry",
+    )
+
+
+def _sort_links() -> rx.Component:
+    """Links, not a menu: each order is a URL, reached by Tab and followed by Enter."""
+    return rx.el.nav(
+        rx.text("Sort by", size="2", weight="medium"),
+        rx.foreach(
+            S.sort_links,
+            lambda link: rx.link(
+                link[0],
+                href=link[1],
+                size="2",
+                aria_current=rx.cond(link[2] == "true", "true", "false"),
+                class_name="sort-link",
+            ),
+        ),
+        aria_label="Sort the leaderboard",
+        class_name="board-sort",
+        id="board-sort",
+    )
+
+
+HEADINGS = ("Rank", "Test", "Model", "Harness", "Score (95% interval)", "Reviews", "Contributor")
+
+
+def _table() -> rx.Component:
+    return rx.el.table(
+        rx.el.caption(
+            "Rank band: the places a row could hold given the 95% intervals. Model and "
+            f"harness: {DECLARED_LABEL}.",
+            class_name="board-caption",
+        ),
+        rx.el.thead(rx.el.tr(*[rx.el.th(text, scope="col") for text in HEADINGS])),
+        rx.el.tbody(rx.foreach(S.items, _entry)),
+        class_name="board-table",
+        id="board-rows",
     )
 
 
 def _ranking() -> rx.Component:
     return column(
-        _about(),
+        row(
+            rx.heading(
+                S.row_count, " · snapshot of ", S.published, size="3", as_="h2", id="snapshot-date"
+            ),
+            rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
+            _snapshot_select(),
+            spacing="3",
+        ),
         _filters(),
+        _sort_links(),
+        rx.cond(S.slice_note != "", muted(S.slice_note, size="1", id="board-slice-note")),
         list_or_empty(
             S.items,
-            column(rx.foreach(S.items, _entry), spacing="3", id="board-rows"),
+            _table(),
             "No ranked Test in this snapshot matches these filters.",
             "board-empty",
         ),
         more_button(S.next_cursor, S.load_more, id="board-more"),
+        _about(),
     )
 
 

@@ -22,7 +22,7 @@ from benchmax.components.listing import (
 )
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview_figures import preview_figures
-from benchmax.components.showcase import GROUP_CAVEAT
+from benchmax.components.showcase import GROUP_CAVEAT, interval_bar
 from benchmax.state.prompts import PromptGroupState as G
 from benchmax.state.prompts import PromptsState as P
 from benchmax.state.views.prompts import GroupRow, MemberView
@@ -94,10 +94,17 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
             rx.text(item.attempts, size="2"),
             muted(item.kinds),
             row(
-                rx.cond(item.score != "", rx.text(item.score, size="5", weight="bold")),
+                rx.cond(
+                    item.score != "",
+                    rx.box(interval_bar(item), min_width="9rem", class_name="member-score"),
+                ),
                 rx.vstack(
                     rx.text(item.reviews, size="1"),
                     muted(item.median, size="1"),
+                    rx.cond(
+                        item.band != "",
+                        muted("rank band ", item.band, size="1", class_name="member-band"),
+                    ),
                     spacing="0",
                 ),
                 spacing="3",
@@ -172,10 +179,12 @@ def _group() -> rx.Component:
         code_box(G.prompt, "group-prompt", max_height="14rem", overflow_y="auto"),
         rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
         muted(
-            G.total,
-            " public Tests. Ordered by the showcase's shrunk score within this group (",
+            G.total_text,
+            ". Ordered by the showcase's shrunk score within this group (",
             G.prior,
-            " from this group's counted reviews); Tests without a counted review follow.",
+            " from this group's counted reviews); Tests without a counted review follow. Each "
+            "score shows its 95% interval, and its rank band the places this group cannot tell "
+            "apart.",
         ),
         rx.cond(
             G.aliases.length() > 0,

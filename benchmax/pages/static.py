@@ -7,6 +7,9 @@ import reflex as rx
 from benchmax.components.layout import page_intro, page_shell
 from benchmax.pages.showcase_method import SHOWCASE_SECTIONS
 from benchmax.services.labels import DECLARED_LABEL
+from benchmax.state.methodology import MethodologyState as M
+
+PUBLIC_KEY_URL = "/api/v1/leaderboard/public-key"
 
 METHODOLOGY = [
     (
@@ -114,24 +117,69 @@ def bullets(items: list[str]) -> rx.Component:
 
 
 def article(
-    title: str, intro: str, sections: list[tuple[str, str]], *extra: rx.Component
+    title: str,
+    intro: str,
+    sections: list[tuple[str, str]],
+    *extra: rx.Component,
+    after: tuple[rx.Component, ...] = (),
 ) -> rx.Component:
     """A reading page: one h1, a grey intro, then (h2, paragraph) sections; ``extra`` goes
-    between the intro and the sections."""
+    between the intro and the sections, ``after`` after them."""
     return page_shell(
         rx.vstack(
             *page_intro(title, intro, title_size="8", size="4"),
             *extra,
             *[article_section(heading, body) for heading, body in sections],
+            *after,
             spacing="5",
             max_width="760px",
         )
     )
 
 
+def _signing_key() -> rx.Component:
+    """The public key that signs snapshots, so a download can be checked without trusting
+    this site's database; compare its fingerprint with one published elsewhere."""
+    key = rx.cond(
+        M.public_key != "",
+        rx.vstack(
+            rx.text("Public key (Ed25519, raw, hex):", size="3"),
+            rx.code(M.public_key, class_name="break-all", id="signing-public-key"),
+            rx.text("Fingerprint (SHA-256 of the raw key):", size="3"),
+            rx.code(M.fingerprint, class_name="break-all", id="signing-fingerprint"),
+            spacing="1",
+            width="100%",
+        ),
+        rx.text("No signing key is configured on this site yet.", size="3"),
+    )
+    return rx.box(
+        article_section(
+            "The key that signs every snapshot",
+            "Each snapshot's SHA-256 covers its policy, its rows and the previous snapshot's "
+            "SHA-256, and is signed with the site's Ed25519 key, which is never stored in the "
+            "database. Anyone can check a downloaded snapshot offline with this public key.",
+            key,
+            rx.text(
+                "The same key as JSON, for scripts: ",
+                rx.link(
+                    PUBLIC_KEY_URL, href=PUBLIC_KEY_URL, is_external=True, id="signing-key-link"
+                ),
+                ". The snapshot's JSON download carries the previous seal and the signature; "
+                "docs/showcase.md in the source gives a short recipe to verify it.",
+                size="3",
+            ),
+        ),
+        id="signing-key",
+        width="100%",
+    )
+
+
 def methodology_page() -> rx.Component:
     return article(
-        "Methodology", "How to read a Test, and what BenchMax can and cannot tell you.", METHODOLOGY
+        "Methodology",
+        "How to read a Test, and what BenchMax can and cannot tell you.",
+        METHODOLOGY,
+        after=(_signing_key(),),
     )
 
 

@@ -8,6 +8,7 @@ import reflex as rx
 from reflex.event import EventSpec
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import count_text
 from benchmax.services import catalog
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
@@ -17,6 +18,13 @@ from benchmax.state.views.leaderboard import BoardEntryView, PolicyView
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "single")
 ANY = "any"
+# The orders a reader can pick, as (URL value, label); the first is the default.
+SORT_LABELS = (
+    ("rank", "Rank"),
+    ("score", "Score, lowest first"),
+    ("reviews", "Most reviews"),
+    ("model", "Model, A to Z"),
+)
 
 
 class LeaderboardState(SessionState):
@@ -27,6 +35,9 @@ class LeaderboardState(SessionState):
     superseded: rx.Field[bool] = rx.field(False)
     sha256: rx.Field[str] = rx.field("")
     row_count: rx.Field[str] = rx.field("")
+    sort: rx.Field[str] = rx.field("rank")
+    # [label, href, "true" for the current order] for each order a reader can pick.
+    sort_links: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     policy: rx.Field[PolicyView] = rx.field(default_factory=PolicyView)
     snapshots: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     families: rx.Field[list[list[str]]] = rx.field(default_factory=list)
@@ -53,6 +64,17 @@ class LeaderboardState(SessionState):
     def csv_href(self) -> str:
         return f"/api/v1/leaderboard/snapshots/{self.snapshot_id}/download.csv"
 
+    @rx.var
+    def slice_note(self) -> str:
+        """Why a filtered or re-sorted view is still the sealed snapshot, or "" for the full one."""
+        if not self.has_filters and self.sort == "rank":
+            return ""
+        shown = "A filtered slice" if self.has_filters else "A re-sorted view"
+        return (
+            f"{shown} of the sealed snapshot: ranks, bands and intervals are the full "
+            f"snapshot's ({self.row_count}), not recomputed, so they still verify."
+        )
+
     def _filters(self) -> board.BoardFilters:
         return board.BoardFilters(
             family="" if self.family == ANY else self.family,
@@ -65,7 +87,9 @@ class LeaderboardState(SessionState):
     def _load(self, cursor: str | None) -> None:
         try:
             with app_context().session() as session:
-                page = board.board_page(session, self.selected or None, self._filters(), cursor, 25)
+                page = board.board_page(
+                    session, self.selected or None, self._filters(), cursor, 25, self.sort
+                )
         except (board.InvalidBoardCursorError, snapshots.SnapshotNotFoundError):
             self.error = "That snapshot or page does not exist. Showing the latest snapshot."
             self.selected = ""
@@ -82,7 +106,7 @@ class LeaderboardState(SessionState):
         self.published = human_date(page.snapshot.published_at)
         self.superseded = page.snapshot.superseded_by is not None
         self.sha256 = page.snapshot.sha256
-        self.row_count = str(page.snapshot.row_count)
+        self.row_count = count_text(page.snapshot.row_count, "ranked Test")
         self.policy = PolicyView.of(page.snapshot.policy)
 
     @rx.event
@@ -94,6 +118,12 @@ class LeaderboardState(SessionState):
         for key in ("model", "harness", "reasoning"):
             setattr(self, key, str(params.get(key, ""))[:200])
         self.single = str(params.get("single", "")) == "1"
+        sort = str(params.get("sort", ""))
+        self.sort = sort if sort in board.SORTS else "rank"
+        self.sort_links = [
+            [label, self._href(sort=value), str(value == self.sort).lower()]
+            for value, label in SORT_LABELS
+        ]
         self.has_filters = bool(self._filters().to_query())
         self.error = self.notice = ""
         with app_context().session() as session:
@@ -114,8 +144,11 @@ class LeaderboardState(SessionState):
         query = dict(self._filters().to_query())
         if self.selected:
             query["snapshot"] = self.selected
+        query["sort"] = self.sort
         query.update(changes)
         query = {k: v for k, v in query.items() if v and v != ANY}
+        if query["sort"] == "rank":
+            del query["sort"]
         return "/leaderboard" + ("?" + urlencode(query) if query else "")
 
     @rx.event
@@ -129,6 +162,8 @@ class LeaderboardState(SessionState):
             query["single"] = "1"
         if self.selected:
             query["snapshot"] = self.selected
+        if self.sort != "rank":
+            query["sort"] = self.sort
         return rx.redirect("/leaderboard" + ("?" + urlencode(query) if query else ""))
 
     @rx.event

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import count_text
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.preview.compare import preview_figures
@@ -45,6 +46,10 @@ class PromptGroupState(FoundVars, SessionState):
     @rx.var
     def is_moderator(self) -> bool:
         return self.viewer_role in ("moderator", "owner")
+
+    @rx.var
+    def total_text(self) -> str:
+        return count_text(self.total, "public Test")
 
     @rx.var
     def more(self) -> bool:

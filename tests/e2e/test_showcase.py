@@ -5,18 +5,29 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import secrets
 import time
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from sqlmodel import Session
 
 from benchmax.models import Role, prompt_key
 from benchmax.services.accounts import find_user_by_handle, grant_role
 from benchmax.services.leaderboard.scoring import seal
-from tests.e2e.conftest import ARTIFACTS, OWNER_HANDLE, PHONE, LiveApp, signed_in_page, wait_ready
-from tests.support.factories import make_test, make_user
+from benchmax.services.leaderboard.signing import signing_key
+from benchmax.services.leaderboard.snapshots import build_snapshot
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    OWNER_HANDLE,
+    PHONE,
+    LiveApp,
+    signed_in_page,
+    wait_ready,
+)
+from tests.support.factories import make_review, make_test, make_user
 
+WIDE: ViewportSize = {"width": 1440, "height": 900}
 PROMPT = "Draw an SVG lighthouse at dusk with a rotating beam, in one HTML file."
 
 
@@ -41,6 +52,111 @@ def _setup(app: LiveApp) -> tuple[dict[str, str], dict[str, str]]:
         }  # fmt: skip
         session.commit()
         return handles, {name: test.id for name, test in tests.items()}
+
+
+def _board_of_thirty(app: LiveApp) -> str:
+    """Thirty reviewed Tests (one to five reviews each, every third on its own harness) in a
+    fresh snapshot; returns the suffix their titles and that harness carry."""
+    suffix = secrets.token_hex(3)
+    with Session(app.engine) as session:
+        contributor = make_user(session, handle=f"board{suffix}")
+        reviewers = [make_user(session, role=Role.REVIEWER) for _ in range(5)]
+        for i in range(30):
+            test = make_test(
+                session,
+                contributor,
+                title=f"Board {suffix} {i:02d}",
+                prompt=f"Board prompt {suffix} number {i}.",
+                harness_label=f"Rig{suffix}" if i % 3 == 0 else "Claude Code",
+                attempts=1,
+            )
+            for n, reviewer in enumerate(reviewers[: 1 + i % 5]):
+                make_review(session, test, reviewer, score=min(100, 40 + 2 * i + 3 * n))
+        session.commit()
+        assert build_snapshot(session, f"e2e-board-{suffix}", signing_key(app.settings))
+        session.commit()
+    return suffix
+
+
+def _rows(page: Page) -> list[dict[str, str]]:
+    """Each shown row's title, band and score text, in page order."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('#board-rows tr.board-entry')].map(row => ({
+            title: row.querySelector('.board-test a, .board-test p')?.textContent || '',
+            band: row.querySelector('.board-band').textContent,
+            score: row.querySelector('.board-interval').textContent,
+            reviews: row.querySelector('td[data-label=Reviews]').textContent,
+        }))"""
+    )
+
+
+def test_leaderboard_table_bands_sort_filter_and_phone(live_app: LiveApp, browser: Browser) -> None:
+    suffix = _board_of_thirty(live_app)
+    page = browser.new_page(viewport=WIDE)
+    page.goto(f"{live_app.url}/leaderboard")
+    wait_ready(page)
+    rows = _rows(page)
+    assert len(rows) == 25  # a page; the rest behind "more"
+    expect(page.locator("#snapshot-date")).to_contain_text(" ranked Tests")
+    assert page.locator("#board-slice-note").count() == 0  # the full snapshot: nothing to say
+    ours = {row["title"]: row for row in rows if suffix in row["title"]}
+    assert ours, "the new snapshot's rows are shown"
+    for row in rows:
+        assert re.fullmatch(r"#\d+(\u2013#\d+)?", row["band"]), row
+        assert re.fullmatch(r"\d+\.\d\d \(\d+\.\d\d\u2013\d+\.\d\d\)", row["score"]), row
+        assert re.fullmatch(r"(1 review|[2-9] reviews)range \d+ to \d+", row["reviews"]), row
+    assert any("\u2013" in row["band"] for row in rows)  # overlapping intervals share places
+    assert page.locator("#board-rows .interval-range").count() == 25
+    model = page.locator("#board-rows .board-model").first
+    assert str(model.get_attribute("title")).startswith("Declared by the contributor: ")
+    page.screenshot(path=str(ARTIFACTS / "screens" / "leaderboard-30-desktop.png"), full_page=True)
+
+    # Sorting by reviews is a link: Tab to it and press Enter; the order and the URL change.
+    page.locator("#board-sort a", has_text="Most reviews").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**sort=reviews**")
+    wait_ready(page)
+    expect(page.locator("#board-sort a[aria-current=true]")).to_have_text("Most reviews")
+    by_reviews = _rows(page)
+    counts = [int(row["reviews"].split()[0]) for row in by_reviews]
+    assert counts == sorted(counts, reverse=True)
+    assert [row["title"] for row in by_reviews] != [row["title"] for row in rows]
+    expect(page.locator("#board-slice-note")).to_contain_text("not recomputed")
+
+    # A filter shows a slice of the same sealed snapshot: every row keeps its band and score.
+    page.goto(f"{live_app.url}/leaderboard?harness=Rig{suffix}")
+    wait_ready(page)
+    expect(page.locator("#board-slice-note")).to_contain_text("filtered slice")
+    sliced = _rows(page)
+    assert len(sliced) == 10
+    for row in sliced:
+        if row["title"] in ours:
+            assert (row["band"], row["score"]) == (
+                ours[row["title"]]["band"],
+                ours[row["title"]]["score"],
+            )
+    assert any(row["title"] in ours for row in sliced)
+
+    for scheme in ("light", "dark"):
+        phone = browser.new_page(viewport=PHONE, color_scheme=scheme)
+        phone.goto(f"{live_app.url}/leaderboard")
+        wait_ready(phone)
+        first = phone.locator("#board-rows tr.board-entry").first
+        box = first.bounding_box()
+        assert box is not None
+        assert box["y"] + box["height"] <= PHONE["height"], "#1 is below the fold on a phone"
+        expect(first.locator(".board-band")).to_have_text(rows[0]["band"])
+        expect(phone.locator("#board-about summary")).to_be_visible()  # collapsed on a phone
+        expect(phone.locator("#snapshot-formula")).not_to_be_visible()
+        _fits(phone, f"leaderboard-30-phone-{scheme}")
+        phone.close()
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{live_app.url}/leaderboard")
+    wait_ready(page)
+    expect(page.locator("#snapshot-formula")).to_be_visible()  # open below the table
+    page.screenshot(
+        path=str(ARTIFACTS / "screens" / "leaderboard-30-desktop-dark.png"), full_page=True
+    )
 
 
 def _review(page: Page, app: LiveApp, test_id: str, score: int) -> None:
@@ -90,7 +206,10 @@ def test_reviews_snapshot_leaderboard_and_comparison_group(
     expect(claude).to_contain_text("2 reviews")
     expect(claude).to_contain_text("range 88 to 92")
     expect(claude).to_contain_text("best of 1 attempt")
-    expect(claude).to_contain_text("Declared by contributor — not independently verified")
+    # Said once for every row, in the table's caption.
+    expect(reader.locator("#board-rows caption")).to_contain_text(
+        "Declared by contributor — not independently verified"
+    )
     gpt = reader.locator(".board-entry", has_text=f"Lighthouse GPT {suffix}")
     expect(gpt).to_contain_text("attempts not declared")
     assert reader.locator("#publish-snapshot").count() == 0  # owners only

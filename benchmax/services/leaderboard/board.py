@@ -13,10 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
-from benchmax.models import LeaderboardRow, LeaderboardSupersession, TestState
+from benchmax.models import (
+    CatalogModel,
+    Harness,
+    LeaderboardRow,
+    LeaderboardSupersession,
+    TestState,
+)
 from benchmax.services.dates import JsonReady
 from benchmax.services.dto import from_row
 from benchmax.services.errors import Invalid
@@ -86,6 +92,14 @@ class BoardEntry(JsonReady):
     band_first: int
     band_last: int
     band: str
+    # The catalog's names for the declared model and harness ("" when the label matched none).
+    model_name: str = ""
+    harness_name: str = ""
+
+
+# How a reader may order a snapshot's rows. Every order ends on the position, so it is total
+# and every sort shows the same sealed rows with the same ranks and bands.
+SORTS = ("rank", "score", "reviews", "model")
 
 
 @dataclass(frozen=True)
@@ -128,14 +142,57 @@ def _still_public(details: dict[str, Any], row: LeaderboardRow) -> bool:
     return found is not None and found[0].state == TestState.PUBLIC
 
 
+def _catalog_names(session: Session, rows: list[LeaderboardRow]) -> dict[str, str]:
+    """Catalog model and harness names by id (ids are unique across tables), for one page."""
+    model_ids = {row.catalog_model_id for row in rows if row.catalog_model_id}
+    harness_ids = {row.harness_id for row in rows if row.harness_id}
+    names = dict(
+        session.exec(
+            select(CatalogModel.id, CatalogModel.name).where(col(CatalogModel.id).in_(model_ids))
+        ).all()
+    )
+    names.update(
+        session.exec(select(Harness.id, Harness.name).where(col(Harness.id).in_(harness_ids))).all()
+    )
+    return names
+
+
+def _sorted_rows(
+    session: Session,
+    snapshot_id: str,
+    conditions: list[ColumnElement[bool]],
+    sort: str,
+    after: int,
+    limit: int,
+) -> list[LeaderboardRow]:
+    """``limit`` rows after the cursor: a position for the rank order (an index range scan),
+    an offset for the others, which only readers sorting by hand ask for."""
+    query = select(LeaderboardRow).where(LeaderboardRow.snapshot_id == snapshot_id, *conditions)
+    position = col(LeaderboardRow.position)
+    if sort == "rank":
+        return list(session.exec(query.where(position > after).order_by(position).limit(limit)))
+    if sort == "model":
+        name = func.lower(func.coalesce(CatalogModel.name, LeaderboardRow.model_key))
+        query = query.outerjoin(
+            CatalogModel, col(CatalogModel.id) == LeaderboardRow.catalog_model_id
+        ).order_by(name, position)
+    elif sort == "reviews":
+        query = query.order_by(col(LeaderboardRow.review_count).desc(), position)
+    else:
+        query = query.order_by(col(LeaderboardRow.score_bp), position.desc())
+    return list(session.exec(query.offset(after).limit(limit)))
+
+
 def board_page(
     session: Session,
     snapshot_id: str | None,
     filters: BoardFilters,
     cursor: str | None = None,
     limit: int = 20,
+    sort: str = "rank",
 ) -> BoardPage:
-    """One page of a snapshot (the current one when ``snapshot_id`` is None).
+    """One page of a snapshot (the current one when ``snapshot_id`` is None), in one of
+    ``SORTS`` (an unknown one reads as the rank order).
 
     Raises ``SnapshotNotFoundError`` for an unknown snapshot, ``InvalidBoardCursorError`` for
     a cursor this service did not issue. A ranked Test removed since the snapshot keeps its
@@ -152,31 +209,32 @@ def board_page(
     if conditions is None:
         return BoardPage(snapshot=info)
     limit = max(1, min(limit, MAX_PAGE_SIZE))
-    rows = session.exec(
-        select(LeaderboardRow)
-        .where(
-            LeaderboardRow.snapshot_id == snapshot.id,
-            col(LeaderboardRow.position) > after,
-            *conditions,
-        )
-        .order_by(col(LeaderboardRow.position))
-        .limit(limit + 1)
-    ).all()
+    sort = sort if sort in SORTS else "rank"
+    rows = _sorted_rows(session, snapshot.id, conditions, sort, after, limit + 1)
     shown = rows[:limit]
     details = summaries_by_id(session, (row.test_id for row in shown))
+    names = _catalog_names(session, shown)
     items = [
-        _entry(row, summarise(details[row.test_id]) if _still_public(details, row) else None)
+        _entry(
+            row,
+            summarise(details[row.test_id]) if _still_public(details, row) else None,
+            names,
+        )
         for row in shown
     ]
-    next_cursor = str(shown[-1].position) if len(rows) > limit else None
+    next_cursor = None
+    if len(rows) > limit:
+        next_cursor = str(shown[-1].position if sort == "rank" else after + limit)
     return BoardPage(snapshot=info, items=items, next_cursor=next_cursor)
 
 
-def _entry(row: LeaderboardRow, summary: TestSummary | None) -> BoardEntry:
+def _entry(row: LeaderboardRow, summary: TestSummary | None, names: dict[str, str]) -> BoardEntry:
     return from_row(
         BoardEntry,
         row,
         test=summary,
+        model_name=names.get(row.catalog_model_id, "") if summary else "",
+        harness_name=names.get(row.harness_id, "") if summary else "",
         score=points_text(row.score_bp),
         score_low=points_text(row.score_low_bp),
         score_high=points_text(row.score_high_bp),

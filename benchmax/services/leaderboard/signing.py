@@ -130,6 +130,25 @@ def signing_key(settings: Settings) -> SigningKey:
     return SigningKey(_local_key(settings.data_dir / "keys" / "leaderboard-signing.key"))
 
 
+@dataclass(frozen=True)
+class PublishedKey:
+    """What a reader needs to check a snapshot's signature; never the private half."""
+
+    public_hex: str
+    fingerprint: str
+    rotation: str
+
+
+def published_key(settings: Settings) -> PublishedKey | None:
+    """The public half of the configured key, or None where none is configured yet (a
+    production site that has not published a signed snapshot)."""
+    try:
+        key = signing_key(settings)
+    except SigningKeyMissing:
+        return None
+    return PublishedKey(key.public_hex, key.fingerprint, key.rotation)
+
+
 def signature_ok(public_hex: str, message: str, signature_hex: str) -> bool:
     try:
         public_from_hex(public_hex).verify(bytes.fromhex(signature_hex), message.encode("ascii"))

@@ -54,21 +54,41 @@ REMOVED_TITLE = "Removed by moderation after this snapshot"
 
 @dataclass(frozen=True)
 class BoardEntryView(ScoredView):
-    """One ranked row; only its title when the Test was removed after the snapshot."""
+    """One ranked row; only its title when the Test was removed after the snapshot.
+
+    ``model`` and ``harness`` are the catalog's names when the declared labels matched one,
+    else the labels; ``declared`` is what the contributor typed, shown on hover.
+    """
 
     score_range: str = ""
+    model: str = ""
+    harness: str = ""
+    declared: str = ""
 
     @classmethod
     def of(cls, entry: board.BoardEntry) -> BoardEntryView:
         shown = ListedView.fields_of(entry.test) if entry.test else {"title": REMOVED_TITLE}
+        setup: dict[str, str] = {}
+        if entry.test:
+            declared = " ".join(
+                part for part in (entry.test.model_label, entry.test.model_version_label) if part
+            )
+            setup = {
+                "model": entry.model_name or declared,
+                "harness": entry.harness_name or entry.test.harness_label,
+                "declared": f"Declared by the contributor: {shown['setup']}",
+            }
         return cls(
             **{
                 **shown,
                 # The attempts the snapshot recorded, which is what was ranked.
                 "attempts": attempts_text(entry.attempts),
             },
+            **setup,
+            **cls.interval_fields(entry.score, entry.score_low, entry.score_high),
             place=str(entry.rank),
+            band=entry.band or f"#{entry.rank}",
             score=entry.score,
             reviews=count_text(entry.review_count, "review"),
-            score_range=f"{entry.score_min} to {entry.score_max}",
+            score_range=f"range {entry.score_min} to {entry.score_max}",
         )

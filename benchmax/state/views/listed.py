@@ -98,11 +98,33 @@ class ListedView:
 
 @dataclass(frozen=True)
 class ScoredView(ListedView):
-    """A listed Test with its place in a ranking and the reviews its score comes from."""
+    """A listed Test with its place in a ranking and the reviews its score comes from.
+
+    ``band`` and ``interval`` are the sealed rank band and 95% interval in words ("" before
+    they were sealed); the ``bar_*`` values place the interval on a 0-100 scale as CSS
+    percentages, so the page draws it without arithmetic of its own.
+    """
 
     place: str = ""
     score: str = ""
     reviews: str = ""
+    band: str = ""
+    interval: str = ""
+    bar_left: str = "0%"
+    bar_width: str = "0%"
+    bar_mark: str = "0%"
+
+    @staticmethod
+    def interval_fields(score: str, low: str, high: str) -> dict[str, str]:
+        """The interval's words and bar for ``score`` in [``low``, ``high``] (point strings)."""
+        if not low or float(high) <= 0:
+            return {}
+        return {
+            "interval": f"{low}\N{EN DASH}{high}",
+            "bar_left": f"{float(low):.2f}%",
+            "bar_width": f"{float(high) - float(low):.2f}%",
+            "bar_mark": f"{float(score):.2f}%",
+        }
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,8 @@ class MemberView(ScoredView):
             reviews=count_text(member.review_count, "counted review"),
             median=f"median {member.median}" if member.median else "not reviewed yet",
             score=member.score,
+            band=member.band,
+            **cls.interval_fields(member.score, member.score_low, member.score_high),
             preview=preview,
         )
 
