@@ -11,11 +11,15 @@ from benchmax.state.showcase_detail import TestShowcaseState as S
 from benchmax.state.views.listed import ScoredView
 from benchmax.state.views.showcase import ShowcaseLines
 
-SHOWCASE_CAVEAT = (
+# The caveat's first sentence stays above the table on a phone; the rest moves below it.
+SHOWCASE_CAVEAT_LEAD = (
     "A showcase of top-rated reviewed Tests across different prompts — not a like-for-like "
-    "benchmark. Each Test had its own prompt and its own declared setup; reviews assess the "
-    "submitted evidence, not a reproduced pass@1, and contributors may have picked their best "
-    "attempt. Each published snapshot never changes."
+    "benchmark."
+)
+SHOWCASE_CAVEAT_REST = (
+    "Each Test had its own prompt and its own declared setup; reviews assess the submitted "
+    "evidence, not a reproduced pass@1, and contributors may have picked their best attempt. "
+    "Each published snapshot never changes."
 )
 GROUP_CAVEAT = (
     "Same prompt, different setups — still not a controlled benchmark. Setups are declared by "

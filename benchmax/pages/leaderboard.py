@@ -25,7 +25,12 @@ from benchmax.components.filters import (
 )
 from benchmax.components.layout import link_button, once_loaded, page_shell, page_title
 from benchmax.components.listing import list_or_empty
-from benchmax.components.showcase import BAND_RULE, SHOWCASE_CAVEAT, interval_bar
+from benchmax.components.showcase import (
+    BAND_RULE,
+    SHOWCASE_CAVEAT_LEAD,
+    SHOWCASE_CAVEAT_REST,
+    interval_bar,
+)
 from benchmax.services.labels import DECLARED_LABEL
 from benchmax.state.leaderboard import ANY
 from benchmax.state.leaderboard import LeaderboardState as S
@@ -35,7 +40,14 @@ POLICY = cast("ObjectVar[PolicyView]", S.policy)
 
 
 def _caveat() -> rx.Component:
-    return rx.callout(SHOWCASE_CAVEAT, icon="info", width="100%", id="leaderboard-caveat")
+    return rx.callout(
+        rx.fragment(
+            SHOWCASE_CAVEAT_LEAD, rx.el.span(" ", SHOWCASE_CAVEAT_REST, class_name="wide-only")
+        ),
+        icon="info",
+        width="100%",
+        id="leaderboard-caveat",
+    )
 
 
 def _snapshot_select() -> rx.Component:
@@ -60,6 +72,7 @@ def _about() -> rx.Component:
         rx.card(
             column(
                 rx.heading("How scores work", size="4", as_="h2"),
+                rx.text(SHOWCASE_CAVEAT_REST, size="2", class_name="phone-only"),
                 rx.text(
                     POLICY.formula,
                     font_family="var(--code-font-family)",
@@ -73,6 +86,16 @@ def _about() -> rx.Component:
                     "SHA-256 of policy and rows: ",
                     rx.code(S.sha256, class_name="break-all"),
                     size="1",
+                ),
+                rx.cond(
+                    S.signature != "",
+                    muted(
+                        "Signed (Ed25519) by the key with fingerprint ",
+                        rx.code(S.key_fingerprint, class_name="break-all", id="snapshot-key"),
+                        "; signature ",
+                        rx.code(S.signature, class_name="break-all"),
+                        size="1",
+                    ),
                 ),
                 row(
                     link_button(
@@ -94,6 +117,7 @@ def _about() -> rx.Component:
                     rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
                     spacing="3",
                 ),
+                _snapshot_select(),
                 spacing="2",
             ),
             width="100%",
@@ -212,7 +236,6 @@ def _ranking() -> rx.Component:
                 S.row_count, " · snapshot of ", S.published, size="3", as_="h2", id="snapshot-date"
             ),
             rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
-            _snapshot_select(),
             spacing="3",
         ),
         _filters(),

@@ -12,7 +12,7 @@ from benchmax.presentation.formatting import count_text
 from benchmax.services import catalog
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
-from benchmax.services.leaderboard import board, jobs, snapshots
+from benchmax.services.leaderboard import board, jobs, signing, snapshots
 from benchmax.state.session import SessionState
 from benchmax.state.views.leaderboard import BoardEntryView, PolicyView
 
@@ -34,6 +34,9 @@ class LeaderboardState(SessionState):
     published: rx.Field[str] = rx.field("")
     superseded: rx.Field[bool] = rx.field(False)
     sha256: rx.Field[str] = rx.field("")
+    # The snapshot's Ed25519 signature and its key's fingerprint ("" for unsigned old ones).
+    signature: rx.Field[str] = rx.field("")
+    key_fingerprint: rx.Field[str] = rx.field("")
     row_count: rx.Field[str] = rx.field("")
     sort: rx.Field[str] = rx.field("rank")
     # [label, href, "true" for the current order] for each order a reader can pick.
@@ -106,6 +109,10 @@ class LeaderboardState(SessionState):
         self.published = human_date(page.snapshot.published_at)
         self.superseded = page.snapshot.superseded_by is not None
         self.sha256 = page.snapshot.sha256
+        self.signature = page.snapshot.signature
+        self.key_fingerprint = (
+            signing.fingerprint(page.snapshot.public_key) if page.snapshot.public_key else ""
+        )
         self.row_count = count_text(page.snapshot.row_count, "ranked Test")
         self.policy = PolicyView.of(page.snapshot.policy)
 

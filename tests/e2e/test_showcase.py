@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from benchmax.models import Role, prompt_key
 from benchmax.services.accounts import find_user_by_handle, grant_role
+from benchmax.services.catalog.linking import link_declared_setup
 from benchmax.services.leaderboard.scoring import seal
 from benchmax.services.leaderboard.signing import signing_key
 from benchmax.services.leaderboard.snapshots import build_snapshot
@@ -70,6 +71,7 @@ def _board_of_thirty(app: LiveApp) -> str:
                 harness_label=f"Rig{suffix}" if i % 3 == 0 else "Claude Code",
                 attempts=1,
             )
+            link_declared_setup(session, test)
             for n, reviewer in enumerate(reviewers[: 1 + i % 5]):
                 make_review(session, test, reviewer, score=min(100, 40 + 2 * i + 3 * n))
         session.commit()
@@ -141,6 +143,7 @@ def test_leaderboard_table_bands_sort_filter_and_phone(live_app: LiveApp, browse
         phone = browser.new_page(viewport=PHONE, color_scheme=scheme)
         phone.goto(f"{live_app.url}/leaderboard")
         wait_ready(phone)
+        _fits(phone, f"leaderboard-30-phone-{scheme}")
         first = phone.locator("#board-rows tr.board-entry").first
         box = first.bounding_box()
         assert box is not None
@@ -148,15 +151,25 @@ def test_leaderboard_table_bands_sort_filter_and_phone(live_app: LiveApp, browse
         expect(first.locator(".board-band")).to_have_text(rows[0]["band"])
         expect(phone.locator("#board-about summary")).to_be_visible()  # collapsed on a phone
         expect(phone.locator("#snapshot-formula")).not_to_be_visible()
-        _fits(phone, f"leaderboard-30-phone-{scheme}")
         phone.close()
     page.emulate_media(color_scheme="dark")
     page.goto(f"{live_app.url}/leaderboard")
     wait_ready(page)
     expect(page.locator("#snapshot-formula")).to_be_visible()  # open below the table
+    fingerprint = page.locator("#snapshot-key").inner_text()
+    assert re.fullmatch("[0-9a-f]{64}", fingerprint)
     page.screenshot(
         path=str(ARTIFACTS / "screens" / "leaderboard-30-desktop-dark.png"), full_page=True
     )
+
+    # The key that signed it is on /methodology, with the URL to fetch it from.
+    page.goto(f"{live_app.url}/methodology")
+    wait_ready(page)
+    expect(page.locator("#signing-fingerprint")).to_have_text(fingerprint)
+    expect(page.locator("#signing-key-link")).to_have_attribute(
+        "href", "/api/v1/leaderboard/public-key"
+    )
+    expect(page.get_by_text("#1\u2013#2: the lucky review")).to_be_visible()
 
 
 def _review(page: Page, app: LiveApp, test_id: str, score: int) -> None:
