@@ -29,6 +29,8 @@ from tests.e2e.conftest import (
 from tests.support.factories import make_review, make_test, make_user
 
 WIDE: ViewportSize = {"width": 1440, "height": 900}
+# A score and its 95% interval in words, as "78.46 (75.03 en dash 81.89)".
+INTERVAL_TEXT = re.compile(r"\d+\.\d\d \(\d+\.\d\d\u2013\d+\.\d\d\)")
 PROMPT = "Draw an SVG lighthouse at dusk with a rotating beam, in one HTML file."
 
 
@@ -105,7 +107,7 @@ def test_leaderboard_table_bands_sort_filter_and_phone(live_app: LiveApp, browse
     assert ours, "the new snapshot's rows are shown"
     for row in rows:
         assert re.fullmatch(r"#\d+(\u2013#\d+)?", row["band"]), row
-        assert re.fullmatch(r"\d+\.\d\d \(\d+\.\d\d\u2013\d+\.\d\d\)", row["score"]), row
+        assert INTERVAL_TEXT.fullmatch(row["score"]), row
         assert re.fullmatch(r"(1 review|[2-9] reviews)range \d+ to \d+", row["reviews"]), row
     assert any("\u2013" in row["band"] for row in rows)  # overlapping intervals share places
     assert page.locator("#board-rows .interval-range").count() == 25
@@ -170,6 +172,9 @@ def test_leaderboard_table_bands_sort_filter_and_phone(live_app: LiveApp, browse
         "href", "/api/v1/leaderboard/public-key"
     )
     expect(page.get_by_text("#1\u2013#2: the lucky review")).to_be_visible()
+    page.set_viewport_size(PHONE)
+    page.locator("#signing-key").scroll_into_view_if_needed()
+    _fits(page, "methodology-signing-key-phone")
 
 
 def _review(page: Page, app: LiveApp, test_id: str, score: int) -> None:
@@ -263,6 +268,11 @@ def test_reviews_snapshot_leaderboard_and_comparison_group(
     expect(members).to_have_count(2)
     expect(members.nth(0)).to_contain_text(f"Lighthouse Claude {suffix}")  # higher shrunk score
     expect(members.nth(0)).to_contain_text("#1 in this group")
+    # Each scored member's band and interval, drawn and in words, as on the leaderboard.
+    expect(members.nth(0).locator(".member-band")).to_contain_text("rank band #1")
+    for member in (members.nth(0), members.nth(1)):
+        expect(member.locator(".board-interval")).to_have_text(INTERVAL_TEXT)
+        expect(member.locator(".interval-range")).to_have_count(1)
     expect(members.nth(1)).to_contain_text("GPT-5 · Codex CLI")
     expect(members.nth(1)).to_contain_text("attempts not declared")
     expect(members.nth(0)).to_contain_text("Declared by contributor — not independently verified")
