@@ -64,6 +64,35 @@ def _snapshot_select() -> rx.Component:
     )
 
 
+def _seal() -> rx.Component:
+    """The hash, the signature and the downloads: what a reader checks a copy against."""
+    return rx.fragment(
+        muted("SHA-256 of policy and rows: ", rx.code(S.sha256, class_name="break-all"), size="1"),
+        rx.cond(
+            S.signature != "",
+            muted(
+                "Signed (Ed25519) by the key with fingerprint ",
+                rx.code(S.key_fingerprint, class_name="break-all", id="snapshot-key"),
+                "; signature ",
+                rx.code(S.signature, class_name="break-all"),
+                size="1",
+            ),
+        ),
+        row(
+            link_button(
+                "Download JSON", S.json_href, variant="soft", id="download-json", is_external=True
+            ),
+            link_button(
+                "Download CSV", S.csv_href, variant="soft", id="download-csv", is_external=True
+            ),
+            rx.link("How scores work", href="/methodology", size="2"),
+            rx.link("Public signing key", href="/methodology#signing-key", size="2"),
+            rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
+            spacing="3",
+        ),
+    )
+
+
 def _about() -> rx.Component:
     """How scores work, the policy, the seal and the downloads: below the table, and a
     disclosure on a phone (on wider screens CSS keeps it open and hides its summary)."""
@@ -82,41 +111,7 @@ def _about() -> rx.Component:
                 rx.foreach(POLICY.rules, lambda rule: rx.text(rule, size="2")),
                 rx.text(BAND_RULE, size="2"),
                 muted(POLICY.version),
-                muted(
-                    "SHA-256 of policy and rows: ",
-                    rx.code(S.sha256, class_name="break-all"),
-                    size="1",
-                ),
-                rx.cond(
-                    S.signature != "",
-                    muted(
-                        "Signed (Ed25519) by the key with fingerprint ",
-                        rx.code(S.key_fingerprint, class_name="break-all", id="snapshot-key"),
-                        "; signature ",
-                        rx.code(S.signature, class_name="break-all"),
-                        size="1",
-                    ),
-                ),
-                row(
-                    link_button(
-                        "Download JSON",
-                        S.json_href,
-                        variant="soft",
-                        id="download-json",
-                        is_external=True,
-                    ),
-                    link_button(
-                        "Download CSV",
-                        S.csv_href,
-                        variant="soft",
-                        id="download-csv",
-                        is_external=True,
-                    ),
-                    rx.link("How scores work", href="/methodology", size="2"),
-                    rx.link("Public signing key", href="/methodology#signing-key", size="2"),
-                    rx.link("Same-prompt comparison groups", href="/prompts", size="2"),
-                    spacing="3",
-                ),
+                _seal(),
                 _snapshot_select(),
                 spacing="2",
             ),
@@ -212,7 +207,27 @@ def _sort_links() -> rx.Component:
     )
 
 
-HEADINGS = ("Rank", "Test", "Model", "Harness", "Score (95% interval)", "Reviews", "Contributor")
+# Each column's heading, and the order (URL value, direction) that sorts by it, if any.
+HEADINGS = (
+    ("Rank", "rank", "ascending"),
+    ("Test", "", ""),
+    ("Model", "model", "ascending"),
+    ("Harness", "", ""),
+    ("Score (95% interval)", "score", "ascending"),
+    ("Reviews", "reviews", "descending"),
+    ("Contributor", "", ""),
+)
+
+
+def _heading(text: str, sort: str, direction: str) -> rx.Component:
+    """A column heading that tells assistive technology when the rows are sorted by it."""
+    if not sort:
+        return rx.el.th(text, scope="col")
+    return rx.el.th(
+        text,
+        scope="col",
+        custom_attrs={"aria-sort": rx.cond(S.sort == sort, direction, "none")},
+    )
 
 
 def _table() -> rx.Component:
@@ -222,7 +237,7 @@ def _table() -> rx.Component:
             f"harness: {DECLARED_LABEL}.",
             class_name="board-caption",
         ),
-        rx.el.thead(rx.el.tr(*[rx.el.th(text, scope="col") for text in HEADINGS])),
+        rx.el.thead(rx.el.tr(*[_heading(*heading) for heading in HEADINGS])),
         rx.el.tbody(rx.foreach(S.items, _entry)),
         class_name="board-table",
         id="board-rows",

@@ -183,7 +183,9 @@ class LeaderboardState(SessionState):
 
     @rx.event
     def clear_filters(self) -> EventSpec:
-        return rx.redirect("/leaderboard" + (f"?snapshot={self.selected}" if self.selected else ""))
+        kept = {"snapshot": self.selected, "sort": "" if self.sort == "rank" else self.sort}
+        query = urlencode({key: value for key, value in kept.items() if value})
+        return rx.redirect("/leaderboard" + ("?" + query if query else ""))
 
     @rx.event
     def request_snapshot(self) -> None:

@@ -121,6 +121,7 @@ def test_leaderboard_table_bands_sort_filter_and_phone(live_app: LiveApp, browse
     page.wait_for_url("**sort=reviews**")
     wait_ready(page)
     expect(page.locator("#board-sort a[aria-current=true]")).to_have_text("Most reviews")
+    expect(page.locator("#board-rows th[aria-sort=descending]")).to_have_text("Reviews")
     by_reviews = _rows(page)
     counts = [int(row["reviews"].split()[0]) for row in by_reviews]
     assert counts == sorted(counts, reverse=True)

@@ -69,6 +69,7 @@ def _all(session: Session, sort: str, limit: int) -> list[board.BoardEntry]:
         cursor = page.next_cursor
 
 
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 def test_every_sort_shows_the_same_sealed_rows_in_its_order(session: Session) -> None:
     _board(session)
     by_rank = _all(session, "rank", 10)
