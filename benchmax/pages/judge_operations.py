@@ -25,6 +25,7 @@ def _snapshot_row(row: ObjectVar[SnapshotView]) -> rx.Component:
         rx.table.cell(row.state, class_name="judge-row-state"),
         rx.table.cell(row.models),
         rx.table.cell(row.calibration, class_name="judge-row-calibration"),
+        rx.table.cell(row.agreement, class_name="judge-row-agreement"),
         rx.table.cell(
             rx.hstack(
                 rx.button("Calibrate", size="1", variant="soft", loading=S.calibrating,
@@ -60,7 +61,7 @@ def judge_section() -> rx.Component:
                 stat_card("Review jobs", J.jobs, "judge-jobs"),
             ),
             table_or_empty(
-                ["Snapshot", "Name", "State", "Models", "Calibration", ""],
+                ["Snapshot", "Name", "State", "Models", "Calibration", "Agreement with people", ""],
                 J.snapshots,
                 _snapshot_row,
                 "judge-snapshots",
