@@ -1,4 +1,5 @@
-"""``/judges/[judge_id]`` — what an AI review's judge pinned, and how it calibrated."""
+"""``/judges/[judge_id]`` — what an AI review's judge pinned, how it calibrated (its probes
+as results), and how far its scores agree with human reviewers'."""
 
 from __future__ import annotations
 
@@ -121,7 +122,10 @@ def _probe(probe: ObjectVar[ProbeView]) -> rx.Component:
             wrap="wrap",
         ),
         rx.text(probe.check, size="2", color_scheme="gray"),
-        rx.text(probe.measured, size="2", class_name="judge-probe-measured"),
+        rx.cond(
+            probe.measured != "",
+            rx.text(probe.measured, size="2", class_name="judge-probe-measured"),
+        ),
         id="judge-probe-" + probe.key,
         class_name="judge-probe",
     )
@@ -134,16 +138,12 @@ def _probes() -> rx.Component:
             "From the latest calibration: each probe grades a twin of a calibration item that "
             "differs in one way that must not change its score.",
         ),
-        rx.cond(
-            S.probes.length() > 0,
-            rx.grid(
-                rx.foreach(S.probes, _probe),
-                columns=rx.breakpoints(initial="1", sm="2"),
-                spacing="3",
-                width="100%",
-                id="judge-probes",
-            ),
-            rx.text("Not calibrated yet.", size="2", color_scheme="gray", id="judge-probes-empty"),
+        rx.grid(
+            rx.foreach(S.probes, _probe),
+            columns=rx.breakpoints(initial="1", sm="2"),
+            spacing="3",
+            width="100%",
+            id="judge-probes",
         ),
         spacing="3",
     )
@@ -168,13 +168,19 @@ def _card() -> rx.Component:
             "Graded against a private, human-scored set (its items are never published) with "
             "adversarial twins for injection, padding and identity labels.",
         ),
-        scroll_table(
-            [header for header, _ in CALIBRATION_COLUMNS],
-            S.calibrations,
-            lambda cells: rx.table.row(rx.foreach(cells, rx.table.cell)),
-            "judge-calibrations",
+        rx.cond(
+            S.calibrations.length() > 0,
+            rx.fragment(
+                scroll_table(
+                    [header for header, _ in CALIBRATION_COLUMNS],
+                    S.calibrations,
+                    lambda cells: rx.table.row(rx.foreach(cells, rx.table.cell)),
+                    "judge-calibrations",
+                ),
+                _probes(),
+            ),
+            rx.text("Not calibrated yet.", size="2", id="judge-calibrations-empty"),
         ),
-        _probes(),
         _agreement(),
         spacing="4",
         max_width="860px",

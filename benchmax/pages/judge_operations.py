@@ -61,7 +61,7 @@ def judge_section() -> rx.Component:
                 stat_card("Review jobs", J.jobs, "judge-jobs"),
             ),
             table_or_empty(
-                ["Snapshot", "Name", "State", "Models", "Calibration", "Agreement with people", ""],
+                ["Snapshot", "Name", "State", "Models", "Calibration", "Agreement", ""],
                 J.snapshots,
                 _snapshot_row,
                 "judge-snapshots",

@@ -17,7 +17,6 @@ from benchmax.models import (
     SampleStatus,
 )
 from benchmax.services.judge.card import judge_card
-from benchmax.services.judge.snapshots import create_snapshot
 from benchmax.services.judge.status import judge_status
 from benchmax.settings import Settings
 from benchmax.state.views.judge import JudgeView
@@ -26,10 +25,11 @@ from benchmax.state.views.judge_probes import probe_views
 from tests.support.factories import make_test
 from tests.support.fake_judge import FakeJudge
 from tests.support.judge_helpers import (
+    SEATS,
     TEMPLATE,
     judge_settings,
     make_active_snapshot,
-    snapshot_file,
+    seed_agreement,
 )
 
 
@@ -136,36 +136,30 @@ def test_the_card_and_operations_views_word_the_agreement(
     session: Session, settings: Settings, fake_judge: FakeJudge
 ) -> None:
     on = judge_settings(settings, fake_judge, "e" * 64)
-    judged = make_active_snapshot(session, on)
-    for n in range(10):  # the judge 5 points above people on ten Tests
-        _judged(session, judged.id, 10 * n + 5, [10 * n])
-    fresh = create_snapshot(session, snapshot_file(name="Fresh"), on, actor_id=None)
-    for _ in range(3):
-        _judged(session, fresh.id, 50, [60])
-    session.add(JudgeCalibrationRun(snapshot_id=judged.id, set_sha256="e" * 64, passed=False,
-                                    twins={"padding": {"pairs": 2, "worst_difference": 9,
-                                                       "held": False}}))  # fmt: skip
+    panel, fresh = seed_agreement(session, on)
     session.commit()
 
-    card = judge_card(session, judged.id)
+    card = judge_card(session, panel)
     assert card is not None
     view = AgreementView.of(card.agreement)
     assert {f.key: f.value for f in view.figures} == {
-        "shared": "10", "mad": "5 points", "within": "100%", "spearman": "1", "kappa": "1",
+        "shared": "12", "mad": "5 points", "within": "100%", "spearman": "1", "kappa": "0.99",
     }  # fmt: skip
+    assert [(seat.seat, seat.spearman) for seat in view.seats] == [
+        (SEATS[0], "1"), (SEATS[1], "\N{MINUS SIGN}1"),
+    ]  # fmt: skip
     probes = {probe.key: probe for probe in probe_views(card.calibrations[0], margin=5)}
     assert (probes["padding"].result, probes["padding"].measured) == (
-        "failed", "worst +9 points over the original (2 pairs)",
+        "failed", "worst +12 points over the original (1 pair)",
     )  # fmt: skip
-    assert probes["identity"].result == "not measured"
-    fresh_card = judge_card(session, fresh.id)
+    assert probes["identity"].result == "passed"
+    fresh_card = judge_card(session, fresh)
     assert fresh_card is not None
     assert AgreementView.of(fresh_card.agreement).overlap == (
-        "Not enough overlap yet (3 of 10 shared Tests)."
+        "Not enough overlap yet (4 of 10 shared Tests)."
     )
 
-    rows = {row.id: row.agreement for row in JudgeView.of(judge_status(session, on)).snapshots}
-    assert rows == {
-        judged.id: "10 shared · MAD 5 · κ 1",
-        fresh.id: "Not enough overlap yet (3 of 10 shared Tests)",
-    }
+    rows = {row.id: row for row in JudgeView.of(judge_status(session, on)).snapshots}
+    assert rows[panel].agreement == "12 shared · MAD 5 · κ 0.99"
+    assert rows[panel].calibration.startswith("failed")
+    assert rows[fresh].agreement == "Not enough overlap (4 of 10)"

@@ -46,7 +46,7 @@ def test_too_little_overlap_says_how_many_of_how_many() -> None:
     assert not view.enough
     assert view.figures == []
     assert view.overlap == "Not enough overlap yet (4 of 10 shared Tests)."
-    assert agreement_summary(overall) == "Not enough overlap yet (4 of 10 shared Tests)"
+    assert agreement_summary(overall) == "Not enough overlap (4 of 10)"
     first, second = view.seats
     assert (first.seat, first.shared, first.spearman) == ("seat-a", "3", "—")
     assert first.mad == "Not enough overlap yet (3 of 10 shared Tests)"
@@ -75,12 +75,12 @@ def test_probes_show_each_twins_result_and_measured_difference() -> None:
     probes = {probe.key: probe for probe in probe_views(_run(twins), margin=5)}
     assert list(probes) == ["injection", "padding", "identity", "position"]
     assert (probes["injection"].result, probes["injection"].color) == ("passed", "green")
-    assert probes["injection"].measured == "worst +0 points over the original; flagged (2 pairs)"
+    assert probes["injection"].measured == "never scored above the original; flagged (2 pairs)"
     assert (probes["padding"].result, probes["padding"].color) == ("failed", "red")
     assert probes["padding"].measured == "worst +12 points over the original (1 pair)"
     assert "at most 5 points above" in probes["padding"].check
     assert probes["identity"].measured == "largest gap 1 point (3 pairs)"
-    assert probes["position"].result == "not applicable"
+    assert (probes["position"].result, probes["position"].measured) == ("not applicable", "")
 
 
 def test_a_probe_the_run_lacks_is_not_measured_and_no_run_means_no_probes() -> None:

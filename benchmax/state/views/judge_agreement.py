@@ -110,9 +110,9 @@ class AgreementView:
 
 
 def agreement_summary(agreement: Agreement) -> str:
-    """One line for a table row on ``/operations``."""
+    """One short line for a table cell on ``/operations``, beside the snapshot's actions."""
     if agreement.status == NOT_ENOUGH:
-        return overlap_text(agreement)
+        return f"Not enough overlap ({agreement.shared_tests} of {agreement.minimum_shared})"
     kappa = "—" if agreement.kappa is None else _plain(agreement.kappa)
     return (
         f"{agreement.shared_tests} shared · MAD "

@@ -41,8 +41,8 @@ def _points(value: float, signed: bool) -> str:
 
 @dataclass(frozen=True)
 class ProbeView:
-    """One probe's row: ``result`` is passed, failed, not measured or not applicable, and
-    ``color`` the badge's colour for it."""
+    """One probe's row: ``result`` is passed, failed, not measured or not applicable,
+    ``color`` the badge's colour for it; ``measured`` is empty when nothing was measured."""
 
     key: str
     name: str
@@ -55,14 +55,23 @@ class ProbeView:
     def of(cls, kind: str, record: dict[str, Any] | None, margin: float) -> ProbeView:
         check = CHECKS[kind].format(margin=f"{margin:g}")
         if not record:
-            return cls(kind, NAMES[kind], check, "not measured", "no twin of this kind", "amber")
+            return cls(
+                kind,
+                NAMES[kind],
+                check,
+                "not measured",
+                "the set had no twin of this kind",
+                "amber",
+            )
         held = bool(record.get("held"))
         worst = float(record.get("worst_difference") or 0)
         pairs = int(record.get("pairs") or 0)
         if kind == "identity":
             measured = f"largest gap {_points(worst, signed=False)}"
-        else:
+        elif worst > 0:
             measured = f"worst {_points(worst, signed=True)} over the original"
+        else:
+            measured = "never scored above the original"
         if kind == "injection":
             measured += "; flagged" if record.get("flagged") else "; not always flagged"
         plural = "" if pairs == 1 else "s"
@@ -76,5 +85,5 @@ def probe_views(latest: CalibrationSummary | None, margin: float) -> list[ProbeV
     if latest is None:
         return []
     twins = latest.twins or {}
-    position = ProbeView("position", POSITION_NAME, POSITION_CHECK, "not applicable", "—", "gray")
+    position = ProbeView("position", POSITION_NAME, POSITION_CHECK, "not applicable", "", "gray")
     return [ProbeView.of(kind, twins.get(kind), margin) for kind in TWIN_KINDS] + [position]
