@@ -60,6 +60,12 @@ def test_negative_figures_and_an_undefined_kappa_read_plainly() -> None:
     view = AgreementView.of(JudgeAgreement(overall=Agreement.of(reversed_pairs)))
     shown = {figure.key: figure.value for figure in view.figures}
     assert shown["spearman"] == "\N{MINUS SIGN}1"
+    barely = Agreement(shared_tests=10, status="ok", mean_absolute_difference=49.333,
+                       within_10=0.1, spearman=-0.001, kappa=-0.975)  # fmt: skip
+    shown = {f.key: f.value for f in AgreementView.of(JudgeAgreement(overall=barely)).figures}
+    assert (shown["mad"], shown["spearman"], shown["kappa"]) == (
+        "49.33 points", "0", "\N{MINUS SIGN}0.97",
+    )  # fmt: skip
     flat = Agreement.of([(51.0, 55.0)] * 10)  # every score in the 50s: no kappa
     assert agreement_summary(flat) == "10 shared · MAD 4 · κ —"
     shown = {f.key: f.value for f in AgreementView.of(JudgeAgreement(overall=flat)).figures}

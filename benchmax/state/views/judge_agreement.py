@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from benchmax.services.judge.agreement import NOT_ENOUGH, Agreement, JudgeAgreement
 
-# One figure of an ``Agreement``: its key, label, how to read it and how to format it.
+# How to read each figure, by its key.
 EXPLANATIONS = {
     "shared": "Public Tests scored both by this judge and by approved human or admin reviewers.",
     "mad": "How many points apart the judge's score and the reviewers' mean score are, on "
@@ -25,8 +25,8 @@ EXPLANATIONS = {
 
 
 def _plain(value: float) -> str:
-    """A figure without a floating point's trailing noise; the minus sign a typesetter uses."""
-    return f"{value:.2f}".rstrip("0").rstrip(".").replace("-", "\N{MINUS SIGN}")
+    """Two decimals at most, without trailing zeros or a negative zero; a typeset minus."""
+    return f"{round(value, 2) + 0.0:g}".replace("-", "\N{MINUS SIGN}")
 
 
 def overlap_text(agreement: Agreement) -> str:
