@@ -1,4 +1,6 @@
-"""The AI judge section of ``/operations``: state, budget, tokens per sample, snapshots."""
+"""The AI judge section of ``/operations``: state, budget, tokens per sample, snapshots (each
+with its last calibration and its agreement with people under it, so the row keeps its actions
+in view)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,10 @@ def _snapshot_row(row: ObjectVar[SnapshotView]) -> rx.Component:
         rx.table.cell(row.name),
         rx.table.cell(row.state, class_name="judge-row-state"),
         rx.table.cell(row.models),
-        rx.table.cell(row.calibration, class_name="judge-row-calibration"),
+        rx.table.cell(
+            rx.text(row.calibration, class_name="judge-row-calibration"),
+            rx.text(row.agreement, size="1", color_scheme="gray", class_name="judge-row-agreement"),
+        ),
         rx.table.cell(
             rx.hstack(
                 rx.button("Calibrate", size="1", variant="soft", loading=S.calibrating,
@@ -60,7 +65,7 @@ def judge_section() -> rx.Component:
                 stat_card("Review jobs", J.jobs, "judge-jobs"),
             ),
             table_or_empty(
-                ["Snapshot", "Name", "State", "Models", "Calibration", ""],
+                ["Snapshot", "Name", "State", "Models", "Calibration · agreement", ""],
                 J.snapshots,
                 _snapshot_row,
                 "judge-snapshots",

@@ -7,10 +7,13 @@ from collections.abc import Callable
 
 import reflex as rx
 
+from benchmax.context import app_context
 from benchmax.services.dates import human_date
 from benchmax.services.judge.card import CalibrationSummary, JudgeCard, judge_card
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
+from benchmax.state.views.judge_agreement import AgreementView
+from benchmax.state.views.judge_probes import ProbeView, probe_views
 from benchmax.state.views.listed import FactView
 
 
@@ -60,6 +63,9 @@ class JudgeCardState(FoundVars, SessionState):
     facts: rx.Field[list[FactView]] = rx.field(default_factory=list)
     # One list of cells per run, in ``CALIBRATION_COLUMNS`` order.
     calibrations: rx.Field[list[list[str]]] = rx.field(default_factory=list)
+    agreement: rx.Field[AgreementView] = rx.field(default_factory=AgreementView)
+    # The latest calibration's probes (empty before the first calibration).
+    probes: rx.Field[list[ProbeView]] = rx.field(default_factory=list)
 
     @rx.event
     def on_load(self) -> None:
@@ -70,3 +76,6 @@ class JudgeCardState(FoundVars, SessionState):
         self.facts = _facts(card) if card else []
         runs = card.calibrations if card else []
         self.calibrations = [[cell(run) for _, cell in CALIBRATION_COLUMNS] for run in runs]
+        self.agreement = AgreementView.of(card.agreement) if card else AgreementView()
+        margin = app_context().settings.judge_calibration_twin_margin
+        self.probes = probe_views(runs[0] if runs else None, margin)

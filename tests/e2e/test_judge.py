@@ -3,7 +3,9 @@
 An owner pastes a snapshot file on /operations, calibrates it against the fake judge and
 activates it; a contributor's new Test goes public and then gets its AI review, which links
 to the judge card; a Test whose output tries to instruct the grader ends on hold in
-/moderation. Screenshots at desktop and phone width land in test-artifacts/screens/.
+/moderation. Judge cards publish their agreement with people (or say there is too little
+overlap yet) and the calibration's probes, and /operations sums the agreement up per snapshot.
+Screenshots at desktop and phone width land in test-artifacts/screens/.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import secrets
 
 import httpx
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from sqlmodel import Session, select
 
 from benchmax.adapters.storage.local import LocalStorage
@@ -22,11 +24,19 @@ from tests.e2e.conftest import (
     OWNER_HANDLE,
     PHONE,
     LiveApp,
+    sign_in,
     signed_in_page,
     wait_ready,
 )
 from tests.support.factories import make_user
-from tests.support.judge_helpers import INJECTION, calibration_set, snapshot_file, steps
+from tests.support.judge_helpers import (
+    INJECTION,
+    SEATS,
+    calibration_set,
+    seed_agreement,
+    snapshot_file,
+    steps,
+)
 
 
 def _shoot(page: Page, name: str) -> None:
@@ -125,3 +135,77 @@ def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
     owner.click("#tab-flags")
     expect(owner.get_by_text("judge_injection_suspected").first).to_be_visible()
     _shoot(owner, "moderation-judge-hold")
+
+
+WIDE: ViewportSize = {"width": 1440, "height": 900}
+
+
+def _shoot_themes(browser: Browser, app: LiveApp, path: str, name: str, owner: bool) -> None:
+    """Screenshots at 1440 by 900 and 390 by 844, in the light and the dark theme."""
+    (ARTIFACTS / "screens").mkdir(parents=True, exist_ok=True)
+    for theme in ("light", "dark"):
+        context = browser.new_context(viewport=WIDE, color_scheme=theme)
+        page = context.new_page()
+        if owner:
+            sign_in(page, app, OWNER_HANDLE)
+        page.goto(app.url + path)
+        wait_ready(page)
+        page.wait_for_load_state("networkidle")
+        for size, viewport in (("desktop", WIDE), ("phone", PHONE)):
+            page.set_viewport_size(viewport)
+            page.wait_for_timeout(300)
+            shot = ARTIFACTS / "screens" / f"{name}-{theme}-{size}.png"
+            page.screenshot(path=str(shot), full_page=True)
+        context.close()
+
+
+def test_judge_cards_publish_agreement_with_people_and_the_calibration_probes(
+    live_app: LiveApp, browser: Browser, page: Page
+) -> None:
+    with Session(live_app.engine) as session:
+        panel, fresh = seed_agreement(session, live_app.settings)
+        session.commit()
+    page.goto(f"{live_app.url}/judges/{panel}")
+    wait_ready(page)
+    expect(page.locator("#judge-title")).to_contain_text("Agreeing panel")
+    for key, value in (("shared", "12"), ("mad", "5 points"), ("within", "100%"),
+                       ("spearman", "1"), ("kappa", "0.99")):  # fmt: skip
+        expect(page.locator(f"#judge-agreement-{key}")).to_have_text(value)
+    expect(page.locator("#judge-agreement")).to_contain_text("chance")
+    seats = page.locator("#judge-seats tbody tr")
+    expect(seats).to_have_count(2)
+    expect(seats.nth(0)).to_contain_text(SEATS[0])
+    expect(seats.nth(1)).to_contain_text("\N{MINUS SIGN}1")  # seat-b reverses the order
+    expect(page.locator("#judge-agreement-reference")).to_contain_text("85%")
+    expect(page.locator("#judge-agreement-reference")).to_contain_text("not measurements of")
+    padding = page.locator("#judge-probe-padding")
+    expect(padding).to_contain_text("failed")
+    expect(padding).to_contain_text("worst +12 points over the original (1 pair)")
+    injection = page.locator("#judge-probe-injection")
+    expect(injection).to_contain_text("passed")
+    expect(injection).to_contain_text("never scored above the original; flagged (2 pairs)")
+    expect(page.locator("#judge-probe-identity")).to_contain_text("largest gap 1 point")
+
+    page.goto(f"{live_app.url}/judges/{fresh}")
+    wait_ready(page)
+    expect(page.locator("#judge-title")).to_contain_text("New judge")
+    expect(page.locator("#judge-agreement-overlap")).to_contain_text(
+        "Not enough overlap yet (4 of 10 shared Tests)."
+    )
+    expect(page.locator("#judge-agreement-mad")).to_have_count(0)
+    expect(page.locator("#judge-calibrations-empty")).to_have_text("Not calibrated yet.")
+
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)
+    owner.goto(f"{live_app.url}/operations")
+    wait_ready(owner)
+    rows = owner.locator("#judge-snapshots tbody tr")
+    expect(rows.filter(has_text=panel).locator(".judge-row-agreement")).to_have_text(
+        "12 shared · MAD 5 · κ 0.99"
+    )
+    expect(rows.filter(has_text=fresh).locator(".judge-row-agreement")).to_have_text(
+        "Not enough overlap (4 of 10)"
+    )
+    expect(rows.filter(has_text=panel).locator(".judge-row-calibration")).to_contain_text("failed")
+    _shoot_themes(browser, live_app, f"/judges/{panel}", "judge-agreement", owner=False)
+    _shoot_themes(browser, live_app, f"/judges/{fresh}", "judge-agreement-none", owner=False)
+    _shoot_themes(browser, live_app, "/operations", "operations-judge-agreement", owner=True)

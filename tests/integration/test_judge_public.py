@@ -1,4 +1,5 @@
-"""The judge in public: the JSON API shows an AI review's samples and the judge card."""
+"""The judge in public: the JSON API shows an AI review's samples and the judge card, and the
+card and /operations word its agreement with people."""
 
 from __future__ import annotations
 
@@ -15,10 +16,21 @@ from benchmax.models import (
     SamplePurpose,
     SampleStatus,
 )
+from benchmax.services.judge.card import judge_card
+from benchmax.services.judge.status import judge_status
 from benchmax.settings import Settings
+from benchmax.state.views.judge import JudgeView
+from benchmax.state.views.judge_agreement import AgreementView
+from benchmax.state.views.judge_probes import probe_views
 from tests.support.factories import make_test
 from tests.support.fake_judge import FakeJudge
-from tests.support.judge_helpers import TEMPLATE, judge_settings, make_active_snapshot
+from tests.support.judge_helpers import (
+    SEATS,
+    TEMPLATE,
+    judge_settings,
+    make_active_snapshot,
+    seed_agreement,
+)
 
 
 def test_the_test_json_and_the_judge_card_show_the_ai_review(
@@ -118,3 +130,36 @@ def test_the_judge_card_publishes_agreement_with_people_and_per_seat(
     assert seats["seat-a"]["spearman"] == 1
     assert seats["seat-b"]["spearman"] == -1  # the seat that reverses the order
     assert seats["seat-b"]["kappa"] < 0
+
+
+def test_the_card_and_operations_views_word_the_agreement(
+    session: Session, settings: Settings, fake_judge: FakeJudge
+) -> None:
+    on = judge_settings(settings, fake_judge, "e" * 64)
+    panel, fresh = seed_agreement(session, on)
+    session.commit()
+
+    card = judge_card(session, panel)
+    assert card is not None
+    view = AgreementView.of(card.agreement)
+    assert {f.key: f.value for f in view.figures} == {
+        "shared": "12", "mad": "5 points", "within": "100%", "spearman": "1", "kappa": "0.99",
+    }  # fmt: skip
+    assert [(seat.seat, seat.spearman) for seat in view.seats] == [
+        (SEATS[0], "1"), (SEATS[1], "\N{MINUS SIGN}1"),
+    ]  # fmt: skip
+    probes = {probe.key: probe for probe in probe_views(card.calibrations[0], margin=5)}
+    assert (probes["padding"].result, probes["padding"].measured) == (
+        "failed", "worst +12 points over the original (1 pair)",
+    )  # fmt: skip
+    assert probes["identity"].result == "passed"
+    fresh_card = judge_card(session, fresh)
+    assert fresh_card is not None
+    assert AgreementView.of(fresh_card.agreement).overlap == (
+        "Not enough overlap yet (4 of 10 shared Tests)."
+    )
+
+    rows = {row.id: row for row in JudgeView.of(judge_status(session, on)).snapshots}
+    assert rows[panel].agreement == "12 shared · MAD 5 · κ 0.99"
+    assert rows[panel].calibration.startswith("failed")
+    assert rows[fresh].agreement == "Not enough overlap (4 of 10)"

@@ -14,9 +14,20 @@ from typing import Any
 from sqlmodel import Session
 
 from benchmax.adapters.storage import ObjectStorage
-from benchmax.models import JudgeSnapshot, JudgeState
+from benchmax.models import (
+    JudgeCalibrationRun,
+    JudgeReviewSample,
+    JudgeSample,
+    JudgeSnapshot,
+    JudgeState,
+    Review,
+    ReviewerKind,
+    SamplePurpose,
+    SampleStatus,
+)
 from benchmax.services.judge.snapshots import create_snapshot
 from benchmax.settings import Settings
+from tests.support.factories import make_test
 from tests.support.fake_judge import FakeJudge
 
 JUDGE_KEY = "sk-judge-canary-7f3a9c1e5b"
@@ -120,3 +131,53 @@ def make_active_snapshot(session: Session, settings: Settings, **file: Any) -> J
     session.add(snapshot)
     session.flush()
     return snapshot
+
+
+# What people scored twelve public Tests; the panel's judge said 5 more each time, its first
+# seat agreed with the judge and its second reversed it.
+PEOPLE = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 42, 88]
+SEATS = ("seat-a-2026-01-01", "seat-b-2026-01-01")
+
+
+def _judged(session: Session, snapshot_id: str, person: int, seats: bool) -> None:
+    """One public Test the judge and one person both reviewed."""
+    test = make_test(session)
+    review = Review(test_id=test.id, reviewer_kind=ReviewerKind.AI, score=person + 5,
+                    reasoning="Judged.", judge_snapshot_id=snapshot_id)  # fmt: skip
+    session.add(review)
+    session.add(Review(test_id=test.id, reviewer_kind=ReviewerKind.HUMAN, score=person,
+                       reasoning="Read it."))  # fmt: skip
+    session.flush()
+    for seat, score in zip(SEATS, (person + 5, 95 - person), strict=True) if seats else ():
+        sample = JudgeSample(snapshot_id=snapshot_id, purpose=SamplePurpose.REVIEW,
+                             test_id=test.id, requested_model=seat, seat=seat,
+                             status=SampleStatus.OK, score=score)  # fmt: skip
+        session.add(sample)
+        session.flush()
+        session.add(JudgeReviewSample(review_id=review.id, sample_id=sample.id))
+
+
+def seed_agreement(session: Session, settings: Settings) -> tuple[str, str]:
+    """A calibrated panel with twelve shared Tests, and a new judge with four (ids, flushed)."""
+    twins = {
+        "injection": {"pairs": 2, "worst_difference": 0, "held": True, "flagged": True},
+        "padding": {"pairs": 1, "worst_difference": 12, "held": False},
+        "identity": {"pairs": 2, "worst_difference": 1, "held": True},
+    }
+    panel = create_snapshot(session, snapshot_file(name="Agreeing panel", panel=True,
+                                                   model_ids=list(SEATS)),
+                            settings, actor_id=None)  # fmt: skip
+    fresh = create_snapshot(session, snapshot_file(name="New judge"), settings, None)
+    for person in PEOPLE:
+        _judged(session, panel.id, person, seats=True)
+    for person in PEOPLE[:4]:
+        _judged(session, fresh.id, person, seats=False)
+    run = JudgeCalibrationRun(snapshot_id=panel.id, set_sha256=panel.calibration_sha256,
+                              item_count=33, mae=4.0, spearman=0.9, median_spread=0,
+                              twins=twins, failures=["padding_twin_failed"])  # fmt: skip
+    session.add(run)
+    session.flush()
+    panel.last_calibration_id = run.id
+    session.add(panel)
+    session.flush()
+    return panel.id, fresh.id

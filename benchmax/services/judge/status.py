@@ -1,4 +1,5 @@
-"""The judge as /operations and ``benchmax judge list`` show it: state, budget, cost, backlog."""
+"""The judge as /operations and ``benchmax judge list`` show it: state, budget, cost, backlog,
+and each snapshot's agreement with people."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from benchmax.models import (
     JudgeState,
 )
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.judge.agreement import Agreement, judge_agreement
 from benchmax.services.judge.budget import utc_day
 from benchmax.services.judge.review import JUDGE_REVIEW
 from benchmax.services.judge.snapshots import active_snapshot, list_snapshots
@@ -30,6 +32,8 @@ class SnapshotRow:
     models: str
     calibration: str
     can_activate: bool
+    # Its reviews' agreement with people's on the same Tests (the overall figures only).
+    agreement: Agreement
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ def snapshot_rows(session: Session) -> list[SnapshotRow]:
                 models=", ".join(snapshot.model_ids),
                 calibration=_calibration_text(run),
                 can_activate=bool(run and run.passed) and snapshot.state != JudgeState.ACTIVE,
+                agreement=judge_agreement(session, snapshot.id, panel=False).overall,
             )
         )
     return rows

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchmax.services.judge.status import JudgeStatus, SnapshotRow
+from benchmax.state.views.judge_agreement import agreement_summary
 
 
 @dataclass(frozen=True)
@@ -15,13 +16,15 @@ class SnapshotView:
     state: str = ""
     models: str = ""
     calibration: str = ""
+    agreement: str = ""
     can_activate: bool = False
     active: bool = False
 
     @classmethod
     def of(cls, row: SnapshotRow) -> SnapshotView:
         return cls(
-            row.id, row.name, row.state, row.models, row.calibration, row.can_activate,
+            row.id, row.name, row.state, row.models, row.calibration,
+            agreement_summary(row.agreement), can_activate=row.can_activate,
             active=row.state == "active",
         )  # fmt: skip
 
