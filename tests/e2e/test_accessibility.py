@@ -32,7 +32,6 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _files
 from tests.support.factories import make_report, make_test, make_user, png
-from tests.support.judge_helpers import seed_agreement
 
 # The same pinned axe-core the preview evaluator runs (sandbox/browser-web-v1/package-lock.json).
 AXE = (
@@ -54,8 +53,6 @@ STRANGER_PAGES = [
     "/leaderboard",
     "/prompts",
     "/prompts/{prompt_key}",
-    "/judges/{judge}",
-    "/judges/{new_judge}",
     "/sign-in",
     "/security",
     "/methodology",
@@ -132,8 +129,9 @@ async () => {
 @pytest.fixture(scope="module")
 def paths(live_app: LiveApp) -> dict[str, str]:
     """Values for the page list: a sample Test, its prompt group, the contributor's own
-    Test with an open report on it (so the moderation queue has a row of forms), and judge
-    cards with and without enough agreement figures."""
+    Test with an open report on it (so the moderation queue has a row of forms). Judge cards
+    are audited by ``test_judge.py``, which seeds them: a judge snapshot made here would be
+    on the shared app's /operations before that file's first test, which starts from none."""
     people = make_people(live_app, "contributor")
     with Session(live_app.engine) as session:
         sample = session.exec(select(Test).where(Test.is_sample)).first()
@@ -144,15 +142,12 @@ def paths(live_app: LiveApp) -> dict[str, str]:
             session, handle=f"rep{own.id[:8]}", auth_subject=f"local|rep{own.id[:8]}"
         )
         make_report(session, own, reporter, details="Reported so the queue has an item.")
-        judge, new_judge = seed_agreement(session, live_app.settings)
         session.commit()
         return {
             "sample": sample.id,
             "prompt_key": sample.prompt_key,
             "own": own.id,
             "contributor": people["contributor"],
-            "judge": judge,
-            "new_judge": new_judge,
         }
 
 

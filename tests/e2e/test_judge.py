@@ -28,6 +28,7 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
+from tests.e2e.test_accessibility import _audit
 from tests.support.factories import make_user
 from tests.support.judge_helpers import (
     INJECTION,
@@ -206,6 +207,9 @@ def test_judge_cards_publish_agreement_with_people_and_the_calibration_probes(
         "Not enough overlap (4 of 10)"
     )
     expect(rows.filter(has_text=panel).locator(".judge-row-calibration")).to_contain_text("failed")
+    for theme in ("light", "dark"):
+        problems = _audit(browser, live_app, theme, [f"/judges/{panel}", f"/judges/{fresh}"], "")
+        assert not problems, f"accessibility problems ({theme}):\n" + "\n".join(problems)
     _shoot_themes(browser, live_app, f"/judges/{panel}", "judge-agreement", owner=False)
     _shoot_themes(browser, live_app, f"/judges/{fresh}", "judge-agreement-none", owner=False)
     _shoot_themes(browser, live_app, "/operations", "operations-judge-agreement", owner=True)
