@@ -1,5 +1,6 @@
-"""The judge as /operations and ``benchmax judge list`` show it: state, budget, cost, backlog,
-and each snapshot's agreement with people."""
+"""The judge as /operations and ``benchmax judge list`` show it: state, budget, cost, backlog
+and snapshots; /operations also shows each snapshot's agreement with people, which the list
+command does not print and so does not compute."""
 
 from __future__ import annotations
 
@@ -32,8 +33,6 @@ class SnapshotRow:
     models: str
     calibration: str
     can_activate: bool
-    # Its reviews' agreement with people's on the same Tests (the overall figures only).
-    agreement: Agreement
 
 
 @dataclass(frozen=True)
@@ -48,6 +47,8 @@ class JudgeStatus:
     pending: int
     dead: int
     snapshots: list[SnapshotRow]
+    # Each snapshot's reviews' agreement with people's on the same Tests (overall figures).
+    agreements: dict[str, Agreement]
 
 
 def _calibration_text(run: JudgeCalibrationRun | None) -> str:
@@ -78,7 +79,6 @@ def snapshot_rows(session: Session) -> list[SnapshotRow]:
                 models=", ".join(snapshot.model_ids),
                 calibration=_calibration_text(run),
                 can_activate=bool(run and run.passed) and snapshot.state != JudgeState.ACTIVE,
-                agreement=judge_agreement(session, snapshot.id, panel=False).overall,
             )
         )
     return rows
@@ -107,6 +107,7 @@ def judge_status(session: Session, settings: Settings) -> JudgeStatus:
             .group_by(col(Job.state))
         ).all()
     )
+    rows = snapshot_rows(session)
     waiting = session.exec(
         select(func.count()).where(
             Job.kind == JUDGE_REVIEW,
@@ -124,5 +125,6 @@ def judge_status(session: Session, settings: Settings) -> JudgeStatus:
         waiting_for_budget=int(waiting),
         pending=int(counts.get(JobState.PENDING, 0)),
         dead=int(counts.get(JobState.DEAD, 0)),
-        snapshots=snapshot_rows(session),
+        snapshots=rows,
+        agreements={row.id: judge_agreement(session, row.id, panel=False).overall for row in rows},
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from benchmax.services.judge.agreement import Agreement
 from benchmax.services.judge.status import JudgeStatus, SnapshotRow
 from benchmax.state.views.judge_agreement import agreement_summary
 
@@ -21,10 +22,10 @@ class SnapshotView:
     active: bool = False
 
     @classmethod
-    def of(cls, row: SnapshotRow) -> SnapshotView:
+    def of(cls, row: SnapshotRow, agreement: Agreement) -> SnapshotView:
         return cls(
             row.id, row.name, row.state, row.models, row.calibration,
-            agreement_summary(row.agreement), can_activate=row.can_activate,
+            agreement_summary(agreement), can_activate=row.can_activate,
             active=row.state == "active",
         )  # fmt: skip
 
@@ -51,5 +52,5 @@ class JudgeView:
             tokens="—" if tokens is None else f"{tokens:.0f}",
             waiting=str(status.waiting_for_budget),
             jobs=f"{status.pending} pending · {status.dead} dead",
-            snapshots=[SnapshotView.of(row) for row in status.snapshots],
+            snapshots=[SnapshotView.of(row, status.agreements[row.id]) for row in status.snapshots],
         )
