@@ -33,8 +33,7 @@ from sqlmodel import Session
 
 from benchmax.adapters.auth import SessionVerifier, build_verifier
 from benchmax.adapters.queue import DispatcherSlot
-from benchmax.adapters.storage import ObjectStorage, build_storage
-from benchmax.db import make_engine
+from benchmax.adapters.storage import ObjectStorage
 from benchmax.services.jobs import JobContext
 from benchmax.settings import Settings
 
@@ -44,14 +43,21 @@ class AppContext:
     """Settings and the collaborators built from them, shared by one process's callers."""
 
     settings: Settings
-    engine: Engine
-    storage: ObjectStorage
     verifier: SessionVerifier
     jobs: JobContext
 
+    # The engine, storage and queue are the job context's: one owner, so the API, the states
+    # and the jobs of a process can never hold two different ones.
+    @property
+    def engine(self) -> Engine:
+        return self.jobs.engine
+
+    @property
+    def storage(self) -> ObjectStorage:
+        return self.jobs.storage
+
     @property
     def queue(self) -> DispatcherSlot:
-        """The process's job dispatcher slot, shared with (owned by) ``jobs``."""
         return self.jobs.queue
 
     @classmethod
@@ -64,15 +70,10 @@ class AppContext:
         verifier: SessionVerifier | None = None,
     ) -> AppContext:
         """Build every collaborator the settings choose; tests may pass their own instances."""
-        engine = engine if engine is not None else make_engine(settings.resolved_database_url)
-        storage = storage if storage is not None else build_storage(settings)
-        jobs = JobContext.from_settings(settings, engine=engine, storage=storage)
         return cls(
             settings=settings,
-            engine=engine,
-            storage=storage,
             verifier=verifier if verifier is not None else build_verifier(settings),
-            jobs=jobs,
+            jobs=JobContext.from_settings(settings, engine=engine, storage=storage),
         )
 
     @contextmanager
