@@ -118,8 +118,26 @@ def feed_card(item: ObjectVar[CardView]) -> rx.Component:
                     rx.text(marked(item.excerpt_marks), size="2", class_name="card-excerpt"),
                 ),
                 declared_setup(item),
-                byline(
-                    item.contributor, item.handle, time_ago(item.published), class_name="card-over"
+                rx.hstack(
+                    byline(
+                        item.contributor,
+                        item.handle,
+                        time_ago(item.published),
+                        class_name="card-over",
+                    ),
+                    rx.cond(
+                        item.group_href != "",
+                        rx.link(
+                            rx.icon("git-compare", size=14, aria_hidden="true"),
+                            "Compare the setups",
+                            href=item.group_href,
+                            size="2",
+                            class_name="card-over card-compare",
+                        ),
+                    ),
+                    spacing="3",
+                    wrap="wrap",
+                    align="center",
                 ),
                 spacing="2",
             ),

@@ -1,11 +1,13 @@
-"""A Test card's automated-preview figures, so a comparison group reads side by side: load
-time, console errors and accessibility, or one plain line when there is nothing to compare."""
+"""A Test card's automated-preview figures, so a comparison group reads side by side: the
+screenshot, load time, console errors and accessibility, or one plain line when there is
+nothing to compare."""
 
 from __future__ import annotations
 
 import reflex as rx
 from reflex.vars import ObjectVar
 
+from benchmax.components.listing import evidence_image
 from benchmax.services.preview.view import PreviewView
 
 
@@ -21,6 +23,25 @@ def preview_figures(figures: ObjectVar[PreviewView]) -> rx.Component:
             (
                 "done",
                 rx.vstack(
+                    rx.cond(
+                        figures.screenshot_url != "",
+                        rx.link(
+                            evidence_image(
+                                figures.screenshot_url,
+                                "Screenshot of the automated preview",
+                                width="100%",
+                                max_height="160px",
+                                object_fit="cover",
+                                object_position="top",
+                                border_radius="var(--radius-2)",
+                                loading="lazy",
+                                class_name="preview-shot",
+                            ),
+                            href=figures.screenshot_url,
+                            is_external=True,
+                            rel="noopener noreferrer",
+                        ),
+                    ),
                     _line("Load time " + figures.load_time, "preview-load"),
                     _line(
                         "Console errors: " + figures.console_error_count.to_string(),

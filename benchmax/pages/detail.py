@@ -214,6 +214,19 @@ def _prompt() -> rx.Component:
             width="100%",
         ),
         code_box(TEST.prompt, "test-prompt"),
+        rx.cond(
+            TEST.state == "public",
+            rx.link(
+                rx.icon("flask-conical", size=14, aria_hidden="true"),
+                "Try this prompt with your setup",
+                href="/submit?same_prompt_as=" + TEST.id,
+                id="try-prompt",
+                size="2",
+                display="inline-flex",
+                align_items="center",
+                gap="0.35rem",
+            ),
+        ),
         spacing="2",
     )
 

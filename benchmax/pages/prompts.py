@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import reflex as rx
 from reflex.vars.object import ObjectVar
@@ -15,9 +15,9 @@ from benchmax.components.fields import field_label
 from benchmax.components.layout import page_intro, page_shell, page_title
 from benchmax.components.listing import (
     code_box,
+    evidence_image,
     list_or_empty,
     section_intro,
-    thumbnail,
     when_loaded,
 )
 from benchmax.components.not_found import found_or_not_found
@@ -25,7 +25,7 @@ from benchmax.components.preview_figures import preview_figures
 from benchmax.components.showcase import GROUP_CAVEAT, interval_bar
 from benchmax.state.prompts import PromptGroupState as G
 from benchmax.state.prompts import PromptsState as P
-from benchmax.state.views.prompts import GroupRow, MemberView
+from benchmax.state.views.prompts import CompareSide, CompareView, GroupRow, MemberView
 
 
 def _group_row(
@@ -72,6 +72,72 @@ def prompts_page() -> rx.Component:
     )
 
 
+def _output(item: ObjectVar[MemberView]) -> rx.Component:
+    """The output rendered as on its Test page; a long one starts folded, and past its head
+    the rest is on the Test page."""
+    return rx.cond(
+        item.output_html != "",
+        rx.el.details(
+            rx.el.summary("Output (", item.output_size, ")", class_name="member-output-summary"),
+            rx.box(rx.html(item.output_html), class_name="markdown-body member-output"),
+            rx.cond(
+                item.output_cut,
+                rx.link(
+                    "Shortened here: read the whole output on its Test page",
+                    href=item.href + "#test-output",
+                    size="1",
+                ),
+            ),
+            open=~item.output_folded,
+            class_name="member-output-details",
+        ),
+        muted("No pasted output: the files are the evidence.", size="1"),
+    )
+
+
+def _images(item: ObjectVar[MemberView]) -> rx.Component:
+    return rx.cond(
+        item.images.length() > 0,
+        rx.flex(
+            rx.foreach(
+                item.images,
+                lambda image: rx.link(
+                    evidence_image(
+                        image.url,
+                        "Evidence image " + image.name,
+                        width="72px",
+                        height="72px",
+                        object_fit="cover",
+                        border_radius="var(--radius-2)",
+                        loading="lazy",
+                    ),
+                    href=image.url,
+                    is_external=True,
+                    rel="noopener noreferrer",
+                ),
+            ),
+            gap="0.5rem",
+            wrap="wrap",
+            class_name="member-images",
+        ),
+    )
+
+
+def _pick(item: ObjectVar[MemberView]) -> rx.Component:
+    """Pick this member for a word diff; pressed while it waits for a second one."""
+    picked = G.picked.contains(item.id)
+    return rx.button(
+        rx.icon("git-compare", size=14, aria_hidden="true"),
+        rx.cond(picked, "Picked to compare", "Compare"),
+        rx.el.span(" ", item.title, class_name="visually-hidden"),
+        size="1",
+        variant=rx.cond(picked, "solid", "outline"),
+        aria_pressed=rx.cond(picked, "true", "false"),
+        on_click=G.pick(item.id),
+        class_name="member-pick",
+    )
+
+
 def _member(item: ObjectVar[MemberView]) -> rx.Component:
     return rx.card(
         column(
@@ -83,7 +149,6 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
                 ),
                 sample_badge(item.sample),
             ),
-            thumbnail(item.thumb, width="100%", height="140px"),
             quiet_link(
                 rx.heading(item.title, size="3", as_="h2", class_name="card-title"),
                 href=item.href,
@@ -92,7 +157,10 @@ def _member(item: ObjectVar[MemberView]) -> rx.Component:
             rx.text(item.setup, size="2", weight="medium", class_name="member-setup"),
             declared_label(),
             rx.text(item.attempts, size="2"),
-            muted(item.kinds),
+            _pick(item),
+            _output(item),
+            _images(item),
+            muted(item.kinds, size="1"),
             row(
                 rx.cond(
                     item.score != "",
@@ -173,19 +241,106 @@ def _similar() -> rx.Component:
     )
 
 
+def _compare_side(label: str, side: ObjectVar[CompareSide], mark: str) -> rx.Component:
+    return rx.text(
+        rx.el.strong(label),
+        " ",
+        rx.link(side.title, href=side.href),
+        " — ",
+        side.setup,
+        " (",
+        mark,
+        ")",
+        size="2",
+    )
+
+
+def _comparison() -> rx.Component:
+    """The word diff the address names, or why it names none; a hint when it names nothing."""
+    view = cast("ObjectVar[CompareView]", G.comparison)
+    return rx.cond(
+        G.compare_error != "",
+        rx.callout(
+            G.compare_error,
+            icon="triangle-alert",
+            color_scheme="red",
+            width="100%",
+            id="compare-error",
+            role="alert",
+        ),
+        rx.cond(
+            G.comparing,
+            column(
+                rx.heading("Two outputs, word by word", size="4", as_="h2"),
+                _compare_side(
+                    "First:", view.before, "its words that the second lacks are struck through"
+                ),
+                _compare_side(
+                    "Second:", view.after, "its words that the first lacks are underlined"
+                ),
+                rx.text(view.counts, size="2", weight="medium", id="compare-counts"),
+                rx.cond(view.note != "", muted(view.note, size="1", id="compare-note")),
+                rx.box(rx.html(view.html), class_name="word-diff", id="word-diff"),
+                row(
+                    rx.link("Swap the two", href=view.swap_href, size="2", id="compare-swap"),
+                    rx.link(
+                        "Close the comparison",
+                        href="/prompts/" + G.key,
+                        size="2",
+                        id="compare-close",
+                    ),
+                    spacing="4",
+                ),
+                spacing="2",
+                id="comparison",
+                class_name="comparison",
+            ),
+            muted(
+                "To see how two outputs differ word by word, press Compare on two setups "
+                "below. The comparison gets its own address, to share or come back to.",
+                id="compare-hint",
+            ),
+        ),
+    )
+
+
+def _intro() -> rx.Component:
+    """What the page is and how it is ordered, in plain words (the formulas are on
+    /methodology)."""
+    return muted(
+        G.total_text,
+        " gave this prompt to different setups. The best reviewed come first: each score is "
+        "pulled towards this group's average until it has several reviews (",
+        G.prior_weight,
+        " reviews' worth), so one generous review cannot put a Test on top. Tests without "
+        "a review follow. Each score shows the range it is likely to lie in, and its rank "
+        "band the places this group cannot tell apart. ",
+        rx.link("How scores work", href="/methodology"),
+        id="group-intro",
+    )
+
+
 def _group() -> rx.Component:
     return column(
-        page_title("Same prompt, different setups"),
-        code_box(G.prompt, "group-prompt", max_height="14rem", overflow_y="auto"),
-        rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
-        muted(
-            G.total_text,
-            ". Ordered by the showcase's shrunk score within this group (",
-            G.prior,
-            " from this group's counted reviews); Tests without a counted review follow. Each "
-            "score shows its 95% interval, and its rank band the places this group cannot tell "
-            "apart.",
+        page_title(G.headline, id="group-title", class_name="break-anywhere"),
+        rx.el.details(
+            rx.el.summary("Show the whole prompt", id="group-prompt-toggle"),
+            code_box(G.prompt, "group-prompt", max_height="24rem", overflow_y="auto"),
+            class_name="group-prompt-details",
+            width="100%",
         ),
+        rx.link(
+            rx.icon("flask-conical", size=16, aria_hidden="true"),
+            "Try this prompt with your setup",
+            href=G.try_href,
+            id="try-prompt",
+            weight="medium",
+            display="inline-flex",
+            align_items="center",
+            gap="0.35rem",
+        ),
+        _intro(),
+        rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
         rx.cond(
             G.aliases.length() > 0,
             rx.vstack(
@@ -205,14 +360,26 @@ def _group() -> rx.Component:
             ),
         ),
         rx.cond(G.alias_notice != "", rx.callout(G.alias_notice, icon="check", width="100%")),
-        rx.grid(
+        _comparison(),
+        rx.box(
             rx.foreach(G.members, _member),
-            columns=rx.breakpoints(initial="1", sm="2", md="3"),
-            spacing="3",
-            width="100%",
             id="group-members",
+            class_name="member-strip",
+            style={"--columns": G.columns},
+            role="region",
+            aria_label="Setups side by side (scroll sideways for more)",
+            tab_index=0,
         ),
-        rx.cond(G.more, rx.button("Show more", on_click=G.show_more, variant="soft", width="100%")),
+        rx.cond(
+            G.more,
+            rx.button(
+                "Show more setups",
+                on_click=G.show_more,
+                variant="soft",
+                width="100%",
+                id="group-more",
+            ),
+        ),
         rx.cond(G.similar.length() > 0, _similar()),
     )
 

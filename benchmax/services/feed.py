@@ -93,6 +93,11 @@ class FeedFilters(SetupFilters):
     # relevance without a search is newest too.
     sort: str = ""
 
+    @property
+    def groups_only(self) -> bool:
+        """Only Tests whose prompt other public Tests share (the "2+ setups" box)."""
+        return self.compare.lower() in _YES
+
     def __post_init__(self) -> None:
         if self.status and self.status not in set(ReviewState):
             allowed = ", ".join(state.value for state in ReviewState)
@@ -180,7 +185,7 @@ def _filter_parts(session: Session, filters: FeedFilters) -> list[FilterPart] | 
         parts.append(("contributor_id", user_id))
     if filters.status:
         parts.append(("review_state", filters.status))
-    if filters.compare.lower() in _YES:
+    if filters.groups_only:
         parts.append((_COMPARE, True))
     return parts
 

@@ -122,7 +122,7 @@ class FeedState(SessionState):
             self.count = feed.count_feed(session, filters).text
             while shown < pages and (cursor or not shown):
                 page = feed.list_feed(session, filters, cursor, ctx.settings.feed_page_size)
-                cards += [CardView.of(card) for card in page.items]
+                cards += [CardView.of(c, with_group=filters.groups_only) for c in page.items]
                 cursor = page.next_cursor
                 shown += 1
         self.items, self.next_cursor, self.pages = cards, cursor or "", shown
@@ -168,7 +168,8 @@ class FeedState(SessionState):
             changed = self._changed()
             self.error = "That page link has expired, so the list starts again from the top."
             return changed
-        self.items = [*self.items, *[CardView.of(card) for card in page.items]]
+        more = [CardView.of(c, with_group=filters.groups_only) for c in page.items]
+        self.items = [*self.items, *more]
         self.next_cursor = page.next_cursor or ""
         self.pages += 1
         return [rx.call_script(_REPLACE_URL % json.dumps(self._url()))]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from benchmax.context import app_context
@@ -9,12 +11,15 @@ from benchmax.presentation.formatting import count_text
 from benchmax.services.dates import human_date
 from benchmax.services.errors import ServiceError
 from benchmax.services.preview.compare import preview_figures
-from benchmax.services.prompts import groups
+from benchmax.services.preview.view import PreviewView
+from benchmax.services.prompts import groups, side_by_side
+from benchmax.services.prompts.side_by_side import member_extras
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
-from benchmax.state.views.prompts import AliasView, GroupRow, MemberView
+from benchmax.state.views.prompts import AliasView, CompareView, GroupRow, MemberView
 
-PAGE = 60
+# Columns added per "Show more": each shows an output, so fewer than a list of cards.
+PAGE = 12
 
 
 class PromptsState(SessionState):
@@ -32,12 +37,19 @@ class PromptsState(SessionState):
 
 class PromptGroupState(FoundVars, SessionState):
     key: rx.Field[str] = rx.field("")
+    headline: rx.Field[str] = rx.field("")
     prompt: rx.Field[str] = rx.field("")
+    # Opens the wizard on a new draft holding this prompt (``same_prompt_as``).
+    try_href: rx.Field[str] = rx.field("")
     total: rx.Field[int] = rx.field(0)
     members: rx.Field[list[MemberView]] = rx.field(default_factory=list)
     similar: rx.Field[list[GroupRow]] = rx.field(default_factory=list)
     aliases: rx.Field[list[AliasView]] = rx.field(default_factory=list)
-    prior: rx.Field[str] = rx.field("")
+    prior_weight: rx.Field[int] = rx.field(0)
+    # The comparison the address names (``?compare=A,B``), or why it cannot be shown.
+    comparison: rx.Field[CompareView] = rx.field(default_factory=CompareView)
+    compare_error: rx.Field[str] = rx.field("")
+    picked: rx.Field[list[str]] = rx.field(default_factory=list)
     alias_reason: rx.Field[str] = rx.field("")
     alias_error: rx.Field[str] = rx.field("")
     alias_notice: rx.Field[str] = rx.field("")
@@ -55,21 +67,40 @@ class PromptGroupState(FoundVars, SessionState):
     def more(self) -> bool:
         return len(self.members) < self.total
 
+    @rx.var
+    def columns(self) -> str:
+        """How many columns share a wide screen: every member, two to four of them."""
+        return str(max(2, min(4, len(self.members))))
+
+    @rx.var
+    def comparing(self) -> bool:
+        return self.comparison.html != "" or self.comparison.counts != ""
+
+    def _shown(self, views: list[MemberView]) -> list[MemberView]:
+        """The next members' columns: their preview figures, output heads and images, read
+        only for the members shown, so a group of a thousand costs a page."""
+        ids = [view.id for view in views]
+        with app_context().session() as session:
+            figures = preview_figures(session, app_context().settings, ids)
+            extras = member_extras(session, ids)
+        return [view.shown(figures[view.id], extras[view.id]) for view in views]
+
     def _fill(self) -> None:
         with app_context().session() as session:
             group = groups.prompt_group(session, self.key)
-            ids = [member.test.id for member in group.members] if group else []
-            figures = preview_figures(session, app_context().settings, ids)
         self.found = group is not None
         if group is None:
             self._all, self.members, self.similar, self.aliases, self.total = [], [], [], [], 0
             return
         self.prompt = group.prompt
+        self.headline = groups.prompt_headline(group.prompt)
+        own = next(m for m in group.members if m.prompt_key == self.key)
+        self.try_href = f"/submit?same_prompt_as={own.test.id}"
         self._all = [
-            MemberView.of(m, i, figures[m.test.id]) for i, m in enumerate(group.members, start=1)
+            MemberView.of(m, i, PreviewView()) for i, m in enumerate(group.members, start=1)
         ]
         self.total = len(self._all)
-        self.members = self._all[:PAGE]
+        self.members = self._shown(self._all[:PAGE])
         self.similar = [
             GroupRow.of(s.prompt_key, s.title, s.size, f"{s.similarity_percent}% similar")
             for s in group.similar
@@ -78,7 +109,20 @@ class PromptGroupState(FoundVars, SessionState):
             AliasView(f"/prompts/{a.other_key}", a.reason, human_date(a.created_at))
             for a in group.aliases
         ]
-        self.prior = f"m = {group.prior_weight}, C = {group.prior_mean_bp / 100:.2f}"
+        self.prior_weight = group.prior_weight
+
+    def _compare(self, raw: str) -> None:
+        """The comparison ``raw`` names; a refusal is shown and the group stays as it is."""
+        self.comparison, self.compare_error, self.picked = CompareView(), "", []
+        if not raw:
+            return
+        try:
+            with app_context().session() as session:
+                found = side_by_side.compare_members(session, self.key, raw)
+        except ServiceError as error:
+            self.compare_error = error.message
+            return
+        self.comparison = CompareView.of(self.key, found)
 
     @rx.event
     def on_load(self) -> None:
@@ -86,11 +130,26 @@ class PromptGroupState(FoundVars, SessionState):
         self.key = self._path_name()
         self.alias_error = self.alias_notice = ""
         self._fill()
+        raw = self.router.url.query_parameters.get("compare", "")
+        self._compare(raw if isinstance(raw, str) else ",".join(map(str, raw)))
         self.loaded = True
 
     @rx.event
     def show_more(self) -> None:
-        self.members = self._all[: len(self.members) + PAGE]
+        shown = len(self.members)
+        self.members = self.members + self._shown(self._all[shown : shown + PAGE])
+
+    @rx.event
+    def pick(self, test_id: str) -> Any:
+        """Pick a member to compare, or put it back; the second pick opens the comparison at
+        its own address, so it can be shared and reopened."""
+        if test_id in self.picked:
+            self.picked = [picked for picked in self.picked if picked != test_id]
+            return None
+        self.picked = [*self.picked, test_id][-2:]
+        if len(self.picked) < 2:
+            return None
+        return rx.redirect(f"/prompts/{self.key}?compare={','.join(self.picked)}")
 
     @rx.event
     def set_alias_reason(self, value: str) -> None:

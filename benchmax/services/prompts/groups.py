@@ -322,12 +322,30 @@ def record_alias(
 class GroupLink:
     prompt_key: str
     others: int
+    # The Test, and the newest other member: the page's link compares the two first.
+    test_id: str = ""
+    newest_other: str = ""
+
+    @property
+    def compare_url(self) -> str:
+        return f"/prompts/{self.prompt_key}?compare={self.test_id},{self.newest_other}"
 
 
 def group_link(session: Session, test_id: str) -> GroupLink | None:
-    """For a public Test whose prompt other public Tests share: its group and how many others."""
+    """For a public Test whose prompt other public Tests share: its group, how many others,
+    and the newest of them."""
     test = session.get(Test, test_id) if is_public_id(test_id) else None
     if test is None or test.state != TestState.PUBLIC:
         return None
-    size = group_size(session, test.prompt_key)
-    return GroupLink(test.prompt_key, size - 1) if size >= 2 else None
+    keys = joined_keys(session, test.prompt_key)
+    others = col(Test.prompt_key).in_(keys), _PUBLIC, col(Test.id) != test.id
+    count = int(session.exec(select(func.count()).select_from(Test).where(*others)).one())
+    if not count:
+        return None
+    newest = session.exec(
+        select(Test.id)
+        .where(*others)
+        .order_by(col(Test.published_at).desc(), col(Test.id))
+        .limit(1)
+    ).one()
+    return GroupLink(test.prompt_key, count, test.id, newest)

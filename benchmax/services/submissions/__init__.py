@@ -6,7 +6,12 @@ and flushes without committing; a ``ServiceError``
 (``benchmax.services.errors``) means "refused, change nothing".
 """
 
-from benchmax.services.submissions.drafts import create_draft, latest_draft, save_draft
+from benchmax.services.submissions.drafts import (
+    create_draft,
+    draft_with_prompt_of,
+    latest_draft,
+    save_draft,
+)
 from benchmax.services.submissions.fields import (
     DRAFT_FIELDS,
     REASONING_CHOICES,
@@ -47,6 +52,7 @@ __all__ = [
     "StatusView",
     "add_file",
     "create_draft",
+    "draft_with_prompt_of",
     "get_own_test",
     "latest_draft",
     "my_tests",

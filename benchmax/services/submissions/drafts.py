@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from sqlmodel import Session, col, select
 
 from benchmax.models import Test, TestState, User
-from benchmax.models._base import utcnow
+from benchmax.models._base import is_public_id, utcnow
 from benchmax.services.catalog.linking import link_declared_setup
-from benchmax.services.errors import Invalid
+from benchmax.services.errors import Invalid, NotFound
 from benchmax.services.submissions.account_limits import check_open_drafts
 from benchmax.services.submissions.fields import clean_fields
 from benchmax.services.submissions.records import editable_test, require_writer
@@ -82,3 +82,21 @@ def save_draft(
     session.add(test)
     session.flush()
     return test
+
+
+def draft_with_prompt_of(session: Session, user: User, settings: Settings, test_id: str) -> Test:
+    """A new draft holding the prompt of the public Test ``test_id`` and nothing else of it:
+    "Try this prompt with your setup", so the new Test joins that prompt's group. The setup,
+    output and evidence are the contributor's own to declare.
+
+    Only a public Test's prompt is copied; a hidden, removed or unknown one reads the same.
+    """
+    source = session.get(Test, test_id) if is_public_id(test_id) else None
+    if source is None or source.state != TestState.PUBLIC:
+        raise NotFound(
+            "prompt_source_not_public",
+            "That Test is not public (it may have been hidden or removed), so its prompt "
+            "cannot be copied. Start a new Test with a prompt of your own.",
+        )
+    draft = create_draft(session, user, settings)
+    return save_draft(session, user, draft.id, {"prompt": source.prompt}, step=FIRST_STEP)

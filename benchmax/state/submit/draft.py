@@ -46,6 +46,10 @@ from benchmax.state.submit.wizard import SESSION_ENDED, WizardState
 
 # Moves keyboard and screen-reader focus to the step's heading once the new step is drawn.
 FOCUS_HEADING = "requestAnimationFrame(() => document.getElementById('wizard-step-title')?.focus())"
+PROMPT_COPIED = (
+    "The prompt is filled in from that Test, and nothing else was copied: declare your own "
+    "setup and evidence, and your Test joins the others that tried this prompt."
+)
 _REFUSAL_NOTES = {
     "secret_detected": "remove the key",
     "field_too_long": "the text is too long",
@@ -131,6 +135,26 @@ class WizardDraftState(WizardState):
         )
         return None if isinstance(named, ServiceError) else named
 
+    def _with_prompt_of(self, source_id: str) -> Any:
+        """ "Try this prompt with your setup": a new draft holding only that Test's prompt.
+        The load then moves to the draft's own address, so a reload resumes it rather than
+        starting another; a Test that is not public says so, and the wizard opens as usual."""
+        made = self._attempt(
+            lambda session, user: (
+                None
+                if user is None
+                else submissions.draft_with_prompt_of(
+                    session, user, app_context().settings, source_id[:32]
+                )
+            )
+        )
+        if isinstance(made, ServiceError):
+            self._carried_notice = made.message
+            return None
+        if made is not None:
+            self._carried_notice = PROMPT_COPIED
+        return made
+
     def _resolve(
         self, session: Any, user: User, test: Any, files: WizardFilesState, same_step: bool
     ) -> int:
@@ -164,7 +188,8 @@ class WizardDraftState(WizardState):
             return None
         query = self.router.url.query_parameters
         draft_in_url, raw_step = str(query.get("draft", "")), str(query.get("step", ""))
-        named = self._named(draft_in_url)
+        same_prompt = str(query.get("same_prompt_as", ""))
+        named = self._with_prompt_of(same_prompt) if same_prompt else self._named(draft_in_url)
         if named is not None and str(named.state) in FOLLOWED_STATES:
             processing = await self.get_state(WizardProcessingState)
             await processing._follow(user, named.id)

@@ -138,9 +138,11 @@ class CardView(ListedView):
     score: str = ""  # empty: not reviewed yet
     title_marks: list[MarkPart] = field(default_factory=list)  # search pages only
     excerpt_marks: list[MarkPart] = field(default_factory=list)
+    # The card's comparison group, on a list of "2+ setups" Tests only ("": not shown).
+    group_href: str = ""
 
     @classmethod
-    def of(cls, card: FeedCard) -> CardView:
+    def of(cls, card: FeedCard, *, with_group: bool = False) -> CardView:
         review = str(card.review_state)
         return cls(
             **cls.fields_of(card),
@@ -151,4 +153,5 @@ class CardView(ListedView):
             score=score_text(card.review_count, card.review_score),
             title_marks=MarkPart.of(card.title_marks),
             excerpt_marks=MarkPart.of(card.excerpt_marks),
+            group_href=card.group_url if with_group else "",
         )

@@ -31,7 +31,7 @@ class ShowcaseLines:
         if group is not None:
             link = LinkView(
                 f"{count_text(group.others, 'other setup')} tried this prompt",
-                f"/prompts/{group.prompt_key}",
+                group.compare_url,
             )
             lines = replace(lines, group=link)
         return lines
