@@ -72,6 +72,23 @@ def showcase_lines() -> rx.Component:
     )
 
 
+def try_prompt_link(href: rx.Var[str]) -> rx.Component:
+    """ "Try this prompt with your setup": the wizard on a new draft holding only this
+    prompt, so the Test it becomes joins the group."""
+    return rx.link(
+        rx.hstack(
+            rx.icon("flask-conical", size=16, aria_hidden="true"),
+            rx.text("Try this prompt with your setup"),
+            spacing="1",
+            align="center",
+        ),
+        href=href,
+        id="try-prompt",
+        size="2",
+        weight="medium",
+    )
+
+
 def interval_bar(item: ObjectVar[ScoredView]) -> rx.Component:
     """The score, its interval in words, and the interval drawn on a 0-100 track (decorative:
     the words say the same)."""

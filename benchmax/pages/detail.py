@@ -16,7 +16,7 @@ from benchmax.components.listing import code_box, evidence_image
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview import preview_section
 from benchmax.components.removal_banner import removal_banner
-from benchmax.components.showcase import showcase_lines
+from benchmax.components.showcase import showcase_lines, try_prompt_link
 from benchmax.state.detail import TestDetailState as S
 from benchmax.state.views.detail import EvidenceRow, ReviewRow, TestPanel
 
@@ -216,16 +216,7 @@ def _prompt() -> rx.Component:
         code_box(TEST.prompt, "test-prompt"),
         rx.cond(
             TEST.state == "public",
-            rx.link(
-                rx.icon("flask-conical", size=14, aria_hidden="true"),
-                "Try this prompt with your setup",
-                href="/submit?same_prompt_as=" + TEST.id,
-                id="try-prompt",
-                size="2",
-                display="inline-flex",
-                align_items="center",
-                gap="0.35rem",
-            ),
+            try_prompt_link("/submit?same_prompt_as=" + TEST.id),
         ),
         spacing="2",
     )

@@ -22,7 +22,7 @@ from benchmax.components.listing import (
 )
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview_figures import preview_figures
-from benchmax.components.showcase import GROUP_CAVEAT, interval_bar
+from benchmax.components.showcase import GROUP_CAVEAT, interval_bar, try_prompt_link
 from benchmax.state.prompts import PromptGroupState as G
 from benchmax.state.prompts import PromptsState as P
 from benchmax.state.views.prompts import CompareSide, CompareView, GroupRow, MemberView
@@ -79,7 +79,13 @@ def _output(item: ObjectVar[MemberView]) -> rx.Component:
         item.output_html != "",
         rx.el.details(
             rx.el.summary("Output (", item.output_size, ")", class_name="member-output-summary"),
-            rx.box(rx.html(item.output_html), class_name="markdown-body member-output"),
+            rx.box(
+                rx.html(item.output_html),
+                class_name="markdown-body member-output",
+                tab_index=0,
+                role="region",
+                aria_label="Output of " + item.title,
+            ),
             rx.cond(
                 item.output_cut,
                 rx.link(
@@ -280,7 +286,15 @@ def _comparison() -> rx.Component:
                 ),
                 rx.text(view.counts, size="2", weight="medium", id="compare-counts"),
                 rx.cond(view.note != "", muted(view.note, size="1", id="compare-note")),
-                rx.box(rx.html(view.html), class_name="word-diff", id="word-diff"),
+                rx.box(
+                    rx.html(view.html),
+                    class_name="word-diff",
+                    id="word-diff",
+                    # It scrolls: a keyboard reaches it, and a screen reader hears its name.
+                    tab_index=0,
+                    role="region",
+                    aria_label="The two outputs, word by word",
+                ),
                 row(
                     rx.link("Swap the two", href=view.swap_href, size="2", id="compare-swap"),
                     rx.link(
@@ -322,23 +336,19 @@ def _intro() -> rx.Component:
 
 def _group() -> rx.Component:
     return column(
-        page_title(G.headline, id="group-title", class_name="break-anywhere"),
+        page_title(
+            G.headline,
+            id="group-title",
+            class_name="break-anywhere",
+            size=rx.breakpoints(initial="5", sm="7"),
+        ),
         rx.el.details(
             rx.el.summary("Show the whole prompt", id="group-prompt-toggle"),
             code_box(G.prompt, "group-prompt", max_height="24rem", overflow_y="auto"),
             class_name="group-prompt-details",
             width="100%",
         ),
-        rx.link(
-            rx.icon("flask-conical", size=16, aria_hidden="true"),
-            "Try this prompt with your setup",
-            href=G.try_href,
-            id="try-prompt",
-            weight="medium",
-            display="inline-flex",
-            align_items="center",
-            gap="0.35rem",
-        ),
+        try_prompt_link(G.try_href),
         _intro(),
         rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
         rx.cond(
@@ -361,6 +371,12 @@ def _group() -> rx.Component:
         ),
         rx.cond(G.alias_notice != "", rx.callout(G.alias_notice, icon="check", width="100%")),
         _comparison(),
+        muted(
+            "Swipe sideways to see every setup.",
+            size="1",
+            class_name="phone-only",
+            id="group-swipe-hint",
+        ),
         rx.box(
             rx.foreach(G.members, _member),
             id="group-members",

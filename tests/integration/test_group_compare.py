@@ -81,7 +81,8 @@ def test_two_members_are_diffed_from_the_first_to_the_second(session: Session) -
     first, second, _other = _group(session)
     found = compare_members(session, first.prompt_key, f"{first.id},{second.id}")
     assert (found.before[0].id, found.after[0].id) == (first.id, second.id)
-    assert "<del>" in found.diff.html and "<ins>" in found.diff.html
+    assert "<del>" in found.diff.html
+    assert "<ins>" in found.diff.html
     # "climbed" became "crept", and "single" was added.
     assert (found.diff.added_words, found.diff.removed_words) == (2, 1)
 
@@ -136,7 +137,8 @@ def test_columns_read_a_head_of_each_output_and_at_most_four_approved_images(
     session.commit()
     extras = member_extras(session, [long.id, empty.id])
     assert len(extras[long.id].output_head) == OUTPUT_HEAD
-    assert extras[long.id].output_chars == 25_000 and extras[long.id].output_cut
+    assert extras[long.id].output_chars == 25_000
+    assert extras[long.id].output_cut
     assert [name for _, name in extras[long.id].images] == [
         f"shot-{n}.png" for n in range(IMAGES_SHOWN)
     ]
@@ -148,7 +150,8 @@ def test_columns_read_a_head_of_each_output_and_at_most_four_approved_images(
 def test_a_tests_group_link_compares_it_with_the_newest_other_member(session: Session) -> None:
     first, second, _other = _group(session)
     link = groups.group_link(session, first.id)
-    assert link is not None and link.others == 1
+    assert link is not None
+    assert link.others == 1
     assert link.compare_url == f"/prompts/{first.prompt_key}?compare={first.id},{second.id}"
 
 
@@ -169,7 +172,8 @@ def test_trying_a_prompt_copies_the_prompt_and_nothing_else(
     draft = submissions.draft_with_prompt_of(session, me, settings, source.id)
     session.commit()
     stored = session.get(Test, draft.id)
-    assert stored is not None and stored.id != source.id
+    assert stored is not None
+    assert stored.id != source.id
     assert (stored.state, stored.contributor_id, stored.prompt) == (TestState.DRAFT, me.id, PROMPT)
     assert stored.prompt_key == source.prompt_key  # so, once public, it joins the group
     copied = (

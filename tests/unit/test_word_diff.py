@@ -41,12 +41,15 @@ def _side(markup: str, drop: str) -> str:
 
 def test_added_and_removed_words_are_marked_without_colour_alone() -> None:
     diff = word_diff("the quick brown fox", "the slow brown fox jumps")
-    assert "<del>" in diff.html and "<ins>" in diff.html
+    assert "<del>" in diff.html
+    assert "<ins>" in diff.html
     # Each change says what it is in words a screen reader reads.
     assert '<span class="visually-hidden">[removed: </span>quick' in diff.html
     assert '<span class="visually-hidden">[added: </span>slow' in diff.html
     assert (diff.added_words, diff.removed_words) == (2, 1)
-    assert not diff.identical and not diff.cut and not diff.coarse
+    assert not diff.identical
+    assert not diff.cut
+    assert not diff.coarse
 
 
 def test_each_side_is_recovered_exactly_from_the_marks() -> None:
@@ -60,7 +63,8 @@ def test_each_side_is_recovered_exactly_from_the_marks() -> None:
 def test_the_same_text_has_no_marks() -> None:
     diff = word_diff("same words\nhere", "same words\nhere")
     assert diff.identical
-    assert "<ins>" not in diff.html and "<del>" not in diff.html
+    assert "<ins>" not in diff.html
+    assert "<del>" not in diff.html
     assert diff.html == "same words\nhere"
 
 
