@@ -12,9 +12,11 @@ from sqlmodel import Session, select
 
 from benchmax.adapters.storage import PREVIEW_PREFIX, build_storage
 from benchmax.models import PreviewArtifact, PreviewArtifactKind, PreviewEvaluation, TestState
+from benchmax.models import prompt_key as key_of
 from benchmax.models._base import new_id
 from benchmax.services.prompts.groups import prompt_headline
 from benchmax.services.stored_bytes import put_bytes
+from benchmax.state.prompts import PAGE
 from tests.e2e.conftest import ARTIFACTS, PHONE, LiveApp, signed_in_page, wait_ready
 from tests.e2e.test_accessibility import AXE, _problems
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _finish
@@ -56,14 +58,20 @@ def test_try_this_prompt_opens_the_wizard_with_it_and_the_new_test_joins_the_gro
         source_id, removed_id, key = source.id, removed.id, source.prompt_key
 
     page = signed_in_page(browser, live_app, f"try{suffix}")
+    page.set_viewport_size(WIDE)
     page.goto(f"{live_app.url}/tests/{source_id}")
     wait_ready(page)
+    _shot(page, "test-try-prompt-desktop")
     page.click("#try-prompt")
     page.wait_for_url(re.compile(r"/submit\?draft=\w+&step=1"))
     wait_ready(page)
     expect(page.locator("#field-prompt")).to_have_value(prompt)
     expect(page.locator("#wizard-notice")).to_contain_text("nothing else was copied")
     _shot(page, "try-prompt-wizard-desktop")
+    page.set_viewport_size(PHONE)
+    _no_sideways_scroll(page)
+    _shot(page, "try-prompt-wizard-phone")
+    page.set_viewport_size(WIDE)
     page.click("#wizard-next")
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
     for field in ("model_label", "harness_label", "reasoning_label", "settings_text"):
@@ -265,3 +273,23 @@ def test_members_side_by_side_and_a_shared_word_diff(live_app: LiveApp, browser:
     wait_ready(page)
     expect(page.locator("#comparison")).to_be_visible()
     context.close()
+
+
+def test_a_large_group_shows_its_columns_a_page_at_a_time(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    prompt = f"Name a colour that rhymes with orange, attempt {secrets.token_hex(3)}."
+    with Session(live_app.engine) as session:
+        contributor = make_user(session)
+        for n in range(PAGE + 3):
+            make_test(session, contributor, prompt=prompt, title=f"Rhyme {n}")
+        session.commit()
+    page = browser.new_page(viewport=WIDE)
+    page.goto(f"{live_app.url}/prompts/{key_of(prompt)}")
+    wait_ready(page)
+    members = page.locator("#group-members .group-member")
+    expect(members).to_have_count(PAGE)
+    page.click("#group-more")
+    expect(members).to_have_count(PAGE + 3)
+    expect(page.locator("#group-more")).to_have_count(0)
+    page.close()
