@@ -242,6 +242,15 @@ def test_members_side_by_side_and_a_shared_word_diff(live_app: LiveApp, browser:
     problems = _problems(phone, "/prompts/KEY (phone)")
     assert not problems, "\n".join(problems)
     fresh.close()
+    dark = browser.new_context(viewport=WIDE, color_scheme="dark")
+    night = dark.new_page()
+    night.goto(shared)
+    wait_ready(night)
+    night.add_script_tag(path=str(AXE))
+    problems = _problems(night, "/prompts/KEY?compare=A,B (dark)")
+    assert not problems, "\n".join(problems)
+    _shot(night, "group-compare-desktop-dark")
+    dark.close()
 
     # What the address may name: anything else is a plain message, and the group stays.
     for raw, message in (
