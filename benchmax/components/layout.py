@@ -317,7 +317,7 @@ def once_loaded(
     )
 
 
-def sign_in_prompt(purpose: str, back_to: str, **link: Any) -> rx.Component:
+def sign_in_prompt(purpose: str, back_to: str | rx.Var[str], **link: Any) -> rx.Component:
     """ "Sign in to see your Tests. Sign in": what signing in is for, and a link that brings
     the reader back to ``back_to`` afterwards."""
     return message_callout(

@@ -99,6 +99,31 @@ def test_try_this_prompt_opens_the_wizard_with_it_and_the_new_test_joins_the_gro
     expect(page.locator("#field-prompt")).to_have_value("")
 
 
+def test_a_signed_out_reader_is_brought_back_to_the_prompt_after_signing_in(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    prompt = f"List three uses of a paperclip, take {secrets.token_hex(3)}."
+    with Session(live_app.engine) as session:
+        source_id = make_test(session, prompt=prompt).id
+        session.commit()
+    context = browser.new_context(viewport=WIDE)
+    page = context.new_page()
+    page.goto(f"{live_app.url}/tests/{source_id}")
+    wait_ready(page)
+    page.click("#try-prompt")
+    page.wait_for_url(re.compile(r"/submit\?same_prompt_as="))
+    wait_ready(page)
+    page.click("#submit-sign-in")
+    page.wait_for_url(re.compile(r"/sign-in\?next="))
+    wait_ready(page)
+    page.fill("#handle", f"back{secrets.token_hex(3)}")
+    page.click("#sign-in-submit")
+    page.wait_for_url(re.compile(r"/submit\?draft=\w+&step=1"))
+    wait_ready(page)
+    expect(page.locator("#field-prompt")).to_have_value(prompt)
+    context.close()
+
+
 def _seed_group(app: LiveApp) -> tuple[str, list[str], str]:
     """Three members (a long Markdown output holding markup, a near copy of it, and one with
     a finished preview and its screenshot), an image on the first, and a Test of another

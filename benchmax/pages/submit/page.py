@@ -36,7 +36,7 @@ def submit_page() -> rx.Component:
                     rx.cond(W.phase == "edit", editor(), processing_panel()),
                     _suspended(),
                 ),
-                sign_in_prompt("submit a Test", "/submit", id="submit-sign-in"),
+                sign_in_prompt("submit a Test", D.sign_in_next, id="submit-sign-in"),
             ),
             # Loaded with the page, not with a step, so they are listening before any step
             # is drawn; each keeps itself to one copy however often it is mounted.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 import reflex as rx
 
@@ -59,6 +60,13 @@ _REFUSAL_NOTES = {
 }
 
 
+def _back_after_sign_in(same_prompt_as: str) -> str:
+    """The wizard's address to come back to after signing in, quoted to sit in ``next``."""
+    if not (same_prompt_as.isascii() and same_prompt_as.isalnum()):
+        return "/submit"
+    return quote(f"/submit?same_prompt_as={same_prompt_as[:32]}", safe="/")
+
+
 class WizardDraftState(WizardState):
     # Changes whenever the form is refilled from the server, so uncontrolled inputs remount
     # with the loaded values instead of keeping what the browser last showed.
@@ -86,6 +94,8 @@ class WizardDraftState(WizardState):
     answered: rx.Field[dict[str, int]] = rx.field(default_factory=dict)
     refused: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     saved_stamp: rx.Field[int] = rx.field(0)
+    # Where "Sign in" brings a signed-out visitor back to: a "Try this prompt" link survives.
+    sign_in_next: rx.Field[str] = rx.field("/submit")
 
     @rx.var
     def step_title(self) -> str:
@@ -183,10 +193,11 @@ class WizardDraftState(WizardState):
         user = self._require_user()
         before = self.step if self.loaded and self.phase == "edit" else 0
         self.notice, self.phase, self.loaded = "", "edit", False
+        query = self.router.url.query_parameters
         if user is None:
+            self.sign_in_next = _back_after_sign_in(str(query.get("same_prompt_as", "")))
             self.loaded = True
             return None
-        query = self.router.url.query_parameters
         draft_in_url, raw_step = str(query.get("draft", "")), str(query.get("step", ""))
         same_prompt = str(query.get("same_prompt_as", ""))
         named = self._with_prompt_of(same_prompt) if same_prompt else self._named(draft_in_url)
