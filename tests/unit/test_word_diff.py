@@ -9,6 +9,8 @@ import time
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmax.services.prompts.word_diff import MAX_CHARS, word_diff
 
@@ -159,3 +161,29 @@ def test_empty_sides() -> None:
     assert (added.added_words, added.removed_words) == (2, 0)
     removed = word_diff("old words", "")
     assert (removed.added_words, removed.removed_words) == (0, 2)
+
+
+# Words, spaces, line breaks, markup characters and a few scripts, so pairs share pieces.
+_PIECES = st.sampled_from(
+    ["a", "b", "word", " ", "  ", "\n", "\r\n", "\t", "<", ">", "&", '"', "é", "東", "🙂", "."]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_PIECES, max_size=60).map("".join),
+    st.lists(_PIECES, max_size=60).map("".join),
+)
+def test_any_pair_reads_back_as_both_sides(before: str, after: str) -> None:
+    diff = word_diff(before, after)
+    assert _side(diff.html, "ins") == before
+    assert _side(diff.html, "del") == after
+    assert {tag for tag, _ in _tags(diff.html)} <= OWN_TAGS
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_any_text_at_all_reads_back_as_both_sides(before: str, after: str) -> None:
+    diff = word_diff(before, after)
+    assert _side(diff.html, "ins") == before
+    assert _side(diff.html, "del") == after
