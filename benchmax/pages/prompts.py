@@ -334,6 +334,41 @@ def _intro() -> rx.Component:
     )
 
 
+def _aliases() -> rx.Component:
+    """Moderator joins, so a reader knows why differently worded prompts share this page."""
+    return rx.cond(
+        G.aliases.length() > 0,
+        rx.vstack(
+            rx.foreach(
+                G.aliases,
+                lambda a: rx.text(
+                    "Joined by a moderator with ",
+                    rx.link("another prompt", href=a.href),
+                    " on ",
+                    a.date,
+                    ": ",
+                    a.reason,
+                    size="2",
+                ),
+            ),
+            id="group-aliases",
+        ),
+    )
+
+
+def _member_strip() -> rx.Component:
+    """One focusable region, so keyboard users can scroll the columns sideways too."""
+    return rx.box(
+        rx.foreach(G.members, _member),
+        id="group-members",
+        class_name="member-strip",
+        style={"--columns": G.columns},
+        role="region",
+        aria_label="Setups side by side (scroll sideways for more)",
+        tab_index=0,
+    )
+
+
 def _group() -> rx.Component:
     return column(
         page_title(
@@ -351,24 +386,7 @@ def _group() -> rx.Component:
         try_prompt_link(G.try_href),
         _intro(),
         rx.callout(GROUP_CAVEAT, icon="info", width="100%", id="group-caveat"),
-        rx.cond(
-            G.aliases.length() > 0,
-            rx.vstack(
-                rx.foreach(
-                    G.aliases,
-                    lambda a: rx.text(
-                        "Joined by a moderator with ",
-                        rx.link("another prompt", href=a.href),
-                        " on ",
-                        a.date,
-                        ": ",
-                        a.reason,
-                        size="2",
-                    ),
-                ),
-                id="group-aliases",
-            ),
-        ),
+        _aliases(),
         rx.cond(G.alias_notice != "", rx.callout(G.alias_notice, icon="check", width="100%")),
         _comparison(),
         muted(
@@ -377,15 +395,7 @@ def _group() -> rx.Component:
             class_name="phone-only",
             id="group-swipe-hint",
         ),
-        rx.box(
-            rx.foreach(G.members, _member),
-            id="group-members",
-            class_name="member-strip",
-            style={"--columns": G.columns},
-            role="region",
-            aria_label="Setups side by side (scroll sideways for more)",
-            tab_index=0,
-        ),
+        _member_strip(),
         rx.cond(
             G.more,
             rx.button(
