@@ -79,13 +79,18 @@ def site(start: Callable[..., Site]) -> Site:
     return start()
 
 
-def _submission(tmp_path: Path, prompt: str = "Build a todo app.", **extra: Any) -> Submission:
-    return Submission(prompt=prompt, output="It works.", **SETUP, **extra)
+def _submission(prompt: str = "Build a todo app.", **extra: Any) -> Submission:
+    return Submission(
+        prompt=prompt,
+        output="It works.",
+        model=SETUP["model"],
+        harness=SETUP["harness"],
+        reasoning=SETUP["reasoning"],
+        **extra,
+    )
 
 
-def _cli(
-    args: list[str], stdin: str = ""
-) -> tuple[int, str, str]:  # exit code, stdout, stderr
+def _cli(args: list[str], stdin: str = "") -> tuple[int, str, str]:  # exit code, stdout, stderr
     out, err = io.StringIO(), io.StringIO()
     code = main(args, stdin=io.StringIO(stdin), stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
@@ -100,8 +105,12 @@ def test_submit_with_files_follows_the_real_pipeline_until_public(
 ) -> None:
     shot = write(tmp_path, "shot.png", png_bytes())
     log = write(tmp_path, "run.log", b"step 1 ok\nstep 2 ok\n")
+    progress: list[tuple[int, int]] = []
     with Client(site.url, site.token()) as client:
-        accepted = client.submit(_submission(tmp_path, files=(shot, log), attempts=2))
+        accepted = client.submit(
+            _submission(files=(shot, log), attempts=2),
+            progress=lambda sent, total: progress.append((sent, total)),
+        )
         assert accepted.status == "processing"
         assert accepted.status_url.endswith(f"/api/v1/tests/{accepted.id}/status")
         status = client.follow(accepted.id, timeout=60)
@@ -112,6 +121,9 @@ def test_submit_with_files_follows_the_real_pipeline_until_public(
     assert public["attempts"] == 2
     assert sorted(item["safe_name"] for item in public["evidence"]) == ["run.log", "shot.png"]
     assert site.count(EvidenceFile) == 2
+    total = shot.stat().st_size + log.stat().st_size
+    assert progress[-1] == (total, total)
+    assert [sent for sent, _ in progress] == sorted(sent for sent, _ in progress)
 
 
 def test_a_rerun_returns_the_same_test_and_a_change_makes_a_new_one(
@@ -119,10 +131,10 @@ def test_a_rerun_returns_the_same_test_and_a_change_makes_a_new_one(
 ) -> None:
     shot = write(tmp_path, "shot.png", png_bytes())
     with Client(site.url, site.token()) as client:
-        first = client.submit(_submission(tmp_path, files=(shot,)))
-        again = client.submit(_submission(tmp_path, files=(shot,)))
+        first = client.submit(_submission(files=(shot,)))
+        again = client.submit(_submission(files=(shot,)))
         shot.write_bytes(png_bytes((32, 32)))  # same name, other bytes: another Test
-        changed = client.submit(_submission(tmp_path, files=(shot,)))
+        changed = client.submit(_submission(files=(shot,)))
     assert again.id == first.id
     assert changed.id != first.id
     assert site.count(Test) == 2
@@ -139,9 +151,9 @@ def test_a_429_is_waited_out_for_as_long_as_retry_after_says(
         time.sleep(seconds)
 
     with Client(site.url, site.token(), sleep=sleep) as client:
-        client.submit(_submission(tmp_path, prompt="first"))
+        client.submit(_submission(prompt="first"))
         began = time.monotonic()
-        second = client.submit(_submission(tmp_path, prompt="second"))
+        second = client.submit(_submission(prompt="second"))
     assert slept, "the 429 was not waited out"
     assert time.monotonic() - began >= slept[0] >= 1
     assert second.id
@@ -153,10 +165,10 @@ def test_a_retry_after_longer_than_max_wait_is_reported_not_slept(
 ) -> None:
     site = start(api_submission_rate_limit=1, api_submission_rate_window_seconds=600)
     with Client(site.url, site.token(), max_wait=5) as client:
-        client.submit(_submission(tmp_path, prompt="first"))
+        client.submit(_submission(prompt="first"))
         began = time.monotonic()
         with pytest.raises(RateLimited) as refused:
-            client.submit(_submission(tmp_path, prompt="second"))
+            client.submit(_submission(prompt="second"))
     assert time.monotonic() - began < 5
     assert refused.value.status == 429
     assert refused.value.retry_after is not None
@@ -170,10 +182,12 @@ def test_a_secret_is_refused_in_the_servers_own_words(site: Site, tmp_path: Path
     raw = httpx.post(
         f"{site.url}/api/v1/tests",
         headers={"Authorization": f"Bearer {token}"},
-        files=[(name, (None, value.encode())) for name, value in {**SETUP, "prompt": prompt}.items()],
+        files=[
+            (name, (None, value.encode())) for name, value in {**SETUP, "prompt": prompt}.items()
+        ],
     )
     with Client(site.url, token) as client, pytest.raises(ApiError) as refused:
-        client.submit(_submission(tmp_path, prompt=prompt))
+        client.submit(_submission(prompt=prompt))
     assert raw.status_code == refused.value.status == 400
     assert refused.value.message == raw.json()["error"]["message"]
     assert refused.value.code == "secret_detected"
@@ -189,7 +203,7 @@ def test_nothing_sent_is_logged(
     prompt = "A prompt that must stay out of every log line"
     caplog.set_level(logging.DEBUG)
     with Client(site.url, token) as client:
-        client.follow(client.submit(_submission(tmp_path, prompt=prompt)).id, timeout=60)
+        client.follow(client.submit(_submission(prompt=prompt)).id, timeout=60)
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "POST" in logged, "the HTTP client's log was not captured"
     for sent in (token, prompt, "It works."):
@@ -241,7 +255,9 @@ def test_cli_needs_attention_prints_the_reason_and_what_to_fix(
     site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("BENCHMAX_TOKEN", site.token())
-    leaked = write(tmp_path, "env.txt", f"OPENAI_API_KEY={fake_secrets()['openai_api_key']}".encode())
+    leaked = write(
+        tmp_path, "env.txt", f"OPENAI_API_KEY={fake_secrets()['openai_api_key']}".encode()
+    )
     args = ["--url", site.url, "submit", "--prompt-file", "-", "--file", str(leaked)]
     args += [f"--{name}={value}" for name, value in SETUP.items()]
     code, out, err = _cli(args, stdin="Summarise my env file.")
@@ -257,7 +273,7 @@ def test_cli_search_show_and_status(
 ) -> None:
     token = site.token()
     with Client(site.url, token) as client:
-        test_id = client.submit(_submission(tmp_path, prompt="Draw a pelican on a bicycle")).id
+        test_id = client.submit(_submission(prompt="Draw a pelican on a bicycle")).id
         client.follow(test_id, timeout=60)
     code, out, _err = _cli(["--url", site.url, "search", "pelican"])
     assert code == ExitCode.OK
@@ -268,7 +284,7 @@ def test_cli_search_show_and_status(
     assert code == ExitCode.OK
     assert "Draw a pelican on a bicycle" in out
     monkeypatch.setenv("BENCHMAX_TOKEN", token)
-    code, out, _err = _cli(["--url", site.url, "--json", "status", test_id])
+    code, out, _err = _cli(["--url", site.url, "status", test_id, "--json"])
     assert (code, json.loads(out)["state"]) == (ExitCode.OK, "public")
     code, out, _err = _cli(["--url", site.url, "--json", "show", "../../healthz"])
     assert code == ExitCode.REFUSED

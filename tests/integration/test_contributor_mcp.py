@@ -86,7 +86,8 @@ async def test_an_agent_lists_searches_submits_and_is_refused_in_the_apis_words(
         listed = await session.list_tools()
         assert {tool.name for tool in listed.tools} == TOOLS
         for tool in listed.tools:
-            assert tool.description and len(tool.description) > 120, tool.name
+            assert tool.description is not None
+            assert len(tool.description) > 120, tool.name
 
         submitted = _json(
             await session.call_tool(

@@ -257,7 +257,8 @@ def cmd_leaderboard(
 
     def lines() -> list[str]:
         rows = [
-            f"{row['rank']:>3}. {row['score']:>6}  " + (_card_line(row["test"]) if row["test"] else "(removed)")
+            f"{row['rank']:>3}. {row['score']:>6}  "
+            + (_card_line(row["test"]) if row["test"] else "(removed)")
             for row in board.get("items", [])
         ]
         return rows or ["No snapshot yet: the showcase has not been published."]
@@ -304,7 +305,7 @@ def cmd_mcp(_client: Client, args: argparse.Namespace, _out: _Out, _stdin: TextI
     return ExitCode.OK
 
 
-def _add_submit(commands: Any) -> None:
+def _add_submit(commands: _WithParent) -> None:
     submit = commands.add_parser(
         "submit",
         help="submit a Test and follow it until it is public or needs attention",
@@ -366,10 +367,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="benchmax-client",
         description="Submit AI Tests to BenchMax and read its feed. The token comes from "
         "BENCHMAX_TOKEN or the config file (see `benchmax-client config`), never a flag.",
-        epilog="Exit codes: "
-        + ", ".join(f"{code.value} {code.name.lower()}" for code in ExitCode),
+        epilog="Exit codes: " + ", ".join(f"{code.value} {code.name.lower()}" for code in ExitCode),
     )
-    parser.add_argument("--url", help="the BenchMax site (default: BENCHMAX_URL, config, localhost)")
+    parser.add_argument(
+        "--url", help="the BenchMax site (default: BENCHMAX_URL, config, localhost)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument(
         "--max-wait",
@@ -378,7 +380,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="longest total Retry-After wait before giving up (default 120)",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    # --json is accepted after the command too (`submit --json`), where scripts tend to put it.
+    json_after = argparse.ArgumentParser(add_help=False)
+    json_after.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    commands = _WithParent(parser.add_subparsers(dest="command", required=True), json_after)
     _add_submit(commands)
     status = commands.add_parser("status", help="where one of your Tests stands")
     status.add_argument("test_id")
@@ -405,11 +410,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_filters(board, ("model", "family", "harness", "reasoning"))
     board.set_defaults(run=cmd_leaderboard)
     commands.add_parser("config", help="where settings come from").set_defaults(run=cmd_config)
-    commands.add_parser("login", help="save a token to the config file").set_defaults(
-        run=cmd_login
-    )
+    commands.add_parser("login", help="save a token to the config file").set_defaults(run=cmd_login)
     commands.add_parser("mcp", help="run the MCP server on stdio").set_defaults(run=cmd_mcp)
     return parser
+
+
+class _WithParent:
+    """Subparsers that all inherit ``parent``'s options."""
+
+    def __init__(self, commands: Any, parent: argparse.ArgumentParser) -> None:
+        self._commands = commands
+        self._parent = parent
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self._commands.add_parser(
+            name, parents=[self._parent], **kwargs
+        )
+        return parser
 
 
 def _exit_for(error: BenchmaxError) -> ExitCode:

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 import httpx
 
+from benchmax_client.config import load_settings
 from benchmax_client.errors import ApiError, AuthError, MissingToken, RateLimited, Unreachable
 from benchmax_client.submission import Progress, Submission, opened_files
 
@@ -29,7 +30,7 @@ API = "/api/v1"
 # The states a Test rests in; anything else (processing) is still moving.
 SETTLED = frozenset({"public", "needs_attention", "failed", "removed", "draft"})
 _CONNECT_TRIES = 3
-_NO_TOKEN = (
+_HOW_TO_AUTHENTICATE = (
     "No API token. Set BENCHMAX_TOKEN, or put token = bmx_... under [benchmax] in the config "
     "file (benchmax-client config shows where). Create a token on /me."
 )
@@ -98,6 +99,13 @@ class Client:
             timeout=httpx.Timeout(timeout, connect=10.0),
             headers={"User-Agent": user_agent, "Accept": "application/json"},
         )
+
+    @classmethod
+    def from_config(cls, url: str | None = None, **options: Any) -> Client:
+        """The site and token as the command finds them: ``BENCHMAX_URL`` / ``BENCHMAX_TOKEN``,
+        else the config file (``benchmax_client.config``), else the local default site."""
+        settings = load_settings(url)
+        return cls(settings.url, settings.token, **options)
 
     def __repr__(self) -> str:
         return f"Client({self.url!r}, token={'set' if self._token else None})"
@@ -214,7 +222,7 @@ class Client:
 
     def _auth(self) -> dict[str, str]:
         if not self._token:
-            raise MissingToken(_NO_TOKEN)
+            raise MissingToken(_HOW_TO_AUTHENTICATE)
         return {"Authorization": f"Bearer {self._token}"}
 
     def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
@@ -247,15 +255,16 @@ class Client:
                 continue
             if response.is_success:
                 return response
-            error = _api_error(response)
-            if error.retry_after is None or response.status_code not in (429, 503):
-                raise error
-            if waited + error.retry_after > self._max_wait:
+            refusal = _api_error(response)
+            wait = refusal.retry_after
+            if wait is None or response.status_code not in (429, 503):
+                raise refusal
+            if waited + wait > self._max_wait:
                 raise RateLimited(
-                    error.status, error.code, error.message, error.field, error.retry_after
+                    refusal.status, refusal.code, refusal.message, refusal.field, wait
                 )
-            self._sleep(error.retry_after)
-            waited += error.retry_after
+            self._sleep(wait)
+            waited += wait
 
 
 def _api_error(response: httpx.Response) -> ApiError:

@@ -25,7 +25,7 @@ from benchmax_client.errors import ConfigError
 
 DEFAULT_URL = "http://localhost:3000"
 SECTION = "benchmax"
-TOKEN_ENV = "BENCHMAX_TOKEN"
+TOKEN_ENV = "BENCHMAX_TOKEN"  # noqa: S105 (the variable's name)
 URL_ENV = "BENCHMAX_URL"
 CONFIG_ENV = "BENCHMAX_CONFIG"
 
@@ -53,7 +53,9 @@ def _read_file(path: Path) -> dict[str, str]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"Cannot read the config file {path}: {error.__class__.__name__}.") from None
+        raise ConfigError(
+            f"Cannot read the config file {path}: {error.__class__.__name__}."
+        ) from None
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text, source=str(path))
