@@ -161,10 +161,11 @@ def test_a_429_is_waited_out_for_as_long_as_retry_after_says(
 
 
 def test_a_retry_after_longer_than_max_wait_is_reported_not_slept(
-    start: Callable[..., Site], tmp_path: Path
+    start: Callable[..., Site], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site = start(api_submission_rate_limit=1, api_submission_rate_window_seconds=600)
-    with Client(site.url, site.token(), max_wait=5) as client:
+    token = site.token()
+    with Client(site.url, token, max_wait=5) as client:
         client.submit(_submission(prompt="first"))
         began = time.monotonic()
         with pytest.raises(RateLimited) as refused:
@@ -173,6 +174,17 @@ def test_a_retry_after_longer_than_max_wait_is_reported_not_slept(
     assert refused.value.status == 429
     assert refused.value.retry_after is not None
     assert refused.value.retry_after > 5
+    monkeypatch.setenv("BENCHMAX_TOKEN", token)
+    args = ["--url", site.url, "--max-wait", "1", "submit", "--json", *_setup_args(tmp_path)]
+    code, out, _err = _cli(args, stdin="third")
+    assert code == ExitCode.RATE_LIMITED
+    error = json.loads(out)["error"]
+    assert error["message"] == refused.value.message
+    assert error["retry_after"] > 5
+    code, _out, err = _cli([arg for arg in args if arg != "--json"], stdin="fourth")
+    assert code == ExitCode.RATE_LIMITED
+    assert "try again in" in err
+    assert site.count(Test) == 1
 
 
 def test_a_secret_is_refused_in_the_servers_own_words(site: Site, tmp_path: Path) -> None:

@@ -140,7 +140,8 @@ def _settled_exit(status: Status) -> ExitCode:
 
 def _follow(client: Client, test_id: str, args: argparse.Namespace, out: _Out) -> ExitCode:
     def changed(status: Status) -> None:
-        out.note(f"{status.plain_status}…" if not status.settled else status.plain_status)
+        if not status.settled:  # the settled status is the result, printed below
+            out.note(f"{status.plain_status}…")
 
     status = client.follow(test_id, timeout=args.timeout, on_change=changed)
     out.result(status.to_json(), lambda: _status_lines(status))

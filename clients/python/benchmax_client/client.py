@@ -97,6 +97,8 @@ class Client:
         self._http = httpx.Client(
             base_url=self.url,
             timeout=httpx.Timeout(timeout, connect=10.0),
+            # http→https and trailing-slash redirects; httpx drops the token on another host.
+            follow_redirects=True,
             headers={"User-Agent": user_agent, "Accept": "application/json"},
         )
 

@@ -69,7 +69,7 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
         reasoning: str = "",
         contributor: str = "",
         status: Literal["", "awaiting", "reviewed", "ranked"] = "",
-        sort: str = "",
+        sort: Literal["", "newest", "most_reviewed", "top_score", "relevance"] = "",
         limit: int = 10,
         cursor: str = "",
     ) -> dict[str, Any]:
@@ -77,9 +77,10 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
         tried: by words in the title, prompt or output (query: every word must match, "quoted
         phrases" and prefix* allowed), and/or by declared setup (model such as "GPT-5",
         family such as "claude", harness such as "Claude Code", reasoning such as "high"),
-        contributor handle, or review status. Returns up to `limit` (1-100) cards, newest
-        first or by relevance with a query, each with its id (for get_test) and prompt_key
-        (for get_prompt_group); pass next_cursor back as `cursor` for the next page."""
+        contributor handle, or review status. Returns up to `limit` (1-100) cards, by
+        relevance with a query and newest first without (or as `sort` says), each with its id
+        (for get_test) and prompt_key (for get_prompt_group); pass next_cursor back as
+        `cursor` for the next page."""
         filters = {
             "model": model,
             "family": family,
@@ -165,7 +166,7 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
         environment). Give the exact prompt, or same_prompt_as=<Test id> to reuse a public
         Test's prompt so both land in one comparison group; model, harness and reasoning as
         declared ("Claude Sonnet 4.5", "Claude Code", "high"); the output as text and/or
-        evidence `files` (local paths: screenshots, logs, text); `source_zip` a local ZIP of
+        evidence `files` (absolute local paths: screenshots, logs, text); `source_zip` a ZIP of
         the produced source (index.html at its root gets an automated preview), public to
         download or private for the preview only. Every field and file is safety-checked;
         anything that looks like a credential is refused with the line it is on. Submitting
