@@ -56,12 +56,17 @@ async def _call(work: Callable[[], T]) -> T:
         raise _refusal(error) from None
 
 
-def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
-    client = client or Client(settings.url, settings.token)
-    server = MCPServer("benchmax", instructions=INSTRUCTIONS, log_level="WARNING")
+class Tools:
+    """The tools, bound to one client; each method's name and docstring are what the agent
+    sees."""
 
-    @server.tool()
+    NAMES = ("search_tests", "get_test", "get_prompt_group", "get_leaderboard", "submit_test")
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
     async def search_tests(
+        self,
         query: str = "",
         model: str = "",
         family: str = "",
@@ -91,20 +96,18 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
             "sort": sort,
         }
         return await _call(
-            lambda: client.search(query, limit=limit, cursor=cursor or None, **filters)
+            lambda: self._client.search(query, limit=limit, cursor=cursor or None, **filters)
         )
 
-    @server.tool()
-    async def get_test(test_id: str) -> dict[str, Any]:
+    async def get_test(self, test_id: str) -> dict[str, Any]:
         """Read one public BenchMax Test in full by its id: the exact prompt, the declared
         setup (model, version, harness, reasoning, settings, attempts), the output text,
         notes, evidence files with download links, reviews and its comparison group
         (prompt_key). Use after search_tests, or when given a Test id or /tests/ID link."""
-        test = await _call(lambda: client.test(test_id))
+        test = await _call(lambda: self._client.test(test_id))
         return {name: value for name, value in test.items() if name not in _HTML_FIELDS}
 
-    @server.tool()
-    async def get_prompt_group(prompt_key: str = "", test_id: str = "") -> dict[str, Any]:
+    async def get_prompt_group(self, prompt_key: str = "", test_id: str = "") -> dict[str, Any]:
         """Compare setups on one prompt: every public Test that was given exactly the same
         prompt, with each one's review score and rank band, plus similar prompts. Give the
         group's prompt_key (from search_tests or get_test), or a test_id to use that Test's
@@ -113,13 +116,13 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
             raise ToolError("Give prompt_key or test_id.")
 
         def group() -> dict[str, Any]:
-            key = prompt_key or str(client.test(test_id)["prompt_key"])
-            return client.group(key)
+            key = prompt_key or str(self._client.test(test_id)["prompt_key"])
+            return self._client.group(key)
 
         return await _call(group)
 
-    @server.tool()
     async def get_leaderboard(
+        self,
         snapshot_id: str = "",
         model: str = "",
         family: str = "",
@@ -138,13 +141,13 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
         if single_attempt:
             filters["single"] = "1"
         return await _call(
-            lambda: client.leaderboard(
+            lambda: self._client.leaderboard(
                 snapshot_id or None, limit=limit, cursor=cursor or None, **filters
             )
         )
 
-    @server.tool()
     async def submit_test(
+        self,
         model: str,
         harness: str,
         reasoning: str,
@@ -180,7 +183,7 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
             paths.append(Path(source_zip).expanduser())
 
         def submit() -> dict[str, Any]:
-            text = prompt or str(client.test(same_prompt_as)["prompt"])
+            text = prompt or str(self._client.test(same_prompt_as)["prompt"])
             submission = Submission(
                 prompt=text,
                 model=model,
@@ -195,12 +198,18 @@ def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
                 source_visibility=source_visibility or None,
                 files=tuple(paths),
             )
-            accepted = client.submit(submission)
-            status = client.follow(accepted.id, timeout=max(0.0, min(wait_seconds, 600.0)))
+            accepted = self._client.submit(submission)
+            status = self._client.follow(accepted.id, timeout=max(0.0, min(wait_seconds, 600.0)))
             return {**status.to_json(), "status_url": accepted.status_url}
 
         return await _call(submit)
 
+
+def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
+    tools = Tools(client or Client(settings.url, settings.token))
+    server = MCPServer("benchmax", instructions=INSTRUCTIONS, log_level="WARNING")
+    for name in Tools.NAMES:
+        server.add_tool(getattr(tools, name))
     return server
 
 
