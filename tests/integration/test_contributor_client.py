@@ -357,12 +357,14 @@ def test_a_wrong_token_is_an_auth_failure(site: Site, monkeypatch: pytest.Monkey
     assert json.loads(out)["error"]["status"] == 401
 
 
-@pytest.mark.parametrize("which", ["missing", "folder"])
+@pytest.mark.parametrize("which", ["missing", "folder", "device"])
 def test_an_unreadable_file_is_named_and_nothing_is_sent(
     site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
 ) -> None:
     monkeypatch.setenv("BENCHMAX_TOKEN", site.token())
-    path = tmp_path / "nowhere.png" if which == "missing" else tmp_path
+    path = {"missing": tmp_path / "nowhere.png", "folder": tmp_path, "device": Path("/dev/zero")}[
+        which
+    ]
     args = ["--url", site.url, "submit", "--file", str(path), *_setup_args()]
     code, _out, err = _cli(args, stdin="Prompt.")
     assert code == ExitCode.USAGE

@@ -14,6 +14,7 @@ from benchmax_client import Client, ConfigError, Submission
 from benchmax_client.client import _retry_after, _segment
 from benchmax_client.config import load_settings, save_settings
 from benchmax_client.progress import UploadProgress
+from benchmax_client.text_input import MAX_CHARS, read_text
 
 SECRETISH = "bmx_" + "a1" * 20
 
@@ -133,3 +134,24 @@ def test_progress_is_drawn_on_a_terminal_only() -> None:
     quiet(1, 2)
     quiet.finish()
     assert pipe.getvalue() == ""
+
+
+def test_text_input_is_bounded_and_only_from_regular_files(tmp_path: Path) -> None:
+    endless = io.StringIO("x" * (MAX_CHARS + 10))
+    with pytest.raises(ConfigError, match="Attach a long result as a file"):
+        read_text("-", "prompt", endless)
+    assert endless.tell() == MAX_CHARS + 1  # read no further than needed to know
+    for path, reason in [
+        ("/dev/zero", "not a regular file"),
+        (str(tmp_path), "is a folder"),
+        (str(tmp_path / "none.md"), "does not exist"),
+    ]:
+        with pytest.raises(ConfigError, match=reason):
+            read_text(path, "output", io.StringIO())
+    binary = tmp_path / "shot.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        read_text(str(binary), "output", io.StringIO())
+    text = tmp_path / "out.md"
+    text.write_text("Ça marche.", encoding="utf-8")
+    assert read_text(str(text), "output", io.StringIO()) == "Ça marche."

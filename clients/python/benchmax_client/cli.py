@@ -30,6 +30,7 @@ from benchmax_client.errors import (
 )
 from benchmax_client.progress import UploadProgress
 from benchmax_client.submission import Submission
+from benchmax_client.text_input import read_text
 
 
 class ExitCode(IntEnum):
@@ -65,31 +66,13 @@ class _Out:
             self.stderr.flush()
 
 
-def _read_text(path: str, what: str, stdin: TextIO) -> str:
-    if path == "-":
-        return stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"Cannot read the {what} from {path}: it does not exist.") from None
-    except IsADirectoryError:
-        raise ConfigError(f"Cannot read the {what} from {path}: it is a folder.") from None
-    except UnicodeDecodeError:
-        raise ConfigError(
-            f"Cannot read the {what} from {path}: it is not UTF-8 text. Send binary results as "
-            "evidence with --file."
-        ) from None
-    except OSError as error:
-        raise ConfigError(f"Cannot read the {what} from {path}: {error.strerror}.") from None
-
-
 def _prompt(args: argparse.Namespace, client: Client, stdin: TextIO) -> str:
     if args.same_prompt_as:
         return str(client.test(args.same_prompt_as)["prompt"])
     if args.prompt_file:
-        return _read_text(args.prompt_file, "prompt", stdin)
+        return read_text(args.prompt_file, "prompt", stdin)
     if not stdin.isatty():
-        return stdin.read()
+        return read_text("-", "prompt", stdin)
     raise ConfigError(
         "No prompt: give --prompt-file PATH, pipe it on stdin, or reuse one with --same-prompt-as."
     )
@@ -106,10 +89,10 @@ def _submission(args: argparse.Namespace, client: Client, stdin: TextIO) -> Subm
         model=args.model,
         harness=args.harness,
         reasoning=args.reasoning,
-        output=_read_text(args.output_file, "output", stdin) if args.output_file else None,
+        output=read_text(args.output_file, "output", stdin) if args.output_file else None,
         model_version=args.model_version,
         title=args.title,
-        settings=_read_text(args.settings_file, "settings", stdin) if args.settings_file else None,
+        settings=read_text(args.settings_file, "settings", stdin) if args.settings_file else None,
         attempts=args.attempts,
         notes=args.notes,
         source_visibility=args.source_visibility,

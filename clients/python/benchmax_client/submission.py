@@ -66,8 +66,14 @@ class Submission:
         is not (before anything is sent)."""
         checked = []
         for path in self.files:
-            if not path.is_file():
-                what = "is a folder" if path.is_dir() else "does not exist"
+            if not path.is_file():  # a device or a pipe could be endless: never read one
+                what = (
+                    "is a folder"
+                    if path.is_dir()
+                    else "is not a regular file"
+                    if path.exists()
+                    else "does not exist"
+                )
                 raise ConfigError(f"Cannot send {path}: it {what}.")
             try:
                 with path.open("rb") as handle:
