@@ -41,8 +41,9 @@ def site(settings: Settings, engine: Engine) -> Iterator[tuple[str, str]]:
 
 
 @asynccontextmanager
-async def agent(url: str, token: str, log: Path) -> AsyncIterator[ClientSession]:
-    """The server as an agent's host starts it: the installed command, token in its env."""
+async def agent(url: str, token: str, log: Path, cwd: Path) -> AsyncIterator[ClientSession]:
+    """The server as an agent's host starts it: the installed command in the agent's folder,
+    the token in its environment."""
     env = {
         "BENCHMAX_URL": url,
         "BENCHMAX_TOKEN": token,
@@ -50,7 +51,7 @@ async def agent(url: str, token: str, log: Path) -> AsyncIterator[ClientSession]
         "PATH": os.environ.get("PATH", ""),
     }
     command = str(Path(sys.executable).with_name("benchmax-client"))
-    params = StdioServerParameters(command=command, args=["mcp"], env=env)
+    params = StdioServerParameters(command=command, args=["mcp"], env=env, cwd=cwd)
     with log.open("w") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write_stream),
@@ -80,9 +81,11 @@ async def test_an_agent_lists_searches_submits_and_is_refused_in_the_apis_words(
 ) -> None:
     url, token = site
     log = tmp_path / "mcp-stderr.log"
-    shot = write(tmp_path, "shot.png", png_bytes())
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    write(workspace, "shot.png", png_bytes())
     prompt = "Draw a lighthouse in SVG"
-    async with agent(url, token, log) as session:
+    async with agent(url, token, log, workspace) as session:
         listed = await session.list_tools()
         assert {tool.name for tool in listed.tools} == TOOLS
         for tool in listed.tools:
@@ -92,7 +95,7 @@ async def test_an_agent_lists_searches_submits_and_is_refused_in_the_apis_words(
         submitted = _json(
             await session.call_tool(
                 "submit_test",
-                {"prompt": prompt, "output": "<svg/>", "files": [str(shot)], **SETUP},
+                {"prompt": prompt, "output": "<svg/>", "files": ["shot.png"], **SETUP},
             )
         )
         assert submitted["state"] == "public", submitted
@@ -100,7 +103,7 @@ async def test_an_agent_lists_searches_submits_and_is_refused_in_the_apis_words(
         again = _json(
             await session.call_tool(
                 "submit_test",
-                {"prompt": prompt, "output": "<svg/>", "files": [str(shot)], **SETUP},
+                {"prompt": prompt, "output": "<svg/>", "files": ["shot.png"], **SETUP},
             )
         )
         assert again["id"] == submitted["id"]
@@ -120,9 +123,18 @@ async def test_an_agent_lists_searches_submits_and_is_refused_in_the_apis_words(
             "submit_test", {"prompt": f"Use {secret}", "output": "ok", **SETUP}
         )
         assert refused.is_error
+        outside = [
+            await session.call_tool("submit_test", {"prompt": prompt, "files": [name], **SETUP})
+            for name in ["/etc/passwd", "../mcp-stderr.log", ".env", "sub/.ssh/id_ed25519"]
+        ]
         missing = await session.call_tool("get_test", {"test_id": "no-such-test"})
         assert missing.is_error
         assert "No public Test has this id." in _text(missing)
+    assert [result.is_error for result in outside] == [True] * 4
+    assert "is outside" in _text(outside[0])
+    assert "is outside" in _text(outside[1])
+    assert "is hidden" in _text(outside[2])
+    assert "is hidden" in _text(outside[3])
     words = _text(refused)
     assert "Line 1 of the prompt looks like" in words, words
     assert "400 secret_detected, field prompt" in words

@@ -13,6 +13,7 @@ the environment or the config file, never from a tool argument.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -27,6 +28,8 @@ from benchmax_client.errors import ApiError, BenchmaxError
 from benchmax_client.submission import Submission
 
 T = TypeVar("T")
+# Where submit_test may read files from; the folder the host started the server in otherwise.
+ROOT_ENV = "BENCHMAX_MCP_ROOT"
 # Rendered HTML twins of text fields: the text is there already, the HTML only costs tokens.
 _HTML_FIELDS = ("output_html", "notes_html")
 
@@ -62,8 +65,29 @@ class Tools:
 
     NAMES = ("search_tests", "get_test", "get_prompt_group", "get_leaderboard", "submit_test")
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, root: Path) -> None:
         self._client = client
+        self._root = root.resolve()
+
+    def _sendable(self, name: str) -> Path:
+        """A file the agent named, if it may leave the machine.
+
+        An agent can be talked into "attaching" ``~/.ssh/id_ed25519`` or a project's ``.env``
+        by text it read. So only files under the root are sent (symlinks resolved first), and
+        none that is hidden or inside a hidden folder, where settings and credentials live.
+        """
+        path = (self._root / Path(name).expanduser()).resolve()
+        if not path.is_relative_to(self._root):
+            raise ToolError(
+                f"{name} is outside {self._root}: submit_test sends only files under the folder "
+                f"this server was started in (or {ROOT_ENV})."
+            )
+        if any(part.startswith(".") for part in path.relative_to(self._root).parts):
+            raise ToolError(
+                f"{name} is hidden (a dotfile or inside a dot folder), where settings and "
+                "credentials live; submit_test does not send those."
+            )
+        return path
 
     async def search_tests(
         self,
@@ -169,7 +193,8 @@ class Tools:
         environment). Give the exact prompt, or same_prompt_as=<Test id> to reuse a public
         Test's prompt so both land in one comparison group; model, harness and reasoning as
         declared ("Claude Sonnet 4.5", "Claude Code", "high"); the output as text and/or
-        evidence `files` (absolute local paths: screenshots, logs, text); `source_zip` a ZIP of
+        evidence `files` (local paths under this server's folder, relative or absolute; hidden
+        files are refused): screenshots, logs, text; `source_zip` a ZIP of
         the produced source (index.html at its root gets an automated preview), public to
         download or private for the preview only. Every field and file is safety-checked;
         anything that looks like a credential is refused with the line it is on. Submitting
@@ -178,9 +203,7 @@ class Tools:
         the reason, or still processing) and the public URL once public."""
         if bool(prompt) == bool(same_prompt_as):
             raise ToolError("Give exactly one of prompt and same_prompt_as.")
-        paths = [Path(name).expanduser() for name in files or []]
-        if source_zip:
-            paths.append(Path(source_zip).expanduser())
+        paths = [self._sendable(name) for name in [*(files or []), source_zip] if name]
 
         def submit() -> dict[str, Any]:
             text = prompt or str(self._client.test(same_prompt_as)["prompt"])
@@ -206,7 +229,8 @@ class Tools:
 
 
 def build_server(settings: Settings, client: Client | None = None) -> MCPServer:
-    tools = Tools(client or Client(settings.url, settings.token))
+    root = Path(os.environ.get(ROOT_ENV) or Path.cwd())
+    tools = Tools(client or Client(settings.url, settings.token), root)
     server = MCPServer("benchmax", instructions=INSTRUCTIONS, log_level="WARNING")
     for name in Tools.NAMES:
         server.add_tool(getattr(tools, name))
