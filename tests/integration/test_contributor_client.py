@@ -67,9 +67,9 @@ def start(settings: Settings, engine: Engine) -> Iterator[Callable[..., Site]]:
     """Serve the API (and its job runtime) with these settings changed."""
     with ExitStack() as stack:
 
-        def serve(**overrides: Any) -> Site:
+        def serve(jobs: bool = True, **overrides: Any) -> Site:
             ctx = AppContext.from_settings(settings.model_copy(update=overrides), engine=engine)
-            return Site(stack.enter_context(serve_api(ctx, jobs=True)), engine)
+            return Site(stack.enter_context(serve_api(ctx, jobs=jobs)), engine)
 
         yield serve
 
@@ -301,6 +301,21 @@ def test_cli_search_show_and_status(
     code, out, _err = _cli(["--url", site.url, "--json", "show", "../../healthz"])
     assert code == ExitCode.REFUSED
     assert json.loads(out)["error"]["code"] == "not_found"
+
+
+def test_cli_still_processing_at_the_timeout_is_pending_and_status_wait_goes_on(
+    start: Callable[..., Site], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = start(jobs=False)  # nothing scans: the Test stays processing
+    monkeypatch.setenv("BENCHMAX_TOKEN", site.token())
+    args = ["--url", site.url, "--json", "submit", "--timeout", "0.5", *_setup_args(tmp_path)]
+    code, out, _err = _cli(args, stdin="Stuck in processing.")
+    assert code == ExitCode.PENDING
+    body = json.loads(out)
+    assert body["state"] == "processing"
+    code, out, _err = _cli(["--url", site.url, "status", body["id"], "--wait", "--timeout", "0.5"])
+    assert code == ExitCode.PENDING
+    assert out.startswith("Processing: ")
 
 
 def test_cli_token_from_a_private_config_file(site: Site, tmp_path: Path) -> None:
