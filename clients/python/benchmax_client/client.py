@@ -1,11 +1,12 @@
 """The Python API: ``Client(url, token)`` and what a harness does with it.
 
 Every request goes through ``_send``, the one place that knows how the server says "wait":
-a 429 or 503 with ``Retry-After`` is waited out and sent again while the caller's patience
-(``max_wait``) lasts, and reported as ``RateLimited`` when it does not. Connection failures
-are retried a few times, which is safe because reads change nothing and a submission carries
-its Idempotency-Key. Nothing sent is logged, here or by the HTTP client (whose own log line
-names only the method and URL, never a header or body).
+any answer with ``Retry-After`` (429, 503…) is waited out and sent again while the caller's
+patience (``max_wait``) lasts, and reported as ``RateLimited`` when it does not. Connection
+failures and a gateway's 502/503/504 are retried a few times, which is safe because reads
+change nothing and a submission carries its Idempotency-Key. Nothing sent is logged, here
+or by the HTTP client (whose own log line names only the method and URL, never a header or
+body).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ API = "/api/v1"
 # The states a Test rests in; anything else (processing) is still moving.
 SETTLED = frozenset({"public", "needs_attention", "failed", "removed", "draft"})
 _CONNECT_TRIES = 3
+# Answers that say "not now" rather than "no": a gateway or a restarting server.
+_PASSING = frozenset({502, 503, 504})
 _HOW_TO_AUTHENTICATE = (
     "No API token. Set BENCHMAX_TOKEN, or put token = bmx_... under [benchmax] in the config "
     "file (benchmax-client config shows where). Create a token on /me."
@@ -258,9 +261,14 @@ class Client:
             if response.is_success:
                 return response
             refusal = _api_error(response)
-            wait = refusal.retry_after
-            if wait is None or response.status_code not in (429, 503):
+            if refusal.retry_after is None:
+                if response.status_code in _PASSING and failures + 1 < _CONNECT_TRIES:
+                    failures += 1  # a proxy between deploys: like a dropped connection
+                    self._sleep(0.5 * failures)
+                    continue
                 raise refusal
+            # At least a second each time, so "Retry-After: 0" forever cannot spin the loop.
+            wait = max(refusal.retry_after, 1.0)
             if waited + wait > self._max_wait:
                 raise RateLimited(
                     refusal.status, refusal.code, refusal.message, refusal.field, wait
