@@ -204,7 +204,10 @@ def cmd_show(client: Client, args: argparse.Namespace, out: _Out, _stdin: TextIO
             "",
             "Output:",
             str(test.get("output_text") or "(none: see the evidence)"),
-            *(f"Evidence: {item.get('safe_name')} {item.get('url')}" for item in test["evidence"]),
+            *(
+                f"Evidence: {item.get('safe_name')} {item.get('url')}"
+                for item in test.get("evidence") or []
+            ),
         ]
 
     out.result(test, lines)
@@ -366,7 +369,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # --json is accepted after the command too (`submit --json`), where scripts tend to put it.
     json_after = argparse.ArgumentParser(add_help=False)
-    json_after.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    json_after.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print one JSON object on stdout",
+    )
     commands = _WithParent(parser.add_subparsers(dest="command", required=True), json_after)
     _add_submit(commands)
     status = commands.add_parser("status", help="where one of your Tests stands")
