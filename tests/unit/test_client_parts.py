@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from benchmax_client import Client, ConfigError, Submission
-from benchmax_client.client import _retry_after, _segment
+from benchmax_client.client import _retry_after, _segment, parse_test_id
 from benchmax_client.config import load_settings, save_settings
 from benchmax_client.progress import UploadProgress
 from benchmax_client.text_input import MAX_CHARS, read_text
@@ -155,3 +155,17 @@ def test_text_input_is_bounded_and_only_from_regular_files(tmp_path: Path) -> No
     text = tmp_path / "out.md"
     text.write_text("Ça marche.", encoding="utf-8")
     assert read_text(str(text), "output", io.StringIO()) == "Ça marche."
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "abc123",
+        " abc123\n",
+        "https://bench.example/tests/abc123",
+        "http://localhost:3000/tests/abc123?tab=reviews#top",
+        "/tests/abc123/",
+    ],
+)
+def test_a_test_is_named_by_its_id_or_a_link_to_its_page(pasted: str) -> None:
+    assert parse_test_id(pasted) == "abc123"

@@ -25,7 +25,7 @@ from benchmax_client.config import load_settings
 from benchmax_client.errors import ApiError, AuthError, MissingToken, RateLimited, Unreachable
 from benchmax_client.submission import Progress, Submission, opened_files
 
-__all__ = ["Accepted", "Client", "Status"]
+__all__ = ["Accepted", "Client", "Status", "parse_test_id"]
 
 API = "/api/v1"
 # The states a Test rests in; anything else (processing) is still moving.
@@ -140,8 +140,9 @@ class Client:
         return self._json("GET", f"{API}/tests", params=_present(params))
 
     def test(self, test_id: str) -> dict[str, Any]:
-        """One public Test: prompt, declared setup, output, evidence links, reviews."""
-        return self._json("GET", f"{API}/tests/{_segment(test_id)}")
+        """One public Test: prompt, declared setup, output, evidence links, reviews. Its id, or
+        a link to its page (``https://…/tests/ID``)."""
+        return self._json("GET", f"{API}/tests/{_segment(parse_test_id(test_id))}")
 
     def group(self, key: str) -> dict[str, Any]:
         """The comparison group of a prompt: every public Test given the same prompt (the
@@ -190,7 +191,8 @@ class Client:
         return Accepted(body["id"], body["status"], body["status_url"])
 
     def status(self, test_id: str) -> Status:
-        body = self._json("GET", f"{API}/tests/{_segment(test_id)}/status", headers=self._auth())
+        path = f"{API}/tests/{_segment(parse_test_id(test_id))}/status"
+        body = self._json("GET", path, headers=self._auth())
         public = body.get("public_url")
         return Status(
             test_id=body["test_id"],
@@ -305,6 +307,15 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def parse_test_id(value: str) -> str:
+    """A Test's id from the id itself or a link to its page, as people and agents paste them."""
+    value = value.strip()
+    if "/tests/" not in value:
+        return value
+    after = value.rsplit("/tests/", 1)[1]
+    return after.split("?", 1)[0].split("#", 1)[0].split("/", 1)[0]
 
 
 def _segment(value: str) -> str:
