@@ -215,7 +215,8 @@ def test_nothing_sent_is_logged(
     prompt = "A prompt that must stay out of every log line"
     caplog.set_level(logging.DEBUG)
     with Client(site.url, token) as client:
-        client.follow(client.submit(_submission(prompt=prompt)).id, timeout=60)
+        status = client.follow(client.submit(_submission(prompt=prompt)), timeout=60)
+    assert status.is_public
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "POST" in logged, "the HTTP client's log was not captured"
     for sent in (token, prompt, "It works."):

@@ -205,13 +205,15 @@ class Client:
 
     def follow(
         self,
-        test_id: str,
+        test: str | Accepted,
         *,
         timeout: float = 300.0,
         on_change: Callable[[Status], None] | None = None,
     ) -> Status:
-        """Poll the status until the Test is public or needs attention (or ``timeout``
-        seconds pass: then the last status, still processing, is returned)."""
+        """Poll the status of ``test`` (an id, or what ``submit`` returned) until it is public
+        or needs attention (or ``timeout`` seconds pass: then the last status, still
+        processing, is returned)."""
+        test_id = test.id if isinstance(test, Accepted) else test
         deadline = time.monotonic() + timeout
         interval = 0.25
         last: Status | None = None
