@@ -75,11 +75,14 @@ services: ## Start PostgreSQL and Redis when they are not already running
 
 install: $(STAMP)/venv $(STAMP)/bun ## Create .venv and install Python and front-end tooling
 
-$(STAMP)/venv: pyproject.toml
+# The contributor client is a distribution of its own (clients/python); it is installed here
+# with its MCP extra so the suite can test it against the app, as a harness would use it.
+$(STAMP)/venv: pyproject.toml clients/python/pyproject.toml
 	@mkdir -p $(STAMP)
 	test -x $(PY) || python3.11 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e "./clients/python[mcp]"
 	touch $@
 
 $(STAMP)/bun:

@@ -11,15 +11,20 @@ ctx.session() as session:`` — and hands the session to the service, so the ``S
 ``select``, ``text``, ``func``, ``col``, ``update``…, no engine, no ``IntegrityError``), nor
 the storage adapter or boto3, and no route calls a method of the session itself (no
 ``session.exec``, ``session.get``, ``session.add``…): that work is a service's.
+
+The contributor client (``clients/python``) installs without the server: it imports the
+standard library, httpx, the MCP SDK (and the anyio both run on) and itself, nothing else; and
+the product never imports it.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 
 import pytest
 
-from tests.unit.import_graph import Import, all_imports, module_name, product_files
+from tests.unit.import_graph import PACKAGES, Import, all_imports, module_name, product_files
 
 UI = ("benchmax/pages", "benchmax/state", "benchmax/components")
 NOT_IN_UI = ("sqlalchemy", "sqlmodel", "benchmax.db", "benchmax.adapters.storage", "boto3")
@@ -27,6 +32,8 @@ NOT_IN_SERVICES = ("reflex", "benchmax.pages", "benchmax.state", "benchmax.compo
 API = "benchmax/api"
 NOT_IN_API = NOT_IN_UI
 SESSION_TYPE = Import("", "sqlmodel", ("Session",), 0)  # the one name the API may import
+CLIENT = "clients/python/benchmax_client"
+CLIENT_MAY_IMPORT = ("benchmax_client", "httpx", "mcp", "anyio")
 
 
 def _reaches(found: Import, roots: tuple[str, ...]) -> bool:
@@ -104,3 +111,24 @@ def test_the_rule_sees_a_breach() -> None:
 
     assert _reaches(breach, NOT_IN_UI)
     assert not _reaches(Import("benchmax.state.x", "sqlmodelish", (), 3), NOT_IN_UI)
+
+
+def _outside_the_client(found: Import) -> bool:
+    top = found.target.split(".")[0]
+    return top not in sys.stdlib_module_names and not _reaches(found, CLIENT_MAY_IMPORT)
+
+
+def test_the_client_imports_nothing_of_the_server() -> None:
+    found = all_imports(CLIENT)
+    assert found, f"the scan found nothing in {CLIENT}"
+    assert [
+        f"{one.where()} imports {one.target}" for one in found if _outside_the_client(one)
+    ] == []
+    assert _breaches(PACKAGES, ("benchmax_client",)) == []
+
+
+def test_the_client_rule_sees_a_breach() -> None:
+    assert _outside_the_client(Import("benchmax_client.cli", "benchmax.services", (), 1))
+    assert _outside_the_client(Import("benchmax_client.cli", "pydantic", (), 1))
+    assert not _outside_the_client(Import("benchmax_client.cli", "json", (), 1))
+    assert not _outside_the_client(Import("benchmax_client.cli", "httpx", (), 1))
