@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from sqlmodel import Session
 
-from benchmax.services.leaderboard.scoring import canonical_json
+from benchmax.services.leaderboard.scoring import canonical_json, sealed_chunks
 from benchmax.services.leaderboard.snapshots import (
     canonical_row,
     is_chained,
@@ -36,20 +36,17 @@ from benchmax.services.leaderboard.snapshots import (
 
 
 def json_chunks(session: Session, snapshot_id: str) -> Iterator[str]:
-    """The snapshot as canonical JSON text, in pieces (keys in sorted order)."""
+    """The snapshot as canonical JSON text, in pieces (keys in sorted order): the document
+    its seal covers, then the seal, the signature and the snapshot's metadata."""
     snapshot = published_snapshot(session, snapshot_id)
     policy = json.loads(snapshot.policy_json)
     chained = is_chained(policy)
     meta = summary(snapshot, None).to_json()
     for name in ("superseded_by", "status", "policy", "previous_sha256", "signature"):
         meta.pop(name)
-    yield '{"policy":' + canonical_json(policy)
-    if chained:
-        yield ',"previous_sha256":' + canonical_json(snapshot.previous_sha256)
-    yield ',"rows":['
-    for index, row in enumerate(iter_rows(session, snapshot.id)):
-        yield ("," if index else "") + canonical_json(canonical_row(row, chained))
-    yield '],"sha256":' + canonical_json(snapshot.sha256)
+    rows = (canonical_row(row, chained) for row in iter_rows(session, snapshot.id))
+    yield from sealed_chunks(policy, rows, snapshot.previous_sha256 if chained else None)
+    yield ',"sha256":' + canonical_json(snapshot.sha256)
     if chained:
         yield ',"signature":' + canonical_json(snapshot.signature)
     yield ',"snapshot":' + canonical_json(meta) + "}"
