@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -86,6 +88,44 @@ def test_seal_changes_with_any_row_or_policy_value() -> None:
     assert base == seal(dict(reversed(policy.items())), rows)  # key order never matters
     assert seal(policy, [{**rows[0], "score_bp": 7001}]) != base
     assert seal({**policy, "prior_weight": 4}, rows) != base
+
+
+def _whole_document_sha256(policy: dict, rows: list[dict], previous: str | None) -> str:
+    """The seal as docs/showcase.md tells anyone to compute it: one dump of the whole body."""
+    body: dict = {"policy": policy, "rows": rows}
+    if previous is not None:
+        body["previous_sha256"] = previous
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("count", [0, 1, 999, 1000, 1001, 2500])
+@pytest.mark.parametrize("previous", [None, "", "ab" * 32])
+def test_the_streamed_seal_is_the_hash_of_the_whole_document(
+    count: int, previous: str | None
+) -> None:
+    # Batch edges (0, one batch, one more) and text JSON must escape: quotes, backslashes,
+    # control characters, markup, and non-ASCII text, which stays as it is.
+    texts = ['say "hi"', "back\\slash", "tab\there\n", "</script><b>", "é 模型 🙂", ""]
+    rows = [
+        {"position": n, "test_id": f"t{n}", "model_key": texts[n % len(texts)], "score_bp": n * 7}
+        for n in range(1, count + 1)
+    ]
+    policy = {"prior_weight": 3, "review_kinds": ["admin", "human"], "cutoff": "2026-01-01"}
+    assert seal(policy, rows, previous) == _whole_document_sha256(policy, rows, previous)
+    assert seal(policy, iter(rows), previous) == seal(policy, rows, previous)  # any iterable
+
+
+@pytest.mark.parametrize("bad", [1.5, True, None, [0.5], {"x": 0.5}, b"bytes"])
+def test_the_seal_refuses_a_value_that_is_not_an_integer_or_string_in_any_batch(
+    bad: object,
+) -> None:
+    rows = [{"position": n, "score_bp": 1} for n in range(1, 1501)]
+    rows[1200]["score_bp"] = bad  # in the second batch
+    with pytest.raises(TypeError):
+        seal({"prior_weight": 3}, rows)
+    with pytest.raises(TypeError):
+        seal({"prior_weight": 3}, [{1: "a key that is not a string"}])
 
 
 @pytest.mark.parametrize(
