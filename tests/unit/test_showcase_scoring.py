@@ -120,12 +120,12 @@ def test_the_streamed_seal_is_the_hash_of_the_whole_document(
 def test_the_seal_refuses_a_value_that_is_not_an_integer_or_string_in_any_batch(
     bad: object,
 ) -> None:
-    rows = [{"position": n, "score_bp": 1} for n in range(1, 1501)]
+    rows: list[dict[str, object]] = [{"position": n, "score_bp": 1} for n in range(1, 1501)]
     rows[1200]["score_bp"] = bad  # in the second batch
     with pytest.raises(TypeError):
         seal({"prior_weight": 3}, rows)
     with pytest.raises(TypeError):
-        seal({"prior_weight": 3}, [{1: "a key that is not a string"}])
+        seal({"prior_weight": 3}, [{1: "a key that is not a string"}])  # type: ignore[dict-item]
 
 
 @pytest.mark.parametrize(
