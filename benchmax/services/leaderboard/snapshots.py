@@ -191,8 +191,9 @@ def _rows(
     variance_bp2: int,
     prior_weight: int,
 ) -> list[dict[str, Any]]:
-    """The snapshot's rows as they are inserted, each built once with its 95% interval and
-    rank band (one half-width per number of reviews, as the intervals are plain lists)."""
+    """The snapshot's rows as they are inserted (and then sealed), each built once with its
+    95% interval and rank band: one half-width per number of reviews, and intervals and
+    bands as plain integer lists, since a snapshot has 100,000 rows."""
     counts = [len(entry.scores) for _, entry in ordered]
     halves = {count: half_width_bp(variance_bp2, count, prior_weight) for count in set(counts)}
     spans = [
