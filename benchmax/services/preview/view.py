@@ -8,6 +8,7 @@ request that the Test is public.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -35,6 +36,8 @@ from benchmax.services.preview.jobs import (
 from benchmax.settings import Settings
 
 SHOWN_MESSAGES = 3
+# What an axe-core version looks like; anything else in a result is not shown as one.
+AXE_VERSION = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}")
 
 
 @dataclass(frozen=True)
@@ -145,10 +148,14 @@ def accessibility_text(result: dict[str, Any], *, with_version: bool = True) -> 
     axe = result.get("axe") if isinstance(result.get("axe"), dict) else None
     if not axe:
         return "not measured"
-    violations = axe.get("violations") or []
+    violations = axe.get("violations")
+    if not isinstance(violations, list) or not all(isinstance(v, dict) for v in violations):
+        return "not measured"
     serious = sum(1 for v in violations if v.get("impact") in ("serious", "critical"))
     rules = "no axe-core rule failed" if not violations else f"{len(violations)} rules failed"
-    version = f", axe-core {axe.get('version', '?')}" if with_version else ""
+    shown = str(axe.get("version"))
+    version = f", axe-core {shown if AXE_VERSION.fullmatch(shown) else '(unknown version)'}"
+    version = version if with_version else ""
     return f"{rules} ({serious} serious or critical){version}"
 
 
