@@ -71,16 +71,6 @@ def publish_site(
     return test
 
 
-def runtime_key(seed: int = 0) -> str:
-    """A generated Anthropic-shaped key (random body), different per seed."""
-    import random
-
-    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-    generator = random.Random(seed)
-    body = "".join(generator.choice(alphabet) for _ in range(48))
-    return f"sk-ant-api03-{body}"
-
-
 def leaky_site(key: str) -> dict[str, str]:
     """A page that assembles ``key`` at run time (no file holds it whole, so no static scan
     sees it) and puts it everywhere the evaluator reads: the console, an uncaught exception,

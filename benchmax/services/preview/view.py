@@ -65,12 +65,14 @@ def artifact_url(origin: str, artifact: PreviewArtifact) -> str:
     return f"{origin.rstrip('/')}/p/{quote(artifact.id, safe='')}/{quote(name, safe='')}"
 
 
-def latest_evaluation(session: Session, test_id: str) -> PreviewEvaluation | None:
-    return session.exec(
-        select(PreviewEvaluation)
-        .where(PreviewEvaluation.test_id == test_id)
-        .order_by(col(PreviewEvaluation.created_at).desc())
-    ).first()
+def latest_evaluation(
+    session: Session, test_id: str, evidence_id: str | None = None
+) -> PreviewEvaluation | None:
+    """The Test's newest evaluation; of the ZIP ``evidence_id`` only, when given."""
+    query = select(PreviewEvaluation).where(PreviewEvaluation.test_id == test_id)
+    if evidence_id is not None:
+        query = query.where(PreviewEvaluation.evidence_id == evidence_id)
+    return session.exec(query.order_by(col(PreviewEvaluation.created_at).desc())).first()
 
 
 def preview_view(
@@ -78,9 +80,12 @@ def preview_view(
 ) -> PreviewView:
     """The preview section of a public Test (empty for any other)."""
     test = session.get(Test, test_id)
-    if test is None or test.state != TestState.PUBLIC or source_zip(session, test_id) is None:
+    source = source_zip(session, test_id) if test is not None else None
+    if test is None or test.state != TestState.PUBLIC or source is None:
         return PreviewView()
-    evaluation = latest_evaluation(session, test_id)
+    # Only what was derived from the ZIP that is approved now (the evaluation of a ZIP since
+    # blocked is not shown, and the user-content origin refuses its artifacts anyway).
+    evaluation = latest_evaluation(session, test_id, source.id)
     status, reason = reader_status(settings, evaluation)
     if status == "unavailable":
         failed = evaluation is not None and evaluation.state == PreviewState.FAILED

@@ -162,6 +162,10 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(_START_OF_WORD + r"xai-(?P<secret>[A-Za-z0-9]{40,})" + _END_OF_WORD),
     ),
 )
+# Every fixed prefix a token rule starts from (for callers that look for keys glued to text).
+RULE_PREFIXES: tuple[str, ...] = tuple(
+    dict.fromkeys(prefix for rule in _RULES for prefix in rule.prefixes)
+)
 _DOCUMENT_RULES: tuple[_DocumentRule, ...] = (
     _DocumentRule(
         "private_key",
