@@ -31,6 +31,7 @@ from benchmax.services.judge.budget import utc_day
 from benchmax.services.judge.review import HOLD_JUDGE_REDACTED, JUDGE_REVIEW
 from benchmax.services.leaderboard.policy import open_hold_test_ids
 from benchmax.settings import Settings
+from tests.support.canary import every_row
 from tests.support.factories import make_test, make_user
 from tests.support.fake_judge import FakeJudge
 from tests.support.judge_helpers import judge_settings, make_active_snapshot, steps
@@ -159,6 +160,7 @@ def test_a_key_in_the_judges_reply_is_redacted_counted_and_the_test_held(
     on: Settings,
     fake_judge: FakeJudge,
     caplog: pytest.LogCaptureFixture,
+    database_url: str,
 ) -> None:
     key = canary_key()
     fake_judge.state.behaviour, fake_judge.state.leak = "leaky", key
@@ -179,11 +181,12 @@ def test_a_key_in_the_judges_reply_is_redacted_counted_and_the_test_held(
         # The reasoning, the fingerprint, and the model (reported on the reply and its answer).
         assert counts.today[JUDGE] == counts.total[JUDGE] == 4
         assert session.exec(select(RedactionDay)).one().source == JUDGE
-    assert_nowhere(engine, key, caplog.text)
+    assert key[13:45] not in caplog.text
+    assert key[13:45].encode() not in every_row(engine, database_url)
 
 
-def test_a_panel_seat_that_leaks_is_redacted_and_its_status_is_never_free_text(
-    engine: Engine, settings: Settings, fake_judge: FakeJudge
+def test_a_panel_seat_that_leaks_is_redacted(
+    engine: Engine, settings: Settings, fake_judge: FakeJudge, database_url: str
 ) -> None:
     key = canary_key()
     on = judge_settings(settings, fake_judge, "e" * 64)
@@ -192,7 +195,7 @@ def test_a_panel_seat_that_leaks_is_redacted_and_its_status_is_never_free_text(
                              panel_seats=2, samples_per_review=1)  # fmt: skip
         session.commit()
     fake_judge.state.panel, fake_judge.state.leak = ["honest", "leaky"], key
-    ((test_id, job_id),) = _queue_reviews(engine, 1)
+    ((_, job_id),) = _queue_reviews(engine, 1)
     run_job(job_id, _context(engine, on), "panel")
     with Session(engine) as session:
         seats = sorted(s.seat for s in session.exec(select(JudgeSample)))
@@ -201,24 +204,4 @@ def test_a_panel_seat_that_leaks_is_redacted_and_its_status_is_never_free_text(
             "reviewer-1-leaky [removed: looked like an Anthropic API key]",
         ]
         assert session.exec(select(ModerationHold.reason_code)).all() == [HOLD_JUDGE_REDACTED]
-    assert_nowhere(engine, key, "")
-
-
-def assert_nowhere(engine: Engine, key: str, logs: str) -> None:
-    """Not a fragment of ``key`` in any column of any table, nor in the captured logs."""
-    fragment = key[13:45]
-    assert fragment not in logs
-    with engine.connect() as connection:
-        tables = [
-            row[0]
-            for row in connection.execute(
-                text(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'"
-                    if engine.dialect.name == "sqlite"
-                    else "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                )
-            )
-        ]
-        for table in tables:
-            for row in connection.execute(text(f'SELECT * FROM "{table}"')):  # noqa: S608
-                assert fragment not in repr(tuple(row)), table
+    assert key[13:45].encode() not in every_row(engine, database_url)
