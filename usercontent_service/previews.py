@@ -41,7 +41,7 @@ _SERVED_TYPES = {
 
 def _source_still_approved(row: Any) -> bool:
     """The ZIP the artifact was derived from is still an approved source file, unchanged."""
-    return (
+    return bool(
         row.source_state == EvidenceState.APPROVED
         and row.source_kind == EvidenceKind.SOURCE
         and row.source_sha256 == row.zip_sha256

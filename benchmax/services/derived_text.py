@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sqlalchemy import func
+from sqlalchemy import case, func
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
 from benchmax.models import RedactionDay
@@ -68,15 +69,17 @@ class RedactionCounts:
         return sum(self.total.values())
 
 
-def redaction_counts(session: Session) -> RedactionCounts:
-    """Two grouped sums over a table of one row per source and day."""
+def redaction_counts(session: OrmSession) -> RedactionCounts:
+    """One grouped read over a table of one row per source and day."""
     today = utc_day()
-    rows = session.exec(
-        select(RedactionDay.source, func.sum(RedactionDay.count)).group_by(col(RedactionDay.source))
+    rows = session.execute(
+        select(
+            col(RedactionDay.source),
+            func.sum(col(RedactionDay.count)),
+            func.sum(case((col(RedactionDay.day) == today, col(RedactionDay.count)), else_=0)),
+        ).group_by(col(RedactionDay.source))
     ).all()
-    total = dict.fromkeys(SOURCES, 0) | {source: int(n or 0) for source, n in rows}
-    todays = session.exec(select(RedactionDay).where(RedactionDay.day == today)).all()
     return RedactionCounts(
-        today=dict.fromkeys(SOURCES, 0) | {row.source: row.count for row in todays},
-        total=total,
+        today=dict.fromkeys(SOURCES, 0) | {source: int(n or 0) for source, _, n in rows},
+        total=dict.fromkeys(SOURCES, 0) | {source: int(n or 0) for source, n, _ in rows},
     )

@@ -48,7 +48,9 @@ def _queue_reviews(engine: Engine, count: int) -> list[tuple[str, int]]:
     with Session(engine) as session:
         for n in range(count):
             test = make_test(session, make_user(session), output_text=steps(n % 10, 2))
-            queued.append((test.id, enqueue(session, JUDGE_REVIEW, test.id).id))
+            job_id = enqueue(session, JUDGE_REVIEW, test.id).id
+            assert job_id is not None
+            queued.append((test.id, job_id))
         session.commit()
     return queued
 

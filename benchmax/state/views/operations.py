@@ -16,7 +16,7 @@ from benchmax.state.views.preview_failures import PreviewFailureRow
 
 
 def redaction_text(counts: RedactionCounts) -> str:
-    """"2 today (preview 2, AI judge 0); 5 in all", or "none yet"."""
+    """ "2 today (preview 2, AI judge 0); 5 in all", or "none yet"."""
     if not counts.total_all:
         return "none yet"
     today = counts.today
