@@ -33,6 +33,7 @@ from benchmax.services.preview.jobs import (
     REASON_OFF,
     source_zip,
 )
+from benchmax.services.safety.redact import redact
 from benchmax.settings import Settings
 
 SHOWN_MESSAGES = 3
@@ -140,12 +141,15 @@ def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -
 
 
 def evaluation_result(evaluation: PreviewEvaluation) -> dict[str, Any]:
-    """The stored result JSON; {} when it cannot be read (never a reason to fail a page)."""
+    """The stored result JSON; {} when it cannot be read (never a reason to fail a page).
+
+    Results are stored redacted; reading them through the redaction again costs little and
+    covers rows written before the gate existed."""
     try:
         parsed = json.loads(evaluation.result_json or "{}")
     except ValueError:
         return {}
-    return parsed if isinstance(parsed, dict) else {}
+    return redact(parsed).value if isinstance(parsed, dict) else {}
 
 
 def accessibility_text(result: dict[str, Any], *, with_version: bool = True) -> str:
