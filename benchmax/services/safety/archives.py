@@ -467,7 +467,7 @@ def _scan_text_entry(name: str, data: bytes, report: ZipReport, secrets: _Secret
     # are also matched with their string escapes decoded.
     readable = readable_texts(data)
     found = readable.secrets(json_aware=looks_like_json(name, readable.texts[0]))
-    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, found)
+    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": redact(name).value}, found)
     if readable.prose is not None and len(report.findings) < _MAX_FINDINGS:
         report.findings.extend(
             {"type": "injection", **signal, "path": name}

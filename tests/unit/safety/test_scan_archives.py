@@ -450,3 +450,13 @@ def test_a_reason_that_quotes_an_entry_name_never_quotes_a_key(tmp_path: Path, n
     assert reason
     assert key[:20] not in reason
     assert key[13:45] not in reason
+
+
+def test_a_finding_names_its_entry_without_the_key_in_the_name(tmp_path: Path) -> None:
+    key = canary_key()
+    content = fake_secrets()["github_token"].encode()
+    result = scan_file(
+        write(tmp_path, "src.zip", zip_bytes({f"notes/x_{key}.txt": content})), "src.zip", LIMITS
+    )
+    assert result.block_code == "secret_detected"
+    assert key[13:45] not in str(result.findings) + result.block_reason
