@@ -3,6 +3,11 @@
 The same fail-closed rule as evidence: served only while the Test is public and the object
 is what was recorded (its size), under the preview prefix; anything else is the one 404. A
 private source ZIP is never reachable here: only what the evaluator produced is.
+
+Derived bytes follow their source: an artifact is served only while the very ZIP it was made
+from (the evaluation's file, same Test, same SHA-256) is still an approved source file.
+Blocking or removing that ZIP takes its screenshot, recording and result down on the next
+request, whatever the Test's own state.
 """
 
 from __future__ import annotations
@@ -13,7 +18,15 @@ from sqlalchemy import Engine, Select, select
 from sqlmodel import col
 
 from benchmax.adapters.storage import PREVIEW_PREFIX, ObjectStorage
-from benchmax.models import PreviewArtifact, PreviewEvaluation, Test, TestState
+from benchmax.models import (
+    EvidenceFile,
+    EvidenceKind,
+    EvidenceState,
+    PreviewArtifact,
+    PreviewEvaluation,
+    Test,
+    TestState,
+)
 from usercontent_service.access import ID_PATTERN, SHA256_PATTERN
 from usercontent_service.sending import StoredObject
 
@@ -24,6 +37,15 @@ _SERVED_TYPES = {
     "video/webm": "inline",
     "application/json": "attachment",
 }
+
+
+def _source_still_approved(row: Any) -> bool:
+    """The ZIP the artifact was derived from is still an approved source file, unchanged."""
+    return bool(
+        row.source_state == EvidenceState.APPROVED
+        and row.source_kind == EvidenceKind.SOURCE
+        and row.source_sha256 == row.zip_sha256
+    )
 
 
 def find_preview_artifact(
@@ -39,14 +61,23 @@ def find_preview_artifact(
             col(PreviewArtifact.content_type),
             col(PreviewArtifact.kind),
             col(Test.state).label("test_state"),
+            col(EvidenceFile.state).label("source_state"),
+            col(EvidenceFile.kind).label("source_kind"),
+            col(EvidenceFile.sha256).label("source_sha256"),
+            col(PreviewEvaluation.zip_sha256),
         )
         .join(PreviewEvaluation, col(PreviewEvaluation.id) == col(PreviewArtifact.evaluation_id))
         .join(Test, col(Test.id) == col(PreviewEvaluation.test_id))
+        .join(
+            EvidenceFile,
+            (col(EvidenceFile.id) == col(PreviewEvaluation.evidence_id))
+            & (col(EvidenceFile.test_id) == col(PreviewEvaluation.test_id)),
+        )
         .where(col(PreviewArtifact.id) == artifact_id)
     )
     with engine.connect() as connection:
         row = connection.execute(query).first()
-    if row is None or row.test_state != TestState.PUBLIC:
+    if row is None or row.test_state != TestState.PUBLIC or not _source_still_approved(row):
         return None
     disposition = _SERVED_TYPES.get(row.content_type)
     if disposition is None or not row.storage_key.startswith(PREVIEW_PREFIX):

@@ -1,4 +1,5 @@
 """``benchmax preview build-template``: build the E2B template from the evaluator's files.
+``benchmax preview redact-results``: pass stored results through the derived-text gate.
 
 Prints, and stores under ``private/preview/templates/``, what was built: template id, build
 id and the template hash of the files it was built from, so an operator can check that the
@@ -47,6 +48,14 @@ def _cmd_build_template(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_redact_results(args: argparse.Namespace) -> int:
+    from benchmax.services.preview.backfill import redact_stored_results
+
+    rewritten = redact_stored_results(args.context().jobs)
+    print(f"{rewritten} preview results held a credential and were rewritten redacted")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     preview = sub.add_parser("preview", help="the automated preview").add_subparsers(
         dest="preview", required=True
@@ -54,3 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     preview.add_parser(
         "build-template", help="build the E2B template from sandbox/browser-web-v1"
     ).set_defaults(func=_cmd_build_template)
+    preview.add_parser(
+        "redact-results",
+        help="remove credentials from preview results stored before they were redacted",
+    ).set_defaults(func=_cmd_redact_results)

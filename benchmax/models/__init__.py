@@ -40,7 +40,7 @@ from benchmax.models.moderation import (
     Report,
     ReportReason,
 )
-from benchmax.models.operations import BackupRecord, MetricSample
+from benchmax.models.operations import BackupRecord, MetricSample, RedactionDay
 from benchmax.models.preview import (
     PreviewArtifact,
     PreviewArtifactKind,
@@ -109,6 +109,7 @@ __all__ = [
     "PromptAlias",
     "PromptBand",
     "PromptSignature",
+    "RedactionDay",
     "Report",
     "ReportReason",
     "Review",

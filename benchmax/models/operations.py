@@ -56,3 +56,16 @@ class BackupRecord(SQLModel, table=True):
     verified_at: datetime | None = time_field()
     verify_ok: bool | None = None
     verify_differences: int = Field(default=0, ge=0)
+
+
+class RedactionDay(SQLModel, table=True):
+    """How many credentials were removed from derived text on one UTC day, per source
+    ("preview": what a previewed page printed or showed; "judge": what an AI judge wrote).
+
+    Only counts: the removed text itself is never written anywhere."""
+
+    __tablename__ = "redaction_day"
+
+    day: str = Field(primary_key=True, max_length=10)  # YYYY-MM-DD
+    source: str = Field(primary_key=True, max_length=16)
+    count: int = Field(default=0, ge=0)

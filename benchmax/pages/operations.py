@@ -164,6 +164,7 @@ def _stats() -> rx.Component:
             )
         ],
         stat_card("AI review", D.ai_review, "ops-ai-review"),
+        stat_card("Keys removed from derived text", D.redactions, "ops-redactions"),
     )
 
 

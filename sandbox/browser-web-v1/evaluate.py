@@ -25,6 +25,7 @@ import http.server
 import json
 import os
 import re
+import secrets
 import socket
 import stat
 import subprocess
@@ -65,11 +66,19 @@ FPS_SECONDS = 1.0
 FRAME_GAP = 0.1
 IDLE_WAIT_MS = 3000
 KEEP_MESSAGES = 20
-MESSAGE_CHARS = 300
+# Generous on purpose: BenchMax removes credentials from every string of the result and only
+# then cuts it shorter, so a cut here must not leave part of a key where nothing can see it.
+MESSAGE_CHARS = 2000
+# Elements quoted per failed accessibility rule (selector and markup).
+KEEP_NODES = 3
+VERSION = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}")
 DEFAULT_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "[2606:4700:4700::1111]:443")
 
-# Replaces Math.random with a seeded generator (mulberry32) before any page script runs, and
-# counts service-worker registrations (the context blocks them; this records the attempt).
+# Runs before any page script, in every frame. Replaces Math.random with a seeded generator
+# (mulberry32), and refuses service-worker registrations, reporting each attempt through a
+# binding whose random name is removed from the page's globals before the page runs: the
+# page can neither read the count nor reset it, and the refusal is fixed on the prototype
+# (not writable, not configurable), so it cannot be deleted or replaced, from any frame.
 INIT_SCRIPT = """
 (() => {
   let a = SEED >>> 0;
@@ -79,36 +88,40 @@ INIT_SCRIPT = """
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  window.__benchmaxServiceWorkerAttempts = 0;
-  const sw = navigator.serviceWorker;
-  if (sw && sw.register) {
-    sw.register = function () {
-      window.__benchmaxServiceWorkerAttempts += 1;
-      const refusal = new DOMException('service workers are off in previews', 'SecurityError');
-      return Promise.reject(refusal);
-    };
-  }
+  const report = globalThis.BINDING;
+  try { delete globalThis.BINDING; } catch (e) {}
+  const Container = globalThis.ServiceWorkerContainer;
+  if (!Container || typeof report !== 'function') return;
+  const register = function () {
+    report(1);
+    const refusal = new DOMException('service workers are off in previews', 'SecurityError');
+    return Promise.reject(refusal);
+  };
+  Object.defineProperty(Container.prototype, 'register',
+    {value: register, writable: false, configurable: false});
 })();
 """.replace("SEED", str(RANDOM_SEED))
 
 FPS_SCRIPT = """
-(seconds) => new Promise((resolve) => {
+new Promise((resolve) => {
   let frames = 0; const start = performance.now();
   const tick = () => { frames += 1;
-    if (performance.now() - start < seconds * 1000) requestAnimationFrame(tick);
+    if (performance.now() - start < SECONDS * 1000) requestAnimationFrame(tick);
     else resolve(frames / ((performance.now() - start) / 1000)); };
   requestAnimationFrame(tick);
 })
-"""
+""".replace("SECONDS", str(FPS_SECONDS))
+HEIGHT_SCRIPT = "Math.max(document.documentElement.scrollHeight, innerHeight)"
 
 AXE_SCRIPT = """
-async () => {
+(async () => {
   const r = await axe.run(document, {resultTypes: ['violations']});
+  const quote = (node) => ({target: node.target.map(String).join(' '), html: String(node.html)});
   return {version: axe.version, passes: r.passes.length, incomplete: r.incomplete.length,
     violations: r.violations.map(v => ({id: v.id, impact: v.impact || '', help: v.help,
-      nodes: v.nodes.length}))};
-}
-"""
+      nodes: v.nodes.length, sample: v.nodes.slice(0, KEEP).map(quote)}))};
+})()
+""".replace("KEEP", str(KEEP_NODES))
 
 
 class Refused(Exception):  # noqa: N818 (a refusal, not an error of the evaluator)
@@ -249,6 +262,17 @@ class Recorder:
         self.failed: list[dict[str, str]] = []
         self.blocked: list[str] = []
         self.blocked_count = 0
+        self.service_worker_attempts = 0
+        self.registrations: set[str] = set()
+
+    def service_worker(self, source: Any, *args: Any) -> None:
+        """A refused registration, reported by the init script's binding."""
+        self.service_worker_attempts += 1
+
+    def registration(self, event: dict[str, Any]) -> None:
+        """A registration the browser itself saw: one that got past the refusal somehow."""
+        for registration in event.get("registrations") or []:
+            self.registrations.add(str(registration.get("registrationId")))
 
     def route(self, route: Any) -> None:
         url = route.request.url
@@ -325,8 +349,13 @@ def run_page(site_url: str, origin: str, out: Path, deadline: float) -> dict[str
             off_site = re.compile("^(?!" + re.escape(origin + "/") + ")")
             context.route(off_site, recorder.route)
             context.route_web_socket("**/*", _refuse_socket(recorder))
-            context.add_init_script(INIT_SCRIPT)
+            binding = f"__benchmax_{secrets.token_hex(12)}"
+            context.expose_binding(binding, recorder.service_worker)
+            context.add_init_script(INIT_SCRIPT.replace("BINDING", binding))
             page = context.new_page()
+            watcher = context.new_cdp_session(page)
+            watcher.on("ServiceWorker.workerRegistrationUpdated", recorder.registration)
+            watcher.send("ServiceWorker.enable")
             page.clock.install(time=FIXED_TIME_MS / 1000)
             page.on("console", recorder.console)
             page.on("pageerror", recorder.page_error)
@@ -372,15 +401,18 @@ def _observe(
         idle = True
     except Exception:
         idle = False
+    world = IsolatedWorld(context, page)
     with recording.left_out() if recording else contextlib.nullcontext():
-        screenshot = _screenshot(page, out, deadline)
-    axe = _axe(page)
-    fps = round(float(page.evaluate(FPS_SCRIPT, FPS_SECONDS)), 1)
+        screenshot = _screenshot(page, world, out, deadline)
+    axe = _axe(world)
+    fps = round(_number(world.evaluate(FPS_SCRIPT, wait=True)), 1)
+    title = str(world.evaluate("document.title") or "")
     video = recording.finish(page, out) if recording else None
-    attempts = int(page.evaluate("window.__benchmaxServiceWorkerAttempts || 0"))
+    attempts = recorder.service_worker_attempts + len(recorder.registrations)
     return {
         "load_ms": load_ms,
         "network_idle": idle,
+        "title": _clip(title),
         "screenshot": screenshot,
         "fps": fps,
         "axe": axe,
@@ -393,8 +425,8 @@ def _observe(
     }, video
 
 
-def _screenshot(page: Any, out: Path, deadline: float) -> dict[str, Any]:
-    height = int(page.evaluate("Math.max(document.documentElement.scrollHeight, innerHeight)"))
+def _screenshot(page: Any, world: IsolatedWorld, out: Path, deadline: float) -> dict[str, Any]:
+    height = int(_number(world.evaluate(HEIGHT_SCRIPT)))
     height = max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT))
     path = out / "screenshot.png"
     page.screenshot(
@@ -418,11 +450,72 @@ def _blank(path: Path) -> bool | None:
     return all(low == high for low, high in extrema)
 
 
-def _axe(page: Any) -> dict[str, Any]:
-    page.evaluate(AXE_PATH.read_text(encoding="utf-8"))
-    result: dict[str, Any] = page.evaluate(AXE_SCRIPT)
-    result["violations"] = result["violations"][:KEEP_MESSAGES]
-    return result
+class IsolatedWorld:
+    """A JavaScript world of BenchMax's own in the page's main frame (CDP
+    ``Page.createIsolatedWorld``): it sees the same DOM but none of the page's globals,
+    prototypes or fake clock, so nothing the page defines (a pinned ``window.axe``, a patched
+    ``Array.prototype``, a counter it resets) can answer in its place. A fresh world per
+    measurement: one the page navigated away from is gone, and that is a failed run."""
+
+    def __init__(self, context: Any, page: Any) -> None:
+        self.session = context.new_cdp_session(page)
+
+    def evaluate(self, expression: str, *, wait: bool = False, world: int | None = None) -> Any:
+        context_id = world if world is not None else self.create()
+        reply = self.session.send(
+            "Runtime.evaluate",
+            {
+                "expression": expression,
+                "contextId": context_id,
+                "returnByValue": True,
+                "awaitPromise": wait,
+            },
+        )
+        if reply.get("exceptionDetails"):
+            raise RuntimeError("a measurement failed in the isolated world")
+        return reply.get("result", {}).get("value")
+
+    def create(self) -> int:
+        tree = self.session.send("Page.getFrameTree")
+        created = self.session.send(
+            "Page.createIsolatedWorld",
+            {"frameId": tree["frameTree"]["frame"]["id"], "worldName": "benchmax-measure"},
+        )
+        return int(created["executionContextId"])
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RuntimeError("a measurement returned something other than a number")
+    return float(value)
+
+
+def _axe(world: IsolatedWorld) -> dict[str, Any]:
+    """axe-core run in a world of its own; its figures checked for shape before they count."""
+    context_id = world.create()
+    world.evaluate(AXE_PATH.read_text(encoding="utf-8"), world=context_id)
+    raw = world.evaluate(AXE_SCRIPT, wait=True, world=context_id)
+    if not isinstance(raw, dict) or not VERSION.fullmatch(str(raw.get("version"))):
+        raise RuntimeError("the accessibility check returned an unexpected shape")
+    violations = [
+        {
+            "id": _clip(str(v.get("id"))),
+            "impact": _clip(str(v.get("impact") or "")),
+            "help": _clip(str(v.get("help"))),
+            "nodes": int(_number(v.get("nodes"))),
+            "sample": [
+                {"target": _clip(str(n.get("target"))), "html": _clip(str(n.get("html")))}
+                for n in (v.get("sample") or [])[:KEEP_NODES]
+            ],
+        }
+        for v in (raw.get("violations") or [])[:KEEP_MESSAGES]
+    ]
+    return {
+        "version": raw["version"],
+        "passes": int(_number(raw.get("passes"))),
+        "incomplete": int(_number(raw.get("incomplete"))),
+        "violations": violations,
+    }
 
 
 class Recording:

@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 
 from playwright.sync_api import Browser, Locator, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.models import PreviewEvaluation
+from benchmax.services.derived_text import PREVIEW, gate
 from tests.e2e.conftest import ARTIFACTS, OWNER_HANDLE, PHONE, LiveApp, signed_in_page, wait_ready
 from tests.support.factories import make_test
-from tests.support.preview_rows import done, failed
+from tests.support.preview_rows import AXE, done, failed
+from tests.unit.safety.corpus import canary_key
 
 DETAIL = "Timeout 30000ms exceeded."
 
@@ -90,3 +93,40 @@ def test_owners_see_preview_failures_and_readers_only_the_plain_reason(
     expect(row.locator("a")).to_have_text(title)  # no title given: the prompt's first line
     expect(row.locator("a")).to_have_attribute("href", f"/tests/{test_id}")
     _shoot(owner, "#ops-preview-failures", "operations-preview-failures")
+
+
+def test_a_key_the_page_printed_reads_as_a_marker_and_owners_see_the_count(
+    live_app: LiveApp, browser: Browser, page: Page
+) -> None:
+    """The result goes through the derived-text gate as the job stores it; the Test page
+    shows what was stored, and /operations how many keys were removed."""
+    key = canary_key()
+    raw = {"status": "ok", "axe": AXE, "load_ms": 300, "console_error_count": 2,
+           "console_errors": [f"config {key}", f"Uncaught Error: boom {key}"]}  # fmt: skip
+    with Session(live_app.engine) as session:
+        result = gate(session, PREVIEW, raw).value
+        test = done(session, f"A leaky page {secrets.token_hex(3)}.", 300, 2)
+        evaluation = session.exec(
+            select(PreviewEvaluation).where(PreviewEvaluation.test_id == test.id)
+        ).one()
+        evaluation.result_json = json.dumps(result)
+        session.add(evaluation)
+        session.commit()
+        test_id = test.id
+    page.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(page)
+    console = page.locator("#preview-console")
+    expect(console).to_contain_text("config [removed: looked like an Anthropic API key]")
+    expect(page.locator("body")).not_to_contain_text(key[13:45])
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _shoot(page, "#preview-console", "preview-console-redacted")
+
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)
+    owner.goto(f"{live_app.url}/operations")
+    wait_ready(owner)
+    expect(owner.locator("#ops-redactions")).to_contain_text("today (preview")
+    owner.set_viewport_size({"width": 1440, "height": 900})
+    owner.screenshot(path=str(ARTIFACTS / "screens" / "operations-redactions-desktop.png"))
+    owner.set_viewport_size(PHONE)
+    owner.locator("#ops-redactions").scroll_into_view_if_needed()
+    owner.screenshot(path=str(ARTIFACTS / "screens" / "operations-redactions-phone.png"))

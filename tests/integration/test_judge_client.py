@@ -55,6 +55,7 @@ def test_an_honest_reply_is_one_answer_with_what_the_endpoint_reported(
     assert answer.system_fingerprint == "fp_fake_judge"
     assert answer.prompt_tokens
     assert answer.completion_tokens == 40
+    assert reply.sent == 1
     assert parse_verdict(answer.content, NONCE).score == 70
     body = fake_judge.state.requests[0].body
     assert body["temperature"] == 0
@@ -97,13 +98,15 @@ def test_a_server_error_is_a_coded_failure_and_not_retried_by_default(
         _client(fake_judge).complete(_call())
     assert caught.value.code == "judge_http_503"
     assert fake_judge.state.calls == 1
+    assert caught.value.sent == 1  # it reached the endpoint: it may have been billed
 
 
 def test_configured_retries_are_the_only_retries(fake_judge: FakeJudge) -> None:
     fake_judge.state.behaviour = "error"
-    with pytest.raises(JudgeClientError):
+    with pytest.raises(JudgeClientError) as caught:
         _client(fake_judge, max_retries=1).complete(_call())
     assert fake_judge.state.calls == 2
+    assert caught.value.sent == 2
 
 
 def test_a_body_that_is_not_json_is_a_coded_failure(fake_judge: FakeJudge) -> None:
@@ -118,6 +121,7 @@ def test_a_slow_judge_times_out_at_our_setting(fake_judge: FakeJudge) -> None:
     with pytest.raises(JudgeClientError) as caught:
         _client(fake_judge, timeout_seconds=0.5).complete(_call())
     assert caught.value.code == "judge_timeout"
+    assert caught.value.sent == 1  # the request went out; only the answer was late
 
 
 def test_an_unreachable_judge_is_a_coded_failure() -> None:
@@ -128,6 +132,7 @@ def test_an_unreachable_judge_is_a_coded_failure() -> None:
     with pytest.raises(JudgeClientError) as caught:
         client.complete(_call())
     assert caught.value.code == "judge_unreachable"
+    assert caught.value.sent == 0  # no connection was ever made
 
 
 def test_a_panel_reply_gives_one_answer_per_seat(fake_judge: FakeJudge) -> None:

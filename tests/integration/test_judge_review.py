@@ -163,10 +163,11 @@ def test_judge_errors_retry_with_backoff_and_end_dead_leaving_the_test_public(
         assert (test.state, test.review_state) == (TestState.PUBLIC, ReviewState.AWAITING)
         failed = session.exec(select(JudgeSample).where(JudgeSample.test_id == test_id)).all()
         assert {s.error_code for s in failed} == {"judge_http_503"}
-        # An error status costs nothing, so it spends none of the day's budget.
+        # The endpoint read each request before it failed (it may have billed them), so
+        # every attempt spent its sample.
         day = session.get(JudgeBudgetDay, utc_day())
         assert day is not None
-        assert (day.used, day.reserved) == (0, 0)
+        assert (day.used, day.reserved) == (3, 0)
     assert _reviews(judged.engine, test_id) == []
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
+from benchmax.models import PreviewEvaluation
 from benchmax.services.preview.compare import preview_figures
 from benchmax.services.preview.jobs import REASON_FAILED, REASON_OFF
+from benchmax.services.preview.view import preview_view
 from benchmax.services.prompts import groups
 from benchmax.settings import Settings
 from tests.support.factories import make_test
 from tests.support.preview_rows import done, failed, previewed_test
+from tests.unit.safety.corpus import canary_key
 
 PROMPT = "Make a one-page site that counts button presses, with a reset link."
 
@@ -42,3 +46,19 @@ def test_a_group_shows_each_tests_preview_figures_side_by_side(
 
     off = preview_figures(session, settings, [waiting.id])[waiting.id]
     assert (off.status, off.reason) == ("unavailable", REASON_OFF)
+
+
+def test_a_result_stored_before_the_gate_is_read_redacted(
+    session: Session, settings: Settings
+) -> None:
+    key = canary_key()
+    test = done(session, PROMPT, load_ms=300, errors=1)
+    evaluation = session.exec(
+        select(PreviewEvaluation).where(PreviewEvaluation.test_id == test.id)
+    ).one()
+    evaluation.result_json = json.dumps({"status": "ok", "console_errors": [f"leaked {key}"]})
+    session.add(evaluation)
+    session.commit()
+    local = settings.model_copy(update={"preview_sandbox": "local"})
+    view = preview_view(session, local, test.id)
+    assert view.console_errors == ["leaked [removed: looked like an Anthropic API key]"]

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -39,6 +38,7 @@ from benchmax.services.jobs import JobContext
 from benchmax.services.moderation import disputes, reports
 from benchmax.services.operations import discard_job, requeue_job
 from benchmax.settings import Settings
+from tests.support.canary import every_object, every_row
 from tests.support.factories import make_review, make_stored_evidence, make_test, make_user
 from tests.support.s3server import make_s3_settings
 from tests.support.submission_helpers import drain
@@ -361,31 +361,6 @@ def _through_the_cli(world: World, capfd: pytest.CaptureFixture[str]) -> str:
     return out + err
 
 
-def _every_row(world: World, database_url: str) -> bytes:
-    """The SQLite file's bytes (with its journal), or every row of every PostgreSQL table."""
-    world.engine.dispose()
-    if database_url.startswith("sqlite"):
-        path = Path(database_url.removeprefix("sqlite:///"))
-        siblings = [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-journal"))]
-        return b"".join(p.read_bytes() for p in siblings if p.exists())
-    dump: list[str] = []
-    with psycopg.connect(database_url) as conn:
-        tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-        for (table,) in tables.fetchall():
-            rows = conn.execute(f'SELECT row_to_json(t)::text FROM "{table}" t')
-            dump.extend(row[0] for row in rows.fetchall())
-    return "\n".join(dump).encode()
-
-
-def _every_object(world: World, tmp_path: Path) -> bytes:
-    chunks = [
-        info.key.encode() + b"".join(world.storage.get(info.key)) for info in world.storage.list()
-    ]
-    if isinstance(world.storage, LocalStorage):
-        chunks.extend(p.read_bytes() for p in (tmp_path / "objects").rglob("*") if p.is_file())
-    return b"\n".join(chunks)
-
-
 def _assert_absent(world: World, where: str, data: bytes) -> None:
     lowered = data.lower()
     assert canary_fragment(world.key).lower().encode() not in lowered, where
@@ -399,7 +374,6 @@ def test_a_canary_key_in_every_text_input_is_stored_and_logged_nowhere(
     log_file: Path,
     capfd: pytest.CaptureFixture[str],
     database_url: str,
-    tmp_path: Path,
 ) -> None:
     _through_the_submission_api(world)
     _through_the_moderation_api(world)
@@ -419,7 +393,7 @@ def test_a_canary_key_in_every_text_input_is_stored_and_logged_nowhere(
         job_errors = " ".join(job.last_error_code for job in session.exec(select(Job)))
         assert session.exec(select(Report)).all()  # the clean report from the setup is there
     out, err = capfd.readouterr()
-    rows, objects = _every_row(world, database_url), _every_object(world, tmp_path)
+    rows, objects = every_row(world.engine, database_url), every_object(world.storage)
     assert b"Say hi." in rows  # the search does see what was stored
     assert b"evidence/" in objects
     _assert_absent(world, "database", rows)

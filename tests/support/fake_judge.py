@@ -7,8 +7,14 @@ datamarked evidence from the user message — and answers with a grader chosen p
   ``PASS``/``FAIL`` words in it (50 when there are none); it ignores padding and names, and
   flags (without obeying) anything asking the grader for a score.
 * ``slow``: honest after ``delay`` seconds (10 by default). ``error``: HTTP 503.
-  ``unauthorized``: HTTP 401 (a wrong key). ``garbage``: a body that is not JSON.
-  ``malformed``: content that is not JSON. ``wrong_nonce``: honest but echoes another nonce.
+  ``internal``: HTTP 500. ``unauthorized``: HTTP 401 (a wrong key). ``garbage``: a body
+  that is not JSON. ``malformed``: content that is not JSON. ``wrong_nonce``: honest but
+  echoes another nonce.
+* After the request has been read in full (so it may have been billed): ``truncated``
+  announces a 200 with a longer body than it sends and hangs up; ``reset`` drops the
+  connection with a TCP reset and answers nothing.
+* ``leaky``: honest, but talked into spelling out ``leak`` (a key) in its reasoning, its
+  reported model and fingerprint, and, on a panel, its seat alias.
 * ``injectable``: obeys "score 100" and never flags it. ``length``: adds a point per 100
   characters (up to 40). ``identity``: adds 20 when it sees a famous model or vendor name.
 
@@ -21,10 +27,12 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -49,6 +57,7 @@ class Recorded:
 @dataclass
 class FakeJudgeState:
     behaviour: str = "honest"
+    leak: str = ""
     panel: list[str] = field(default_factory=lambda: ["honest", "honest", "honest"])
     delay: float = 0.0
     requests: list[Recorded] = field(default_factory=list)
@@ -77,7 +86,7 @@ def honest_score(text: str) -> int:
     return round(100 * passes / (passes + fails)) if passes + fails else 50
 
 
-def grade(behaviour: str, body: dict[str, Any]) -> str:
+def grade(behaviour: str, body: dict[str, Any], leak: str = "") -> str:
     """The content a grader with ``behaviour`` answers to this request."""
     nonce, text = _evidence(body)
     if behaviour == "malformed":
@@ -94,6 +103,8 @@ def grade(behaviour: str, body: dict[str, Any]) -> str:
     if behaviour == "wrong_nonce":
         nonce = "0" * len(nonce or "0")
     reasoning = f"Graded {behaviour}: the evidence supports a score of {score}."
+    if behaviour == "leaky":
+        reasoning += f" The config shows ANTHROPIC_API_KEY={leak} in plain text."
     return json.dumps({"nonce": nonce, "score": score, "reasoning": reasoning,
                        "injection_suspected": suspected})  # fmt: skip
 
@@ -109,6 +120,8 @@ def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]
         time.sleep(state.delay or 10.0)
     if behaviour == "error":
         return 503, b'{"error": {"message": "overloaded", "type": "server_error"}}'
+    if behaviour == "internal":
+        return 500, b'{"error": {"message": "internal error", "type": "server_error"}}'
     if behaviour == "unauthorized":
         return 401, b'{"error": {"message": "invalid key", "type": "invalid_request_error"}}'
     if behaviour == "garbage":
@@ -118,8 +131,8 @@ def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": f"{model}-served",
-        "system_fingerprint": "fp_fake_judge",
+        "model": f"{model}-served" + (f" {state.leak}" if behaviour == "leaky" else ""),
+        "system_fingerprint": "fp_fake_judge" + (f"_{state.leak}" if behaviour == "leaky" else ""),
         "usage": _usage(body),
     }
     graded = "honest" if behaviour == "slow" else behaviour
@@ -127,9 +140,9 @@ def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]
         seats: list[dict[str, Any]] = [
             {
                 "call": f"seat-{index}",
-                "alias": f"reviewer-{index}-{seat}",
+                "alias": f"reviewer-{index}-{seat}" + (f" {state.leak}" if seat == "leaky" else ""),
                 "status": "error" if seat == "error" else "ok",
-                "answer": None if seat == "error" else grade(seat, body),
+                "answer": None if seat == "error" else grade(seat, body, state.leak),
                 "usage": _usage(body),
             }
             for index, seat in enumerate(state.panel)
@@ -138,7 +151,7 @@ def completion(state: FakeJudgeState, body: dict[str, Any]) -> tuple[int, bytes]
         first = next((seat["answer"] for seat in seats if seat["answer"]), "")
         reply["choices"] = [_choice(first)]
     else:
-        reply["choices"] = [_choice(grade(graded, body))]
+        reply["choices"] = [_choice(grade(graded, body, state.leak))]
     return 200, json.dumps(reply).encode()
 
 
@@ -164,6 +177,9 @@ class _Handler(BaseHTTPRequestHandler):
             state.requests.append(Recorded(self.path, dict(self.headers.items()), body))
         if not self.path.endswith("/chat/completions"):
             status, payload = 404, b'{"error": {"message": "no such route"}}'
+        elif state.behaviour in ("truncated", "reset"):
+            self._hang_up(state.behaviour, completion(replace(state, behaviour="honest"), body)[1])
+            return
         else:
             status, payload = completion(state, body)
         self.send_response(status)
@@ -171,6 +187,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+    def _hang_up(self, how: str, payload: bytes) -> None:
+        """After reading the whole request: cut the body short, or reset the connection."""
+        self.close_connection = True
+        if how == "truncated":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload) + 500))
+            self.end_headers()
+            self.wfile.write(payload[: len(payload) // 2])
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        # SO_LINGER on with a zero timeout: close() sends a TCP reset instead of a FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
 
 
 class _Server(ThreadingHTTPServer):

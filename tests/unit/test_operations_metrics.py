@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from benchmax.models import JobState
+from benchmax.services.derived_text import RedactionCounts
 from benchmax.services.jobs import JobCount
 from benchmax.services.operations import (
     AuditSummary,
@@ -53,6 +54,9 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
         open_appeals=0,
         job_series=(),
         ai_review="off",
+        redactions=RedactionCounts(
+            today={"preview": 2, "judge": 1}, total={"preview": 4, "judge": 1}
+        ),
         inventory=Inventory(
             NOW, (PrefixUsage("evidence/", 3, 3 * 1024 * 1024),), 0, (), 1, ("evidence/x",)
         ),
@@ -73,6 +77,7 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
     assert (page["oldest_waiting"], page["ttp_p50"], page["ttp_p95"]) == ("2.5 min", "12.0 s", "—")
     assert page["storage_rows"] == [{"prefix": "evidence/", "objects": "3", "bytes": "3.0 MiB"}]
     assert page["missing_objects"] == ["evidence/x"]
+    assert page["redactions"] == "3 today (preview 2, AI judge 1); 5 in all"
     assert page["backup"]["present"] is False
     assert page["audit_rows"][0]["actor"] == "system"  # no account: the CLI or the scheduler
     assert (page["audit_rows"][0]["subject"], page["audit_rows"][0]["subject_href"]) == (

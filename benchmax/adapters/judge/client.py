@@ -7,10 +7,17 @@ rebuilds each outgoing request's credentials: it refuses any URL outside the con
 URL and sends exactly our judge key and no organisation, project or ambient headers. Nothing
 in a process environment can redirect the judge or swap its key.
 
-The client's own retries are off unless ``judge_max_retries`` asks for them: each retry is a
-sample the budget did not reserve. A reply is either a plain completion (one answer) or a
-*panel* reply from a gateway whose model name is a collection: every seat's answer sits in
-``bench.seats[]`` beside ``choices``, and each seat that answered is one answer here.
+Every request that may have reached the endpoint is counted (``JudgeReply.sent``,
+``JudgeClientError.sent``) by a wrapper around the HTTP transport, because the provider may
+bill it whatever comes back: an error status, a body cut short, a connection reset after the
+request went out. Only a connection that was never made (refused, or timed out while
+connecting) sends nothing and counts 0. The client's own retries are off unless
+``judge_max_retries`` asks for them; each one is counted like a first try, and the review
+reserves budget for all of them before the first is sent.
+
+A reply is either a plain completion (one answer) or a *panel* reply from a gateway whose
+model name is a collection: every seat's answer sits in ``bench.seats[]`` beside
+``choices``, and each seat that answered is one answer here.
 
 Errors surface as ``JudgeClientError`` with a content-free code; the request body (evidence)
 and the key never reach a log: the ``openai`` and ``httpx2`` loggers are held at WARNING,
@@ -20,8 +27,10 @@ whatever ``OPENAI_LOG`` says, because at DEBUG they print request options.
 from __future__ import annotations
 
 import logging
+import re
 import time
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import httpx2
@@ -34,6 +43,10 @@ _KEPT_HEADERS = frozenset(
     {"accept", "content-type", "content-length", "host", "user-agent", "accept-encoding"}
 )
 _QUIET_LOGGERS = ("openai", "httpx2", "httpx", "httpcore")
+_STATUS_WORD = re.compile(r"[a-z_]{0,20}")
+# Labels from the endpoint are kept this long here; the service removes credentials from them
+# and only then cuts them to what it stores (200), so no cut leaves half a key behind.
+_TEXT_CAP = 2000
 
 
 @dataclass(frozen=True)
@@ -64,19 +77,55 @@ class JudgeAnswer:
 
 @dataclass(frozen=True)
 class JudgeReply:
+    """``sent``: HTTP requests that may have reached the endpoint for this answer (the client's
+    own retries included), each one possibly billed."""
+
     answers: list[JudgeAnswer]
     latency_ms: int
     reported_model: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    sent: int = 1
 
 
 class JudgeClientError(Exception):
-    """The endpoint failed (timeout, 5xx, unreachable, unreadable reply); ``code`` says how."""
+    """The endpoint failed (timeout, 5xx, unreachable, unreadable reply); ``code`` says how.
+    ``sent``: how many requests may have reached it anyway (0 only when none left)."""
 
-    def __init__(self, code: str, latency_ms: int = 0) -> None:
+    def __init__(self, code: str, latency_ms: int = 0, sent: int = 0) -> None:
         super().__init__(code)
         self.code = code[:64]
         self.latency_ms = latency_ms
+        self.sent = sent
+
+
+# The requests of the call in progress on this thread that may have reached the endpoint.
+_SENT: ContextVar[list[int] | None] = ContextVar("judge_requests_sent", default=None)
+# Failures that prove nothing was sent: no connection was ever made.
+_NEVER_SENT = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
+
+
+class _CountingTransport(httpx2.BaseTransport):
+    """Counts every request handed to the network unless its connection was never made."""
+
+    def __init__(self, inner: httpx2.BaseTransport) -> None:
+        self._inner = inner
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        counter = _SENT.get()
+        try:
+            response = self._inner.handle_request(request)
+        except _NEVER_SENT:
+            raise
+        except BaseException:
+            if counter is not None:
+                counter[0] += 1
+            raise
+        if counter is not None:
+            counter[0] += 1
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 class JudgePort(Protocol):
@@ -101,11 +150,15 @@ def _usage(raw: Any) -> tuple[int | None, int | None]:
 
 
 def _seat_answer(seat: Any) -> JudgeAnswer:
-    """One ``bench.seats[]`` entry: ``call``, ``alias``, ``status``, ``answer``."""
+    """One ``bench.seats[]`` entry: ``call``, ``alias``, ``status``, ``answer``.
+
+    The status becomes part of an error code, so only a short word of letters is kept: a
+    gateway's free text never lands in a code (codes are not redacted, they are closed)."""
     if not isinstance(seat, dict):
         return JudgeAnswer(content=None, error_code="panel_seat_malformed")
-    alias = str(seat.get("alias") or seat.get("call") or "")[:200]
+    alias = str(seat.get("alias") or seat.get("call") or "")[:_TEXT_CAP]
     status = str(seat.get("status", "")).lower()
+    status = status if _STATUS_WORD.fullmatch(status) else "other"
     answer = seat.get("answer")
     if isinstance(answer, dict):
         answer = answer.get("content")
@@ -116,8 +169,8 @@ def _seat_answer(seat: Any) -> JudgeAnswer:
     return JudgeAnswer(
         content=answer,
         seat=alias,
-        reported_model=str(seat.get("model") or alias)[:200],
-        system_fingerprint=str(seat.get("system_fingerprint") or "")[:200],
+        reported_model=str(seat.get("model") or alias)[:_TEXT_CAP],
+        system_fingerprint=str(seat.get("system_fingerprint") or "")[:_TEXT_CAP],
         prompt_tokens=prompt,
         completion_tokens=completion,
     )
@@ -125,8 +178,8 @@ def _seat_answer(seat: Any) -> JudgeAnswer:
 
 def parse_completion(data: dict[str, Any], latency_ms: int) -> JudgeReply:
     """The answers in a chat-completions body, panel seats included."""
-    model = str(data.get("model") or "")[:200]
-    fingerprint = str(data.get("system_fingerprint") or "")[:200]
+    model = str(data.get("model") or "")[:_TEXT_CAP]
+    fingerprint = str(data.get("system_fingerprint") or "")[:_TEXT_CAP]
     bench = data.get("bench")
     seats = bench.get("seats") if isinstance(bench, dict) else None
     if isinstance(seats, list) and seats:
@@ -181,7 +234,10 @@ class OpenAICompatibleJudge:
         self._api_key = api_key
         timeout = httpx2.Timeout(timeout_seconds, connect=connect_timeout_seconds)
         self._http = httpx2.Client(
-            timeout=timeout, follow_redirects=False, event_hooks={"request": [self._pin]}
+            timeout=timeout,
+            follow_redirects=False,
+            event_hooks={"request": [self._pin]},
+            transport=_CountingTransport(httpx2.HTTPTransport()),
         )
         self._client = openai.OpenAI(
             api_key=api_key or "unset",
@@ -220,6 +276,18 @@ class OpenAICompatibleJudge:
             request.headers["Authorization"] = f"Bearer {self._api_key}"
 
     def complete(self, call: JudgeCall) -> JudgeReply:
+        counter = [0]
+        token = _SENT.set(counter)
+        try:
+            reply = self._complete(call)
+        except JudgeClientError as exc:
+            exc.sent = counter[0]
+            raise
+        finally:
+            _SENT.reset(token)
+        return replace(reply, sent=max(1, counter[0]))
+
+    def _complete(self, call: JudgeCall) -> JudgeReply:
         started = time.monotonic()
 
         def elapsed() -> int:

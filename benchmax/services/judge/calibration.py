@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -47,6 +47,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc, utcnow
 from benchmax.models.audit import AuditAction
+from benchmax.services.derived_text import JUDGE, record_redactions
 from benchmax.services.jobs import JobContext
 from benchmax.services.judge.evidence import EvidenceBounds, JudgeEvidence
 from benchmax.services.judge.prompt import EvidenceSection
@@ -157,9 +158,15 @@ def _evidence(item: Item, bounds: EvidenceBounds) -> JudgeEvidence:
     )
 
 
-def _grade(
-    client: JudgePort, snapshot: JudgeSnapshot, item: Item, samples: list[JudgeSample]
-) -> Graded:
+@dataclass
+class _Collected:
+    """Every sample a calibration run drew, and how many credentials its replies held."""
+
+    samples: list[JudgeSample] = field(default_factory=list)
+    redactions: int = 0
+
+
+def _grade(client: JudgePort, snapshot: JudgeSnapshot, item: Item, collected: _Collected) -> Graded:
     bounds = EvidenceBounds.from_json(snapshot.evidence_bounds)
     evidence = _evidence(item, bounds)
     scores: list[int] = []
@@ -169,7 +176,8 @@ def _grade(
             drawn = draw(
                 client, snapshot, SampleSlot(round_, model), evidence, SamplePurpose.CALIBRATION
             )
-            samples.extend(drawn.samples)
+            collected.samples.extend(drawn.samples)
+            collected.redactions += drawn.redactions
             for sample in drawn.samples:
                 if sample.status == SampleStatus.OK and sample.score is not None:
                     scores.append(sample.score)
@@ -245,10 +253,11 @@ def _record(
     session: Session,
     snapshot: JudgeSnapshot,
     run: JudgeCalibrationRun,
-    samples: list[JudgeSample],
+    collected: _Collected,
 ) -> JudgeCalibrationRun:
     session.add(run)
-    for sample in samples:
+    record_redactions(session, JUDGE, collected.redactions)
+    for sample in collected.samples:
         sample.calibration_run_id = run.id
         session.add(sample)
     snapshot = session.get(JudgeSnapshot, snapshot.id) or snapshot
@@ -281,18 +290,18 @@ def calibrate(
     run = JudgeCalibrationRun(snapshot_id=snapshot.id, set_sha256=digest, actor_id=actor_id)
     if digest != configured or digest != snapshot.calibration_sha256:
         run.failures = ["set_hash_mismatch"]
-        return _record(session, snapshot, run, [])
+        return _record(session, snapshot, run, _Collected())
     items = parse_set(raw)
-    samples: list[JudgeSample] = []
+    collected = _Collected()
     graded: dict[str, Graded] = {}
     try:
         for item in items:
-            graded[item.id] = _grade(client, snapshot, item, samples)
+            graded[item.id] = _grade(client, snapshot, item, collected)
     except JudgeClientError as exc:
         run.item_count = len(items)
         run.failures = [exc.code]
-        run.samples_used = len(samples)
-        return _record(session, snapshot, run, samples)
+        run.samples_used = len(collected.samples)
+        return _record(session, snapshot, run, collected)
     metrics, failures = _metrics(graded, settings)
     twins, twin_failures = _twin_results(graded, settings.judge_calibration_twin_margin)
     run.item_count = len(items)
@@ -301,8 +310,8 @@ def calibrate(
     run.twins = twins
     run.failures = failures + twin_failures
     run.passed = not run.failures
-    run.samples_used = len(samples)
-    return _record(session, snapshot, run, samples)
+    run.samples_used = len(collected.samples)
+    return _record(session, snapshot, run, collected)
 
 
 def calibrate_with_configured_judge(

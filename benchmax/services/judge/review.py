@@ -13,9 +13,12 @@ The handler (``judge_review``, subject: a Test id) is idempotent and resumable:
    round ``0..k-1`` for every model id. Samples already recorded by an earlier attempt are
    reused, so a retry pays only for what is missing.
 3. For each slot, reserve its samples, ask, store every sample (append-only, its own
-   commit) and settle. Budget spent (the day's or the contributor's): a new job waits for the
-   next UTC day and this one ends. A transport error raises ``JobError`` with its code: the
-   runner retries with backoff and finally leaves the job dead on /operations.
+   commit) and settle: every request that may have reached the judge counts, whatever came
+   back. A reply that held anything credential-shaped is stored redacted and holds the Test
+   for moderation (an open hold keeps it off the leaderboard). Budget spent (the day's or
+   the contributor's): a new job waits for the next UTC day and this one ends. A transport
+   error raises ``JobError`` with its code: the runner retries with backoff and finally
+   leaves the job dead on /operations.
 4. With every slot answered, append the AI review: the median of the valid samples, linked
    to them and to the snapshot. ``injection_suspected`` in any sample holds the Test.
 """
@@ -44,6 +47,7 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.models.audit import AuditAction, audit
+from benchmax.services.derived_text import JUDGE, record_redactions
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge import budget
@@ -63,6 +67,8 @@ logger = logging.getLogger(__name__)
 JUDGE_REVIEW = "judge_review"
 HOLD_OWN_SIGNALS = "injection_signals"
 HOLD_JUDGE_SUSPECTED = "judge_injection_suspected"
+# The judge's reply held something that looked like a credential (removed before storing).
+HOLD_JUDGE_REDACTED = "judge_reply_redacted"
 # Deferred reviews fall due this long after midnight UTC, so that a worker whose clock runs a
 # little behind already sees the new day's budget.
 _NEXT_DAY_MARGIN = 60.0
@@ -204,15 +210,22 @@ def _reserve(ctx: JobContext, work: _Work, samples: int) -> budget.Reservation |
 def _ask(
     ctx: JobContext, client: JudgePort, work: _Work, slot: SampleSlot, test_id: str
 ) -> list[JudgeSample] | None:
-    """Samples for one slot, stored and settled; None when the budget refused."""
+    """Samples for one slot, stored and settled; None when the budget refused.
+
+    Each request reserves, before it is sent, what it may cost: its samples for the first
+    try and for every retry the client itself may make. Settling counts every request that
+    may have reached the judge, whatever came back (an error status, a body cut short, a
+    dropped connection); only one whose connection was never made is free.
+    """
     per_request = work.snapshot.panel_seats
-    reservation = _reserve(ctx, work, per_request)
+    per_reservation = per_request * (1 + ctx.settings.judge_max_retries)
+    reservation = _reserve(ctx, work, per_reservation)
     if reservation is None:
         return None
     extra: list[budget.Reservation] = []
 
     def may_retry() -> bool:
-        more = _reserve(ctx, work, per_request)
+        more = _reserve(ctx, work, per_reservation)
         if more is not None:
             extra.append(more)
         return more is not None
@@ -220,33 +233,17 @@ def _ask(
     try:
         drawn = draw(client, work.snapshot, slot, work.evidence, SamplePurpose.REVIEW, may_retry)
     except JudgeClientError as exc:
-        with ctx.session() as session:
-            # A request that timed out may still have run (and been billed): count it spent.
-            # One refused or answered with an error status cost nothing.
-            spent = per_request if exc.code == "judge_timeout" else 0
-            budget.settle(session, reservation, spent)
-            for more in extra:
-                budget.settle(session, more, 0)
-            session.add(
-                JudgeSample(
-                    snapshot_id=work.snapshot.id,
-                    purpose=SamplePurpose.REVIEW,
-                    test_id=test_id,
-                    round=slot.round,
-                    requested_model=slot.model,
-                    latency_ms=exc.latency_ms,
-                    status=SampleStatus.FAILED,
-                    error_code=exc.code,
-                )
-            )
+        _failed(ctx, work, slot, test_id, exc, [reservation, *extra])
         raise JobError(exc.code) from exc
     with ctx.session() as session:
         for sample in drawn.samples:
             sample.test_id = test_id
             session.add(sample)
-        reserved = [reservation, *extra]
-        used_left = drawn.answers
-        for item in reserved:
+        if drawn.redactions:
+            record_redactions(session, JUDGE, drawn.redactions)
+            place_hold(session, test_id, HOLD_JUDGE_REDACTED)
+        used_left = drawn.billed(per_request)
+        for item in [reservation, *extra]:
             used = min(used_left, item.samples)
             used_left -= used
             first = item is reservation
@@ -259,6 +256,40 @@ def _ask(
                 metered=drawn.metered if first else 0,
             )
     return [sample for sample in drawn.samples if sample.status == SampleStatus.OK]
+
+
+def _failed(
+    ctx: JobContext,
+    work: _Work,
+    slot: SampleSlot,
+    test_id: str,
+    exc: JudgeClientError,
+    reservations: list[budget.Reservation],
+) -> None:
+    """Settle a slot whose request failed, and record the failure as a sample.
+
+    The failing request is the last reservation's; any before it were answered in full (the
+    first try of a re-ask), so they count whole. The failing one counts its requests that
+    may have reached the judge.
+    """
+    per_request = work.snapshot.panel_seats
+    with ctx.session() as session:
+        *answered, failing = reservations
+        for item in answered:
+            budget.settle(session, item, item.samples)
+        budget.settle(session, failing, min(failing.samples, per_request * exc.sent))
+        session.add(
+            JudgeSample(
+                snapshot_id=work.snapshot.id,
+                purpose=SamplePurpose.REVIEW,
+                test_id=test_id,
+                round=slot.round,
+                requested_model=slot.model,
+                latency_ms=exc.latency_ms,
+                status=SampleStatus.FAILED,
+                error_code=exc.code,
+            )
+        )
 
 
 def _append_review(ctx: JobContext, test_id: str, work: _Work, samples: list[JudgeSample]) -> None:

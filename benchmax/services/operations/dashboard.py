@@ -33,6 +33,7 @@ from benchmax.models import (
     User,
 )
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.derived_text import RedactionCounts, redaction_counts
 from benchmax.services.dto import from_row
 from benchmax.services.jobs import JobCount, list_jobs, oldest_waiting_age
 from benchmax.services.judge.snapshots import active_snapshot
@@ -107,6 +108,7 @@ class Dashboard:
     open_holds: int
     ai_review: str
     open_appeals: int
+    redactions: RedactionCounts
     job_series: tuple[JobStatePoint, ...]
     inventory: Inventory
     last_backup: BackupSummary | None
@@ -220,6 +222,7 @@ def dashboard(session: Session, storage: ObjectStorage, now: datetime | None = N
         open_appeals=_open_count(session, Appeal),
         job_series=tuple(job_state_series(session, now)),
         ai_review="on" if active_snapshot(session) is not None else "off: no active judge snapshot",
+        redactions=redaction_counts(session),
         inventory=(
             Inventory.from_json(sample.storage)
             if sample and sample.storage

@@ -34,19 +34,22 @@ def preview_figures(
     """Each public Test's preview figures, by Test id (callers pass public Tests only)."""
     if not test_ids:
         return {}
-    with_source = set(
-        session.exec(
-            select(EvidenceFile.test_id).where(
-                col(EvidenceFile.test_id).in_(test_ids),
-                EvidenceFile.kind == EvidenceKind.SOURCE,
-                EvidenceFile.state == EvidenceState.APPROVED,
-            )
-        ).all()
-    )
+    approved = session.exec(
+        select(EvidenceFile.id, EvidenceFile.test_id).where(
+            col(EvidenceFile.test_id).in_(test_ids),
+            EvidenceFile.kind == EvidenceKind.SOURCE,
+            EvidenceFile.state == EvidenceState.APPROVED,
+        )
+    ).all()
+    with_source = {test_id for _, test_id in approved}
     latest: dict[str, PreviewEvaluation] = {}
+    # Figures derived from a ZIP count only while that ZIP is approved.
     for evaluation in session.exec(
         select(PreviewEvaluation)
-        .where(col(PreviewEvaluation.test_id).in_(with_source))
+        .where(
+            col(PreviewEvaluation.test_id).in_(with_source),
+            col(PreviewEvaluation.evidence_id).in_([file_id for file_id, _ in approved]),
+        )
         .order_by(col(PreviewEvaluation.created_at))
     ):
         latest[evaluation.test_id] = evaluation

@@ -22,6 +22,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from benchmax.adapters.sandbox import (
+    RESULT_FILE,
     TEMPLATE,
     EvaluationOutput,
     SandboxError,
@@ -40,6 +41,7 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.models._base import utcnow
+from benchmax.services.derived_text import PREVIEW, gate
 from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge.budget import seconds_to_next_day
@@ -52,6 +54,8 @@ logger = logging.getLogger(__name__)
 PREVIEW_EVALUATE = "preview_evaluate"
 MAX_ATTEMPTS = 3
 MAX_PACKED = 20 * 1024 * 1024
+# Every string of a stored result is at most this long, cut after its credentials are removed.
+DERIVED_TEXT_CHARS = 500
 # Room the job keeps inside its lease beyond the evaluation itself (download, upload, commit).
 LEASE_MARGIN_SECONDS = 30.0
 
@@ -192,9 +196,9 @@ def _refused(code: str) -> EvaluationOutput:
     )
 
 
-def _store(ctx: JobContext, evaluation_id: str, output: EvaluationOutput) -> list[PreviewArtifact]:
+def _store(ctx: JobContext, evaluation_id: str, files: dict[str, bytes]) -> list[PreviewArtifact]:
     stored = []
-    for name, data in output.files.items():
+    for name, data in files.items():
         kind, content_type = _ARTIFACT_KINDS[name]
         key = f"{PREVIEW_PREFIX}{evaluation_id}/{name}"
         columns = put_bytes(ctx.storage, key, data, content_type)
@@ -203,12 +207,19 @@ def _store(ctx: JobContext, evaluation_id: str, output: EvaluationOutput) -> lis
 
 
 def _finish(ctx: JobContext, evaluation_id: str, output: EvaluationOutput, took_ms: int) -> None:
-    artifacts = _store(ctx, evaluation_id, output)
-    result = output.result
+    """Store the result and artifacts. Everything the page could put in the result (console
+    text, exceptions, its title, URLs it asked for, the markup axe quoted) passes the derived
+    text gate first; the public ``result.json`` is written from the gated result, never from
+    the evaluator's own bytes."""
     with ctx.session() as session:
         evaluation = session.get(PreviewEvaluation, evaluation_id, with_for_update=True)
         if evaluation is None or evaluation.state != PreviewState.PENDING:
             return
+        result = gate(session, PREVIEW, output.result, clip=DERIVED_TEXT_CHARS).value
+        files = dict(output.files)
+        if RESULT_FILE in files:
+            files[RESULT_FILE] = _result_bytes(result)
+        artifacts = _store(ctx, evaluation_id, files)
         for old in session.exec(
             select(PreviewArtifact).where(PreviewArtifact.evaluation_id == evaluation_id)
         ):
@@ -221,9 +232,13 @@ def _finish(ctx: JobContext, evaluation_id: str, output: EvaluationOutput, took_
         session.add(evaluation)
 
 
+def _result_bytes(result: dict[str, Any]) -> bytes:
+    return json.dumps(result, sort_keys=True, ensure_ascii=False).encode()
+
+
 def _apply_result(evaluation: PreviewEvaluation, result: dict[str, Any]) -> None:
     status, reason = result.get("status"), str(result.get("reason") or "")
-    evaluation.result_json = json.dumps(result, sort_keys=True, ensure_ascii=False)
+    evaluation.result_json = _result_bytes(result).decode()
     if status == "ok":
         evaluation.state = PreviewState.DONE
         evaluation.reader_reason = evaluation.error_code = ""

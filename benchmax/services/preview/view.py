@@ -8,6 +8,7 @@ request that the Test is public.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -32,9 +33,12 @@ from benchmax.services.preview.jobs import (
     REASON_OFF,
     source_zip,
 )
+from benchmax.services.safety.redact import redact
 from benchmax.settings import Settings
 
 SHOWN_MESSAGES = 3
+# What an axe-core version looks like; anything else in a result is not shown as one.
+AXE_VERSION = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}")
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,14 @@ def artifact_url(origin: str, artifact: PreviewArtifact) -> str:
     return f"{origin.rstrip('/')}/p/{quote(artifact.id, safe='')}/{quote(name, safe='')}"
 
 
-def latest_evaluation(session: Session, test_id: str) -> PreviewEvaluation | None:
-    return session.exec(
-        select(PreviewEvaluation)
-        .where(PreviewEvaluation.test_id == test_id)
-        .order_by(col(PreviewEvaluation.created_at).desc())
-    ).first()
+def latest_evaluation(
+    session: Session, test_id: str, evidence_id: str | None = None
+) -> PreviewEvaluation | None:
+    """The Test's newest evaluation; of the ZIP ``evidence_id`` only, when given."""
+    query = select(PreviewEvaluation).where(PreviewEvaluation.test_id == test_id)
+    if evidence_id is not None:
+        query = query.where(PreviewEvaluation.evidence_id == evidence_id)
+    return session.exec(query.order_by(col(PreviewEvaluation.created_at).desc())).first()
 
 
 def preview_view(
@@ -75,9 +81,12 @@ def preview_view(
 ) -> PreviewView:
     """The preview section of a public Test (empty for any other)."""
     test = session.get(Test, test_id)
-    if test is None or test.state != TestState.PUBLIC or source_zip(session, test_id) is None:
+    source = source_zip(session, test_id) if test is not None else None
+    if test is None or test.state != TestState.PUBLIC or source is None:
         return PreviewView()
-    evaluation = latest_evaluation(session, test_id)
+    # Only what was derived from the ZIP that is approved now (the evaluation of a ZIP since
+    # blocked is not shown, and the user-content origin refuses its artifacts anyway).
+    evaluation = latest_evaluation(session, test_id, source.id)
     status, reason = reader_status(settings, evaluation)
     if status == "unavailable":
         failed = evaluation is not None and evaluation.state == PreviewState.FAILED
@@ -132,12 +141,15 @@ def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -
 
 
 def evaluation_result(evaluation: PreviewEvaluation) -> dict[str, Any]:
-    """The stored result JSON; {} when it cannot be read (never a reason to fail a page)."""
+    """The stored result JSON; {} when it cannot be read (never a reason to fail a page).
+
+    Results are stored redacted; reading them through the redaction again costs little and
+    covers rows written before the gate existed."""
     try:
         parsed = json.loads(evaluation.result_json or "{}")
     except ValueError:
         return {}
-    return parsed if isinstance(parsed, dict) else {}
+    return redact(parsed).value if isinstance(parsed, dict) else {}
 
 
 def accessibility_text(result: dict[str, Any], *, with_version: bool = True) -> str:
@@ -145,10 +157,14 @@ def accessibility_text(result: dict[str, Any], *, with_version: bool = True) -> 
     axe = result.get("axe") if isinstance(result.get("axe"), dict) else None
     if not axe:
         return "not measured"
-    violations = axe.get("violations") or []
+    violations = axe.get("violations")
+    if not isinstance(violations, list) or not all(isinstance(v, dict) for v in violations):
+        return "not measured"
     serious = sum(1 for v in violations if v.get("impact") in ("serious", "critical"))
     rules = "no axe-core rule failed" if not violations else f"{len(violations)} rules failed"
-    version = f", axe-core {axe.get('version', '?')}" if with_version else ""
+    shown = str(axe.get("version"))
+    version = f", axe-core {shown if AXE_VERSION.fullmatch(shown) else '(unknown version)'}"
+    version = version if with_version else ""
     return f"{rules} ({serious} serious or critical){version}"
 
 

@@ -29,6 +29,7 @@ from benchmax.services.safety.embedded import holds_archive
 from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import SafetyLimits
 from benchmax.services.safety.readable import readable_texts
+from benchmax.services.safety.redact import redact
 from benchmax.services.safety.result import BlockedError
 from benchmax.services.safety.secrets import SecretFinding, find_secrets, refusal
 from benchmax.services.safety.text import looks_like_json
@@ -136,7 +137,9 @@ def _too_many_entries(label: str, limits: SafetyLimits) -> BlockedError:
 
 
 def _shown(name: str) -> str:
-    return name if len(name) <= _MAX_NAME_IN_REASON else name[: _MAX_NAME_IN_REASON - 1] + "…"
+    """An entry's name as a reason quotes it: derived from the contributor's bytes, so any
+    credential in it is replaced by its marker before the name is cut to length."""
+    return redact(name, clip=_MAX_NAME_IN_REASON).value
 
 
 def _check_entries(
@@ -464,7 +467,7 @@ def _scan_text_entry(name: str, data: bytes, report: ZipReport, secrets: _Secret
     # are also matched with their string escapes decoded.
     readable = readable_texts(data)
     found = readable.secrets(json_aware=looks_like_json(name, readable.texts[0]))
-    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": name}, found)
+    secrets.add(f"“{_shown(name)}” in {secrets.label}", {"path": redact(name).value}, found)
     if readable.prose is not None and len(report.findings) < _MAX_FINDINGS:
         report.findings.extend(
             {"type": "injection", **signal, "path": name}

@@ -162,6 +162,10 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(_START_OF_WORD + r"xai-(?P<secret>[A-Za-z0-9]{40,})" + _END_OF_WORD),
     ),
 )
+# Every fixed prefix a token rule starts from (for callers that look for keys glued to text).
+RULE_PREFIXES: tuple[str, ...] = tuple(
+    dict.fromkeys(prefix for rule in _RULES for prefix in rule.prefixes)
+)
 _DOCUMENT_RULES: tuple[_DocumentRule, ...] = (
     _DocumentRule(
         "private_key",
@@ -247,6 +251,16 @@ def refusal(finding: SecretFinding, where: str, others: int = 0) -> str:
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every credential-shaped token in ``text``, most specific rule first, no overlaps."""
     text = normalise_for_matching(text)
+    lines = LineCounter(text)
+    return [
+        SecretFinding(code, kind, *lines.locate(start))
+        for start, _, code, kind in secret_spans(text)
+    ]
+
+
+def secret_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, code, kind)`` of every credential in ``text`` as given (not normalised),
+    in order: what a redaction replaces. Callers normalise first when the text may hide one."""
     hints = text_hints(text)
     candidates: list[tuple[int, int, int, str, str]] = []
     if hints is None or hints.long_run:
@@ -261,7 +275,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
                 (index, *match.span(), document_rule.code, document_rule.kind)
                 for match in document_rule.pattern.finditer(text)
             )
-    return _without_overlaps(text, candidates)
+    return _without_overlaps(candidates)
 
 
 def find_secrets_json_aware(text: str) -> list[SecretFinding]:
@@ -396,8 +410,8 @@ def shannon_entropy(value: str) -> float:
 
 
 def _without_overlaps(
-    text: str, candidates: list[tuple[int, int, int, str, str]]
-) -> list[SecretFinding]:
+    candidates: list[tuple[int, int, int, str, str]],
+) -> list[tuple[int, int, str, str]]:
     kept: list[tuple[int, int, str, str]] = []
     for _, start, end, code, kind in sorted(candidates):
         if any(start < kept_end and kept_start < end for kept_start, kept_end, _, _ in kept):
@@ -405,8 +419,4 @@ def _without_overlaps(
         kept.append((start, end, code, kind))
         if len(kept) >= _MAX_FINDINGS:
             break
-    lines = LineCounter(text)
-    return [
-        SecretFinding(code, kind, *lines.locate(start))
-        for start, _, code, kind in sorted(kept, key=lambda item: item[0])
-    ]
+    return sorted(kept, key=lambda item: item[0])

@@ -7,11 +7,23 @@ from dataclasses import dataclass, field
 from benchmax.presentation.charts import line_chart_svg
 from benchmax.presentation.formatting import size_text
 from benchmax.services.dates import chart_time, clock_time
+from benchmax.services.derived_text import JUDGE, PREVIEW, RedactionCounts
 from benchmax.services.jobs import JobCount
 from benchmax.services.operations import Dashboard, PrefixUsage
 from benchmax.services.operations.dashboard import AuditSummary, BackupSummary, DeadJob
 from benchmax.services.operations.metrics import JobStatePoint, SeriesPoint
 from benchmax.state.views.preview_failures import PreviewFailureRow
+
+
+def redaction_text(counts: RedactionCounts) -> str:
+    """ "2 today (preview 2, AI judge 0); 5 in all", or "none yet"."""
+    if not counts.total_all:
+        return "none yet"
+    today = counts.today
+    return (
+        f"{counts.today_all} today (preview {today[PREVIEW]}, AI judge {today[JUDGE]}); "
+        f"{counts.total_all} in all"
+    )
 
 
 def _duration(seconds: float | None) -> str:
@@ -149,6 +161,8 @@ class OperationsView:
     backlog_chart: str = ""
     ttp_chart: str = ""
     ai_review: str = ""
+    # Credentials removed from derived text (preview results, judge replies).
+    redactions: str = ""
     storage_rows: list[StorageRow] = field(default_factory=list)
     storage_taken_at: str = ""
     orphan_count: int = 0
@@ -214,6 +228,7 @@ def view(data: Dashboard) -> OperationsView:
         backlog_chart=charts[1],
         ttp_chart=_ttp_chart(data.ttp_series),
         ai_review=data.ai_review,
+        redactions=redaction_text(data.redactions),
         storage_rows=[StorageRow.of(usage) for usage in inventory.prefixes],
         storage_taken_at=clock_time(inventory.taken_at),
         orphan_count=inventory.orphan_object_count,

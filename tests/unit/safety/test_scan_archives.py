@@ -11,6 +11,7 @@ import pytest
 from benchmax.services.safety import SafetyLimits, ScanResult, scan_file
 from tests.unit.safety import hostile
 from tests.unit.safety.corpus import (
+    canary_key,
     fake_secrets,
     png_bytes,
     write,
@@ -439,3 +440,23 @@ def test_data_descriptors_between_entries_are_allowed(tmp_path: Path) -> None:
     data = unseekable.getvalue()
     assert zipfile.ZipFile(io.BytesIO(data)).infolist()[0].flag_bits & 0x08
     assert scan_file(write(tmp_path, "src.zip", data), "src.zip", LIMITS).approved
+
+
+@pytest.mark.parametrize("name", ["../x_{key}", "a/{key}/../../b", "{key}.tar.gz"])
+def test_a_reason_that_quotes_an_entry_name_never_quotes_a_key(tmp_path: Path, name: str) -> None:
+    """Reasons are stored and shown; an entry's name is the contributor's text, redacted."""
+    key = canary_key()
+    _, reason = _scan(tmp_path, zip_bytes({name.format(key=key): b"x"}))
+    assert reason
+    assert key[:20] not in reason
+    assert key[13:45] not in reason
+
+
+def test_a_finding_names_its_entry_without_the_key_in_the_name(tmp_path: Path) -> None:
+    key = canary_key()
+    content = fake_secrets()["github_token"].encode()
+    result = scan_file(
+        write(tmp_path, "src.zip", zip_bytes({f"notes/x_{key}.txt": content})), "src.zip", LIMITS
+    )
+    assert result.block_code == "secret_detected"
+    assert key[13:45] not in str(result.findings) + result.block_reason
