@@ -44,7 +44,7 @@ from benchmax.api.upload_limits import (
 )
 from benchmax.context import AppContext
 from benchmax.services.byte_cap import ByteCap
-from benchmax.services.errors import Invalid, RateLimited, ServiceError, TooLarge, Unsupported
+from benchmax.services.errors import Invalid, RateLimited, ServiceError, Unsupported
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.batch import (
     MAX_SETUPS,
@@ -54,7 +54,7 @@ from benchmax.services.submissions.batch import (
     SetupOutcome,
     submit_batch,
 )
-from benchmax.services.submissions.panel import MAX_REPLY_BYTES, read_panel_reply
+from benchmax.services.submissions.panel import MAX_REPLY_BYTES, read_panel_reply, reply_too_large
 
 BATCH_PATH = "/api/v1/tests/batch"
 PANEL_PATH = "/api/v1/panel-imports"
@@ -272,12 +272,8 @@ def proposal_json(raw: bytes) -> dict[str, Any]:
 )  # fmt: skip
 async def import_panel(ctx: AppContext, request: Request) -> Response:
     await run_in_threadpool(authenticate, request, ctx)
-    too_large = TooLarge(
-        "panel_reply_too_large",
-        f"The reply is larger than {MAX_REPLY_BYTES:,} bytes, the most that can be imported.",
-        "panel_reply",
-    )
-    data = await _read(request, ctx, ByteCap(MAX_REPLY_BYTES, too_large), "panel_reply")
+    cap = ByteCap(MAX_REPLY_BYTES, reply_too_large())
+    data = await _read(request, ctx, cap, "panel_reply")
     body = await run_in_threadpool(proposal_json, data)
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

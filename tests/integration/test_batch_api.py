@@ -124,7 +124,9 @@ def test_a_key_in_one_output_refuses_that_setup_only(api: Api, job_ctx: JobConte
     # Nothing of the refused setup is stored: no Test, no job, not its text anywhere.
     assert api.count(Test) == 2
     stored = _stored_text(api)
-    assert KEY not in stored and "GPT-5" not in stored and "temperature 0" not in stored
+    assert KEY not in stored
+    assert "GPT-5" not in stored
+    assert "temperature 0" not in stored
     drain(replace(job_ctx, storage=api.storage))
     tests = {t.id: t for t in api.tests()}
     made = [tests[first["id"]], tests[third["id"]]]
@@ -152,7 +154,8 @@ def test_one_key_covers_the_batch_and_a_replay_makes_nothing_twice(api: Api) -> 
     _error(api.batch(token, changed, key="panel-run-7"), 409, "idempotency_key_reused")
     assert api.count(Test) == 5
     keys = [t.idempotency_key for t in api.tests()]
-    assert len(set(keys)) == 5 and all(k and len(k) == 64 for k in keys)
+    assert len(set(keys)) == 5
+    assert all(k and len(k) == 64 for k in keys)
 
 
 @BOTH
@@ -259,8 +262,10 @@ def test_a_five_seat_reply_proposes_three_and_says_why_two_were_skipped(api: Api
     assert {s["reasoning"] for s in body["setups"]} == {""}
     skipped = {s["position"]: s for s in body["skipped"]}
     assert set(skipped) == {3, 4}
-    assert skipped[3]["status"] == "error" and "upstream timeout" in skipped[3]["reason"]
-    assert skipped[4]["status"] == "empty" and "empty" in skipped[4]["reason"]
+    assert skipped[3]["status"] == "error"
+    assert "upstream timeout" in skipped[3]["reason"]
+    assert skipped[4]["status"] == "empty"
+    assert "empty" in skipped[4]["reason"]
     assert api.count(Test) == 0  # reading a reply stores nothing
     # The proposal, with a prompt and reasonings, is a batch as it stands.
     setups = [{**s, "reasoning": "high"} for s in body["setups"]]
@@ -342,8 +347,10 @@ def test_hostile_seats_are_skipped_with_reasons_that_never_repeat_a_key(api: Api
     assert proposed[14]["model"] == "<b>bold</b> <script>x</script>"  # text, escaped when shown
     assert proposed[14]["output"] == "<img src=x onerror=alert(1)>"
     reasons = {s["position"]: s["reason"] for s in body["skipped"]}
-    assert "looks like" in reasons[1] and "model name" in reasons[1]
-    assert "looks like" in reasons[2] and "output" in reasons[2]
+    assert "looks like" in reasons[1]
+    assert "model name" in reasons[1]
+    assert "looks like" in reasons[2]
+    assert "output" in reasons[2]
     assert "single line" in reasons[3]
     assert "at most 200" in reasons[4]
     assert "control characters" in reasons[5]
@@ -354,7 +361,8 @@ def test_hostile_seats_are_skipped_with_reasons_that_never_repeat_a_key(api: Api
     assert "not a JSON object" in reasons[11]
     assert "no alias" in reasons[12]
     shown = {s["position"]: s for s in body["skipped"]}
-    assert len(shown[9]["seat"]) <= 80 and "\x00" not in shown[9]["seat"]
+    assert len(shown[9]["seat"]) <= 80
+    assert "\x00" not in shown[9]["seat"]
     assert shown[1]["alias"] == ""  # an alias holding a key is not repeated
 
 

@@ -37,18 +37,16 @@ def five_seats() -> list[dict[str, Any]]:
     ]
 
 
-def reply(seats: list[dict[str, Any]], collection: str = "web-ui") -> dict[str, Any]:
+def reply(seats: list[Any], collection: str = "web-ui") -> dict[str, Any]:
     """An OpenAI-compatible chat completion from a bench/<collection> call."""
     return {
         "id": "chatcmpl-bench-1",
         "object": "chat.completion",
         "model": f"bench/{collection}",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": "see bench"}}
-        ],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "see bench"}}],
         "bench": {"panel": "frontier", "collection": collection, "shape": "all", "seats": seats},
     }
 
 
-def reply_text(seats: list[dict[str, Any]] | None = None, **kw: Any) -> str:
+def reply_text(seats: list[Any] | None = None, **kw: Any) -> str:
     return json.dumps(reply(five_seats() if seats is None else seats, **kw), indent=2)

@@ -6,6 +6,7 @@ import reflex as rx
 
 from benchmax.components.badges import declared_label
 from benchmax.components.blocks import column, list_or, muted
+from benchmax.pages.submit.batch import batch_editor, setup_choice
 from benchmax.pages.submit.controls import (
     datalist,
     field_error,
@@ -15,6 +16,7 @@ from benchmax.pages.submit.controls import (
 )
 from benchmax.pages.submit.files import evidence_step, file_row
 from benchmax.services.submissions import REASONING_CHOICES, REASONING_HINT
+from benchmax.state.submit.batch import WizardBatchState as B
 from benchmax.state.submit.draft import WizardDraftState as D
 from benchmax.state.submit.files import WizardFilesState as F
 from benchmax.state.submit.processing import WizardProcessingState as P
@@ -36,6 +38,7 @@ def _step_one() -> rx.Component:
 
 def _step_two() -> rx.Component:
     return rx.vstack(
+        setup_choice(),
         declared_label(),
         rx.grid(
             text_input(
@@ -328,6 +331,8 @@ def editor() -> rx.Component:
         width="100%",
         id="wizard-form",
     )
+    # Several setups are submitted from step 2 by their own form (``pages/submit/batch.py``).
+    form = rx.cond((W.step == 2) & B.several, batch_editor(), form)
     # ``form`` errors are refusals that belong to no one field (e.g. the account's cap on
     # open drafts), on whichever step they happen.
     return rx.vstack(_stepper(), heading, field_error("form"), form, spacing="4", width="100%")

@@ -102,8 +102,9 @@ def _bench(document: Any) -> Mapping[str, Any]:
     if not isinstance(document, dict):
         raise _not_a_reply("panel_reply_no_bench", "This JSON is not an object.")
     for holder in (document, document.get("response"), document.get("reply")):
-        if isinstance(holder, dict) and isinstance(holder.get("bench"), dict):
-            return holder["bench"]
+        bench = holder.get("bench") if isinstance(holder, dict) else None
+        if isinstance(bench, dict):
+            return bench
     if "seats" in document:
         return document
     raise _not_a_reply("panel_reply_no_bench", "This JSON has no bench field.")
@@ -156,17 +157,22 @@ def _seats(bench: Mapping[str, Any]) -> list[Any]:
     return seats
 
 
+def reply_too_large(size: int | None = None) -> TooLarge:
+    measured = f"The reply is {size:,} bytes" if size else "The reply is too large"
+    return TooLarge(
+        "panel_reply_too_large",
+        f"{measured}; at most {MAX_REPLY_BYTES:,} bytes can be imported. Put long answers in "
+        "files on their own Tests.",
+        "panel_reply",
+    )
+
+
 def read_panel_reply(raw: str | bytes) -> PanelProposal:
     """Proposed setups for each ok seat, and the seats left out with why; ``Invalid`` (or
     ``TooLarge``) naming what is missing when ``raw`` is not a panel reply."""
     size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "surrogatepass"))
     if size > MAX_REPLY_BYTES:
-        raise TooLarge(
-            "panel_reply_too_large",
-            f"The reply is {size:,} bytes; at most {MAX_REPLY_BYTES:,} can be imported. Put "
-            "long answers in files on their own Tests.",
-            "panel_reply",
-        )
+        raise reply_too_large(size)
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
@@ -184,6 +190,12 @@ def read_panel_reply(raw: str | bytes) -> PanelProposal:
         else:
             proposal.skipped.append(outcome)
     return proposal
+
+
+def _seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value <= _MAX_SECONDS else None
 
 
 def _seat(position: int, seat: Any, harness: str) -> ProposedSetup | SkippedSeat:
@@ -222,12 +234,9 @@ def _seat(position: int, seat: Any, harness: str) -> ProposedSetup | SkippedSeat
         cleaned = clean_fields(fields)
     except ServiceError as refusal:
         return skip(f"Not proposed: {refusal.message}")
-    seconds = seat.get("seconds")
-    timed = isinstance(seconds, int | float) and not isinstance(seconds, bool)
-    timed = timed and 0 <= seconds <= _MAX_SECONDS
     return ProposedSetup(
         position,
         label,
-        float(seconds) if timed else None,
+        _seconds(seat.get("seconds")),
         {name: str(cleaned[name]) for name in fields},
     )

@@ -1,0 +1,223 @@
+"""The wizard's batch substate: one prompt, several setups as rows, one submission.
+
+Step 2 offers "several setups": each row is one setup (its declared model and version,
+harness, reasoning, attempts, settings, output and, when imported, the gateway's call id),
+and submitting makes one Test per row through ``submissions.batch`` — each checked and
+scanned on its own. The prompt is the draft's (step 1); the draft stays a draft.
+
+Rows follow the draft's rule for text: the inputs are uncontrolled, a field's value reaches
+this state on blur only once ``clean_fields`` accepts it, and a refused value (a pasted key)
+stays in the browser with the reason beside it. Submitting reads the browser's values, so the
+service — not this state — refuses what is wrong, and names the setup. Rows that became Tests
+leave the form; a refused row stays, keyed by its own id, with what was typed in it.
+
+A panel reply (pasted, or a file read into the paste box by ``assets/panel_import.js``) is
+read by ``submissions.panel`` into rows to edit, with the seats it skipped and why; the reply
+itself is never kept.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import reflex as rx
+
+from benchmax.context import app_context
+from benchmax.services.errors import ServiceError
+from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions.batch import MAX_SETUPS, PER_SETUP_FIELDS, Batch, submit_batch
+from benchmax.services.submissions.fields import clean_fields
+from benchmax.services.submissions.idempotency import idempotency_digest
+from benchmax.services.submissions.panel import MAX_REPLY_BYTES, read_panel_reply, reply_too_large
+from benchmax.state.submit.draft import WizardDraftState
+from benchmax.state.submit.wizard import SESSION_ENDED, WizardState
+
+ROW_FIELDS = PER_SETUP_FIELDS
+
+
+def _blank_row(key: str, origin: str = "") -> dict[str, str]:
+    return {"key": key, "origin": origin, **dict.fromkeys(ROW_FIELDS, "")}
+
+
+def row_input_name(key: str, field: str) -> str:
+    """The name a row's input has in the batch form."""
+    return f"{key}.{field}"
+
+
+class WizardBatchState(WizardState):
+    # "single": the one setup of steps 2 to 5; "several": rows, submitted from step 2.
+    mode: rx.Field[str] = rx.field("single")
+    rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    # Refusals by "row key:field"; a message under the row for what names no field.
+    row_errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    rows_key: rx.Field[int] = rx.field(0)
+    skipped: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    import_error: rx.Field[str] = rx.field("")
+    import_note: rx.Field[str] = rx.field("")
+    results: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    batch_error: rx.Field[str] = rx.field("")
+    # Changes after every submission: a second click on the same form replays the first.
+    nonce: rx.Field[str] = rx.field("")
+    submitting: rx.Field[bool] = rx.field(False)
+    _next_row: int = 0
+
+    @rx.var
+    def several(self) -> bool:
+        return self.mode == "several"
+
+    @rx.var
+    def submit_label(self) -> str:
+        count = len(self.rows)
+        return "Submit 1 setup" if count == 1 else f"Submit {count} setups"
+
+    def _new_key(self) -> str:
+        self._next_row += 1
+        return f"r{self._next_row}"
+
+    @rx.event
+    def set_mode(self, mode: str) -> None:
+        self.mode = "several" if mode == "several" else "single"
+        if self.mode == "several" and not self.rows:
+            self.rows = [_blank_row(self._new_key()), _blank_row(self._new_key())]
+        if not self.nonce:
+            self.nonce = secrets.token_hex(8)
+
+    @rx.event
+    def add_row(self) -> Any:
+        if len(self.rows) >= MAX_SETUPS:
+            self.batch_error = f"A batch holds at most {MAX_SETUPS} setups."
+            return None
+        key = self._new_key()
+        self.rows = [*self.rows, _blank_row(key)]
+        focus = f"document.getElementById('row-{key}-model_label')?.focus()"
+        return rx.call_script(f"requestAnimationFrame(() => {focus})")
+
+    @rx.event
+    def remove_row(self, key: str) -> None:
+        self.rows = [row for row in self.rows if row["key"] != key]
+        self.row_errors = {k: v for k, v in self.row_errors.items() if not k.startswith(key + ":")}
+        self.batch_error = ""
+
+    @rx.event
+    def check_field(self, key: str, field: str, value: str) -> None:
+        """A row field on blur: kept when it would be accepted, else the reason shown."""
+        if field not in ROW_FIELDS:
+            return
+        error_key = f"{key}:{field}"
+        try:
+            clean_fields({field: str(value)})
+        except ServiceError as refusal:
+            self.row_errors = {**self.row_errors, error_key: refusal.message}
+            return
+        self.row_errors = {k: v for k, v in self.row_errors.items() if k != error_key}
+        self.rows = [{**row, field: str(value)} if row["key"] == key else row for row in self.rows]
+
+    # --- importing a panel reply -------------------------------------------------------
+
+    @rx.event
+    def import_panel(self, text: str, size: int = 0) -> None:
+        """Read a pasted or uploaded reply into rows; ``size`` is what the browser measured
+        when it held back a reply too large to send (``text`` is then empty)."""
+        self.import_error, self.import_note = "", ""
+        try:
+            if int(size) > MAX_REPLY_BYTES:
+                raise reply_too_large(int(size))
+            proposal = read_panel_reply(text)
+        except ServiceError as refusal:
+            self.import_error = refusal.message
+            return
+        kept = [row for row in self.rows if any(row[f].strip() for f in ROW_FIELDS)]
+        room = MAX_SETUPS - len(kept)
+        proposed = proposal.setups[:room]
+        rows = []
+        for setup in proposed:
+            seconds = f", {setup.seconds:g} s" if setup.seconds is not None else ""
+            origin = f"Seat {setup.position}" + (f" ({setup.seat}{seconds})" if setup.seat else "")
+            rows.append({**_blank_row(self._new_key(), origin), **setup.fields})
+        self.rows = [*kept, *rows]
+        self.rows_key += 1
+        self.skipped = [
+            {
+                "position": str(seat.position),
+                "seat": seat.seat or seat.alias or f"seat {seat.position}",
+                "alias": seat.alias,
+                "status": seat.status or "unknown",
+                "reason": seat.reason,
+            }
+            for seat in proposal.skipped
+        ]
+        dropped = len(proposal.setups) - len(proposed)
+        self.import_note = _import_note(
+            proposal.panel, proposal.collection, len(proposed), len(self.skipped), dropped
+        )
+
+    # --- submitting --------------------------------------------------------------------
+
+    @rx.event
+    async def submit_batch(self, form: dict[str, Any]) -> None:
+        """Make one Test per row from the browser's values; refused rows stay to be fixed."""
+        if self.phase != "edit" or self.submitting or not self.rows:
+            return
+        user = self._require_user()
+        if user is None:
+            self.notice = SESSION_ENDED
+            return
+        draft = await self.get_state(WizardDraftState)
+        setups = [
+            {field: str(form.get(row_input_name(row["key"], field), "")) for field in ROW_FIELDS}
+            for row in self.rows
+        ]
+        batch = Batch({"prompt": draft.prompt}, setups)
+        nonce = str(form.get("batch_nonce", "")) or self.nonce
+        key = idempotency_digest(f"wizard-batch:{user.id}:{self.draft_id}:{nonce}")
+        self.submitting, self.batch_error = True, ""
+        try:
+            ctx = app_context()
+            outcomes = submit_batch(ctx.jobs, user.id, key, batch, SafetyLimits())
+        except ServiceError as refusal:
+            self.batch_error = refusal.message
+            return
+        finally:
+            self.submitting = False
+        self.nonce = secrets.token_hex(8)
+        errors: dict[str, str] = {}
+        results, remaining = [], []
+        for outcome, row, values in zip(outcomes, self.rows, setups, strict=True):
+            model = values["model_label"].strip()
+            label = f"Setup {outcome.line}" + (f" · {model}" if outcome.refusal is None else "")
+            if outcome.refusal is None:
+                results.append(
+                    {"line": str(outcome.line), "label": label, "url": f"/tests/{outcome.test_id}",
+                     "id": outcome.test_id, "message": ""}
+                )  # fmt: skip
+                continue
+            message = outcome.refusal.message
+            results.append(
+                {"line": str(outcome.line), "label": label, "url": "", "id": "", "message": message}
+            )
+            field = outcome.refusal.field or "row"
+            field = field if field in ROW_FIELDS else "row"
+            errors[f"{row['key']}:{field}"] = f"Setup {outcome.line}: {message}"
+            # What the service accepted stays in the row; the refused field stays in the browser.
+            accepted = {f: v for f, v in values.items() if f != field and _clean(f, v)}
+            remaining.append({**row, **accepted})
+        self.results = results
+        self.rows, self.row_errors = remaining, errors
+
+
+def _clean(field: str, value: str) -> bool:
+    try:
+        clean_fields({field: value})
+    except ServiceError:
+        return False
+    return True
+
+
+def _import_note(panel: str, collection: str, proposed: int, skipped: int, dropped: int) -> str:
+    source = f"panel {panel} ({collection})" if panel else f"collection {collection}"
+    note = f"Read {source}: {proposed} setup{'s' if proposed != 1 else ''} proposed"
+    note += f", {skipped} seat{'s' if skipped != 1 else ''} skipped." if skipped else "."
+    if dropped:
+        note += f" {dropped} more did not fit: a batch holds at most {MAX_SETUPS} setups."
+    return note + " Check every field, then give each setup its reasoning."
