@@ -109,7 +109,7 @@ def test_three_setups_one_holding_a_key_make_two_tests_and_name_the_third(
     expect(rows).to_have_count(1)
     expect(_field(rows.nth(0), "model_label")).to_have_value("GPT-5")
     expect(_field(rows.nth(0), "output_text")).to_have_value(leaked)
-    expect(rows.nth(0).locator("[id$='-error-output_text']")).to_contain_text("Setup 2: Line 2")
+    expect(rows.nth(0).locator("[id$='-error-output_text']")).to_contain_text("Line 2 of the output")
     _shots(page, "results")
 
     made = _submitted(live_app, handle, 2)

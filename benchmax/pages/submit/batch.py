@@ -167,6 +167,7 @@ def _skipped(item: ObjectVar[dict[str, str]]) -> rx.Component:
         " (" + item["status"] + "): ",
         item["reason"],
         class_name="skipped-seat",
+        font_size="var(--font-size-2)",
     )
 
 
@@ -249,6 +250,7 @@ def _result(item: ObjectVar[dict[str, str]]) -> rx.Component:
         ),
         id="result-" + item["line"],
         class_name="batch-result",
+        font_size="var(--font-size-2)",
         custom_attrs={"data-made": rx.cond(item["url"] != "", "1", "0")},
     )
 

@@ -198,7 +198,7 @@ class WizardBatchState(WizardState):
             )
             field = outcome.refusal.field or "row"
             field = field if field in ROW_FIELDS else "row"
-            errors[f"{row['key']}:{field}"] = f"Setup {outcome.line}: {message}"
+            errors[f"{row['key']}:{field}"] = message
             # What the service accepted stays in the row; the refused field stays in the browser.
             accepted = {f: v for f, v in values.items() if f != field and _clean(f, v)}
             remaining.append({**row, **accepted})
