@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from benchmax.models import Test, TestState, User
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, sign_in, wait_ready
+from tests.e2e.test_accessibility import AXE, _problems
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _handle
 from tests.support.panel_replies import reply_text
 from tests.unit.safety.corpus import canary_fragment, canary_key
@@ -96,6 +97,7 @@ def test_three_setups_one_holding_a_key_make_two_tests_and_name_the_third(
     _shots(page, "rows")
 
     page.click("#batch-submit")
+    expect(page.locator("#batch-results-box")).to_be_focused(timeout=PROCESSING_TIMEOUT)
     results = page.locator("#batch-results")
     expect(results.locator(".batch-result")).to_have_count(3, timeout=PROCESSING_TIMEOUT)
     expect(page.locator("#result-1")).to_have_attribute("data-made", "1")
@@ -109,7 +111,9 @@ def test_three_setups_one_holding_a_key_make_two_tests_and_name_the_third(
     expect(rows).to_have_count(1)
     expect(_field(rows.nth(0), "model_label")).to_have_value("GPT-5")
     expect(_field(rows.nth(0), "output_text")).to_have_value(leaked)
-    expect(rows.nth(0).locator("[id$='-error-output_text']")).to_contain_text("Line 2 of the output")
+    expect(rows.nth(0).locator("[id$='-error-output_text']")).to_contain_text(
+        "Line 2 of the output"
+    )
     _shots(page, "results")
 
     made = _submitted(live_app, handle, 2)
@@ -162,6 +166,9 @@ def test_a_five_seat_panel_reply_proposes_three_setups_and_the_tests_show_their_
     _fill(rows.nth(1), model_label="GPT-5")
     for n in range(3):
         _fill(rows.nth(n), reasoning_label="high")
+    page.add_script_tag(path=str(AXE))
+    problems = _problems(page, "/submit (several setups, imported)")
+    assert not problems, "\n".join(problems)
     _shots(page, "panel")
 
     page.click("#batch-submit")

@@ -17,7 +17,9 @@ from benchmax.state.submit.draft import WizardDraftState as D
 
 # The reply is read by the browser (``assets/panel_import.js``) and sent with the click; one
 # too large to send is held back and only its size is.
-_REPLY: rx.Var[dict[str, object]] = rx.Var("(window.benchmaxPanelReply ? window.benchmaxPanelReply() : {text: '', size: 0})")
+_REPLY: rx.Var[dict[str, object]] = rx.Var(
+    "(window.benchmaxPanelReply ? window.benchmaxPanelReply() : {text: '', size: 0})"
+)
 REPLY_TEXT: rx.Var[str] = rx.Var(f"{_REPLY}.text")
 REPLY_SIZE: rx.Var[int] = rx.Var(f"{_REPLY}.size")
 
@@ -32,23 +34,30 @@ _INPUTS = (
 )
 
 
+def _mode(value: str, text: str) -> rx.Component:
+    """One choice, its text the label of its radio (a click on either picks it)."""
+    radio = rx.radio_group.item(
+        value=value, id=f"mode-{value}", aria_labelledby=f"mode-{value}-text"
+    )
+    return rx.el.label(radio, rx.text(text, size="2", id=f"mode-{value}-text"), class_name="choice")
+
+
 def setup_choice() -> rx.Component:
     return rx.vstack(
         rx.text("How many setups ran this prompt?", weight="medium", size="2", id="setup-count"),
         rx.radio_group.root(
-            rx.radio_group.item("One setup", value="single", id="mode-single"),
-            rx.radio_group.item(
-                "Several setups: one Test each, submitted together", value="several",
-                id="mode-several",
+            rx.vstack(
+                _mode("single", "One setup"),
+                _mode("several", "Several setups: one Test each, submitted together"),
+                spacing="2",
             ),
             value=B.mode,
             on_change=B.set_mode,
-            direction="column",
             aria_labelledby="setup-count",
         ),
         spacing="1",
         width="100%",
-    )  # fmt: skip
+    )
 
 
 def _label(text: str, field_id: rx.Var[str], required: bool) -> rx.Component:
@@ -270,6 +279,7 @@ def _results() -> rx.Component:
                 ),
             ),
             role="status",
+            tab_index=-1,  # focus lands here after a submission
             padding="0.75rem",
             border="1px solid var(--accent-a6)",
             border_radius="var(--radius-3)",
@@ -316,7 +326,7 @@ def batch_editor() -> rx.Component:
             rx.cond(
                 B.batch_error != "",
                 rx.text(B.batch_error, color_scheme="red", size="2", role="alert",
-                        id="batch-error"),
+                        id="batch-error", tab_index=-1),
             ),
             rx.cond(
                 B.rows.length() > 0,

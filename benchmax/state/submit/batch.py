@@ -90,14 +90,14 @@ class WizardBatchState(WizardState):
             return None
         key = self._new_key()
         self.rows = [*self.rows, _blank_row(key)]
-        focus = f"document.getElementById('row-{key}-model_label')?.focus()"
-        return rx.call_script(f"requestAnimationFrame(() => {focus})")
+        return _focus(f"row-{key}-model_label")
 
     @rx.event
-    def remove_row(self, key: str) -> None:
+    def remove_row(self, key: str) -> Any:
         self.rows = [row for row in self.rows if row["key"] != key]
         self.row_errors = {k: v for k, v in self.row_errors.items() if not k.startswith(key + ":")}
         self.batch_error = ""
+        return _focus("row-add")  # the pressed button is gone; keep the keyboard in the form
 
     @rx.event
     def check_field(self, key: str, field: str, value: str) -> None:
@@ -155,14 +155,14 @@ class WizardBatchState(WizardState):
     # --- submitting --------------------------------------------------------------------
 
     @rx.event
-    async def submit_batch(self, form: dict[str, Any]) -> None:
+    async def submit_batch(self, form: dict[str, Any]) -> Any:
         """Make one Test per row from the browser's values; refused rows stay to be fixed."""
         if self.phase != "edit" or self.submitting or not self.rows:
-            return
+            return None
         user = self._require_user()
         if user is None:
             self.notice = SESSION_ENDED
-            return
+            return None
         draft = await self.get_state(WizardDraftState)
         setups = [
             {field: str(form.get(row_input_name(row["key"], field), "")) for field in ROW_FIELDS}
@@ -177,7 +177,7 @@ class WizardBatchState(WizardState):
             outcomes = submit_batch(ctx.jobs, user.id, key, batch, SafetyLimits())
         except ServiceError as refusal:
             self.batch_error = refusal.message
-            return
+            return _focus("batch-error")
         finally:
             self.submitting = False
         self.nonce = secrets.token_hex(8)
@@ -204,6 +204,13 @@ class WizardBatchState(WizardState):
             remaining.append({**row, **accepted})
         self.results = results
         self.rows, self.row_errors = remaining, errors
+        return _focus("batch-results-box")
+
+
+def _focus(element_id: str) -> Any:
+    """Move the keyboard's focus once the page has drawn what this event changed."""
+    find = f"document.getElementById({element_id!r})"
+    return rx.call_script(f"requestAnimationFrame(() => {find}?.focus())")
 
 
 def _clean(field: str, value: str) -> bool:
