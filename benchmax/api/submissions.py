@@ -41,7 +41,6 @@ from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import (
     Forbidden,
     Invalid,
-    RateLimited,
     Unauthenticated,
     Unsupported,
 )
@@ -58,7 +57,7 @@ from benchmax.services.submissions.idempotency import (
     prior_submission,
     replayed,
 )
-from benchmax.services.submissions.quota import take_submission_slot
+from benchmax.services.submissions.quota import rate_limited, take_submission_slot
 from benchmax.settings import Settings
 
 # API field name -> draft field. The API keeps short names (model, harness, output) for scripts.
@@ -186,11 +185,7 @@ def take_slot(ctx: AppContext, caller: Caller) -> None:
             window_seconds=settings.api_submission_rate_window_seconds,
         )
     if wait is not None:
-        raise RateLimited(
-            "rate_limited",
-            f"This account has made too many submissions recently; try again in {wait} seconds.",
-            retry_after=wait,
-        )
+        raise rate_limited(wait)
 
 
 def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> list[Route]:

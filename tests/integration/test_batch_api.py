@@ -14,13 +14,18 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from benchmax.adapters.storage.local import LocalStorage
+from benchmax.api import build_api
 from benchmax.api.batch import batch_routes
 from benchmax.api.errors import EXCEPTION_HANDLERS
+from benchmax.api.openapi.document import build_document
 from benchmax.api.submissions import submission_routes
 from benchmax.context import AppContext
 from benchmax.models import AccountStatus, Job, Test, TestState, User
 from benchmax.services import tokens
+from benchmax.services.errors import RateLimited
 from benchmax.services.jobs import JobContext
+from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions.batch import Batch, slot_by_tests, submit_batch
 from benchmax.services.submissions.panel import MAX_REPLY_BYTES
 from benchmax.settings import Settings
 from tests.support.panel_replies import ANSWERS, five_seats, reply, reply_text, seat
@@ -378,3 +383,44 @@ def test_suspended_accounts_cannot_batch(api: Api) -> None:
         session.add(user)
         session.commit()
     _error(api.batch(token, three_setups()), 403, "account_suspended")
+
+
+# --- without a token (the wizard) ---------------------------------------------------------
+
+
+@BOTH
+def test_a_batch_without_a_token_is_held_to_the_rate_counted_from_the_tests(
+    api: Api, job_ctx: JobContext
+) -> None:
+    token = api.token()
+    assert api.batch(token, three_setups()).json()["created"] == 3  # by the API, same account
+    with Session(api.engine) as session:
+        user_id = session.exec(select(User.id)).one()
+    setups = [{"model_label": f"m{n}", "harness_label": "h", "reasoning_label": "r",
+               "output_text": "o"} for n in range(4)]  # fmt: skip
+    batch = Batch({"prompt": "p"}, setups)
+    ctx = replace(job_ctx, storage=api.storage)
+    slot = slot_by_tests(ctx, user_id, limit=5, window_seconds=600)
+    outcomes = submit_batch(ctx, user_id, None, batch, SafetyLimits(), slot)
+    assert [o.test_id != "" for o in outcomes] == [True, True, False, False]
+    refusal = outcomes[2].refusal
+    assert isinstance(refusal, RateLimited)
+    assert refusal.retry_after is not None
+    assert 1 <= refusal.retry_after <= 600
+    assert api.count(Test) == 5
+    # A setup refused for what it holds is refused as such, and takes nothing.
+    leaky = Batch({"prompt": "p"}, [{**setups[0], "output_text": KEY}])
+    (outcome,) = submit_batch(ctx, user_id, None, leaky, SafetyLimits(), slot)
+    assert outcome.refusal is not None
+    assert outcome.refusal.code == "secret_detected"
+
+
+def test_both_routes_are_in_the_openapi_document(settings: Settings) -> None:
+    routes = build_api(AppContext.from_settings(settings)).routes
+    paths = build_document(routes, "http://localhost:3000")["paths"]
+    batch = paths["/api/v1/tests/batch"]["post"]
+    assert "Idempotency-Key" in [p["name"] for p in batch["parameters"]]
+    assert set(batch["responses"]) >= {"202", "400", "401", "409", "413"}
+    assert "application/json" in batch["requestBody"]["content"]
+    panel = paths["/api/v1/panel-imports"]["post"]
+    assert set(panel["responses"]) >= {"200", "400", "413"}

@@ -33,6 +33,7 @@ from benchmax.services.submissions.at_once import WholeSubmission, submit_at_onc
 from benchmax.services.submissions.fields import REFERENCE_FIELDS, SETUP_FIELDS, clean_fields
 from benchmax.services.submissions.idempotency import prior_submission, replayed
 from benchmax.services.submissions.lifecycle import REQUIRED_MESSAGES, check_complete
+from benchmax.services.submissions.quota import rate_limited, recent_submissions_wait
 
 # What every setup shares, and what each one declares for itself.
 SHARED_FIELDS = ("prompt", "title", "notes")
@@ -70,6 +71,20 @@ class SetupOutcome:
     def line(self) -> int:
         """The setup's place as a person counts it ("setup 3"), the way messages name it."""
         return self.index + 1
+
+
+def slot_by_tests(jobs: JobContext, user_id: str, *, limit: int, window_seconds: int) -> SlotTaker:
+    """A rate for callers without a token (the wizard): the account's Tests submitted in the
+    window, by any path, counted from the Tests themselves."""
+
+    def take() -> ServiceError | None:
+        with jobs.session() as session:
+            wait = recent_submissions_wait(
+                session, user_id, limit=limit, window_seconds=window_seconds
+            )
+        return None if wait is None else rate_limited(wait)
+
+    return take
 
 
 def setup_digest(batch_digest: str, index: int) -> str:

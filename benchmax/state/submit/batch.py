@@ -3,7 +3,8 @@
 Step 2 offers "several setups": each row is one setup (its declared model and version,
 harness, reasoning, attempts, settings, output and, when imported, the gateway's call id),
 and submitting makes one Test per row through ``submissions.batch`` — each checked and
-scanned on its own. The prompt is the draft's (step 1); the draft stays a draft.
+scanned on its own and counted against the account's submission rate. The prompt is the
+draft's (step 1); the draft stays a draft, so more setups can follow.
 
 Rows follow the draft's rule for text: the inputs are uncontrolled, a field's value reaches
 this state on blur only once ``clean_fields`` accepts it, and a refused value (a pasted key)
@@ -26,7 +27,13 @@ import reflex as rx
 from benchmax.context import app_context
 from benchmax.services.errors import ServiceError
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions.batch import MAX_SETUPS, PER_SETUP_FIELDS, Batch, submit_batch
+from benchmax.services.submissions.batch import (
+    MAX_SETUPS,
+    PER_SETUP_FIELDS,
+    Batch,
+    slot_by_tests,
+    submit_batch,
+)
 from benchmax.services.submissions.fields import clean_fields
 from benchmax.services.submissions.idempotency import idempotency_digest
 from benchmax.services.submissions.panel import MAX_REPLY_BYTES, read_panel_reply, reply_too_large
@@ -174,7 +181,14 @@ class WizardBatchState(WizardState):
         self.submitting, self.batch_error = True, ""
         try:
             ctx = app_context()
-            outcomes = submit_batch(ctx.jobs, user.id, key, batch, SafetyLimits())
+            # A page has no token: its submissions are counted from the account's Tests.
+            slot = slot_by_tests(
+                ctx.jobs,
+                user.id,
+                limit=ctx.settings.api_submission_rate_limit,
+                window_seconds=ctx.settings.api_submission_rate_window_seconds,
+            )
+            outcomes = submit_batch(ctx.jobs, user.id, key, batch, SafetyLimits(), slot)
         except ServiceError as refusal:
             self.batch_error = refusal.message
             return _focus("batch-error")
