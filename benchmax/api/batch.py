@@ -58,6 +58,9 @@ from benchmax.services.submissions.panel import MAX_REPLY_BYTES, read_panel_repl
 
 BATCH_PATH = "/api/v1/tests/batch"
 PANEL_PATH = "/api/v1/panel-imports"
+# A batch is read whole into memory: twenty outputs at their longest (500,000 characters) in
+# UTF-8, with room for escapes; anything bigger belongs in files on single submissions.
+MAX_BATCH_BYTES = 32 * 1024 * 1024
 _NAMES = {**DRAFT_TO_API, "gateway_call_id": "gateway_call_id"}
 _SHARED_API = {_NAMES[name]: name for name in SHARED_FIELDS}
 _SETUP_API = {_NAMES[name]: name for name in PER_SETUP_FIELDS}
@@ -223,7 +226,7 @@ async def create_batch(ctx: AppContext, limits: SafetyLimits, request: Request) 
     if not request.headers.get("content-type", "").lower().startswith("application/json"):
         raise Unsupported("unsupported_media_type", "Send the batch as application/json.")
     key = idempotency_digest_of(request)
-    max_bytes = ctx.settings.upload_max_request_bytes
+    max_bytes = min(MAX_BATCH_BYTES, ctx.settings.upload_max_request_bytes)
     data = await _read(request, ctx, ByteCap(max_bytes, request_too_large(max_bytes)))
     name_fields(request, _NAMES)
     batch = parse_batch(data)

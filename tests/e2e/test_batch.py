@@ -40,7 +40,7 @@ def _to_step_two(app: LiveApp, page: Page) -> str:
 
 
 def _field(row: Locator, name: str) -> Locator:
-    return row.locator(f"[name$='.{name}']")
+    return row.locator(f"input[id$='-{name}'], textarea[id$='-{name}']")
 
 
 def _fill(row: Locator, **values: str) -> None:

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.api import build_api
-from benchmax.api.batch import batch_routes
+from benchmax.api.batch import MAX_BATCH_BYTES, batch_routes
 from benchmax.api.errors import EXCEPTION_HANDLERS
 from benchmax.api.openapi.document import build_document
 from benchmax.api.submissions import submission_routes
@@ -235,6 +235,20 @@ def test_hostile_setup_fields_refuse_only_their_setup(api: Api) -> None:
     assert KEY not in response.text
     (test,) = api.tests()  # markup is text: stored as sent, escaped wherever it is shown
     assert test.model_label == "<img src=x onerror=alert(1)>"
+
+
+def test_an_oversized_batch_is_refused_before_it_is_read(api: Api) -> None:
+    token = api.token()
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+        "Content-Length": str(MAX_BATCH_BYTES + 1),
+    }
+    response = api.client.post("/api/v1/tests/batch", content=b"{}", headers=headers)
+    _error(response, 413, "request_too_large")
+    streamed = api.batch(token, {"prompt": "p", "setups": [_setup("m", "o" * MAX_BATCH_BYTES)]})
+    _error(streamed, 413, "request_too_large")
+    assert api.count(Test) == 0
 
 
 def test_batch_needs_a_token_and_json(api: Api) -> None:

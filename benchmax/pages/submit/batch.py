@@ -85,7 +85,6 @@ def _bound(row: ObjectVar[dict[str, str]], field: str) -> dict[str, Any]:
     key = row["key"]
     return {
         "id": "row-" + key + "-" + field,
-        "name": key + "." + field,
         "key": key + field + B.rows_key.to_string(),
         "default_value": row[field],
         "on_blur": lambda value: B.check_field(key, field, value),
@@ -317,7 +316,6 @@ def _prompt_box() -> rx.Component:
 def batch_editor() -> rx.Component:
     """Step 2 when the contributor chose several setups: its own form, outside the steps'."""
     form = rx.form(
-        rx.el.input(type="hidden", name="batch_nonce", value=B.nonce),
         rx.vstack(
             rx.foreach(B.rows, _row),
             rx.button(

@@ -8,9 +8,11 @@ draft's (step 1); the draft stays a draft, so more setups can follow.
 
 Rows follow the draft's rule for text: the inputs are uncontrolled, a field's value reaches
 this state on blur only once ``clean_fields`` accepts it, and a refused value (a pasted key)
-stays in the browser with the reason beside it. Submitting reads the browser's values, so the
-service — not this state — refuses what is wrong, and names the setup. Rows that became Tests
-leave the form; a refused row stays, keyed by its own id, with what was typed in it.
+stays in the browser with the reason beside it; its row is refused with those words when the
+batch is submitted, and the other rows go through the service, which checks each again and
+names what it refuses. Rows that became Tests leave the form; a refused row stays, keyed by
+its own id, with what was typed in it. Nothing larger than one field travels at a time, so
+no message outgrows the page's live connection.
 
 A panel reply (pasted, or a file read into the paste box by ``assets/panel_import.js``) is
 read by ``submissions.panel`` into rows to edit, with the seats it skipped and why; the reply
@@ -47,11 +49,6 @@ def _blank_row(key: str, origin: str = "") -> dict[str, str]:
     return {"key": key, "origin": origin, **dict.fromkeys(ROW_FIELDS, "")}
 
 
-def row_input_name(key: str, field: str) -> str:
-    """The name a row's input has in the batch form."""
-    return f"{key}.{field}"
-
-
 class WizardBatchState(WizardState):
     # "single": the one setup of steps 2 to 5; "several": rows, submitted from step 2.
     mode: rx.Field[str] = rx.field("single")
@@ -67,6 +64,9 @@ class WizardBatchState(WizardState):
     # Changes after every submission: a second click on the same form replays the first.
     nonce: rx.Field[str] = rx.field("")
     submitting: rx.Field[bool] = rx.field(False)
+    # Row fields whose typed text the blur check refused, with why: that text was never
+    # sent on, and its row is not submitted until the field is put right.
+    _held: dict[str, str] = {}
     _next_row: int = 0
 
     @rx.var
@@ -103,6 +103,7 @@ class WizardBatchState(WizardState):
     def remove_row(self, key: str) -> Any:
         self.rows = [row for row in self.rows if row["key"] != key]
         self.row_errors = {k: v for k, v in self.row_errors.items() if not k.startswith(key + ":")}
+        self._held = {k: v for k, v in self._held.items() if not k.startswith(key + ":")}
         self.batch_error = ""
         return _focus("row-add")  # the pressed button is gone; keep the keyboard in the form
 
@@ -116,8 +117,10 @@ class WizardBatchState(WizardState):
             clean_fields({field: str(value)})
         except ServiceError as refusal:
             self.row_errors = {**self.row_errors, error_key: refusal.message}
+            self._held = {**self._held, error_key: refusal.message}
             return
         self.row_errors = {k: v for k, v in self.row_errors.items() if k != error_key}
+        self._held = {k: v for k, v in self._held.items() if k != error_key}
         self.rows = [{**row, field: str(value)} if row["key"] == key else row for row in self.rows]
 
     # --- importing a panel reply -------------------------------------------------------
@@ -162,8 +165,13 @@ class WizardBatchState(WizardState):
     # --- submitting --------------------------------------------------------------------
 
     @rx.event
-    async def submit_batch(self, form: dict[str, Any]) -> Any:
-        """Make one Test per row from the browser's values; refused rows stay to be fixed."""
+    async def submit_batch(self, _form: dict[str, Any]) -> Any:
+        """Make one Test per row; refused rows stay, with what was typed in them, to be fixed.
+
+        The rows' values are the ones each field's blur check accepted (pressing Submit blurs
+        the field last typed in first). A field whose text that check refused still holds it
+        in the browser only, so its row is refused again here with the same words, unsent.
+        """
         if self.phase != "edit" or self.submitting or not self.rows:
             return None
         user = self._require_user()
@@ -171,13 +179,10 @@ class WizardBatchState(WizardState):
             self.notice = SESSION_ENDED
             return None
         draft = await self.get_state(WizardDraftState)
-        setups = [
-            {field: str(form.get(row_input_name(row["key"], field), "")) for field in ROW_FIELDS}
-            for row in self.rows
-        ]
-        batch = Batch({"prompt": draft.prompt}, setups)
-        nonce = str(form.get("batch_nonce", "")) or self.nonce
-        key = idempotency_digest(f"wizard-batch:{user.id}:{self.draft_id}:{nonce}")
+        held = {row["key"]: self._held_refusal(row["key"]) for row in self.rows}
+        sent = [row for row in self.rows if held[row["key"]] is None]
+        batch = Batch({"prompt": draft.prompt}, [{f: row[f] for f in ROW_FIELDS} for row in sent])
+        key = idempotency_digest(f"wizard-batch:{user.id}:{self.draft_id}:{self.nonce}")
         self.submitting, self.batch_error = True, ""
         try:
             ctx = app_context()
@@ -188,51 +193,57 @@ class WizardBatchState(WizardState):
                 limit=ctx.settings.api_submission_rate_limit,
                 window_seconds=ctx.settings.api_submission_rate_window_seconds,
             )
-            outcomes = submit_batch(ctx.jobs, user.id, key, batch, SafetyLimits(), slot)
+            made = submit_batch(ctx.jobs, user.id, key, batch, SafetyLimits(), slot) if sent else []
         except ServiceError as refusal:
             self.batch_error = refusal.message
             return _focus("batch-error")
         finally:
             self.submitting = False
         self.nonce = secrets.token_hex(8)
+        outcomes = dict(zip([row["key"] for row in sent], made, strict=True))
         errors: dict[str, str] = {}
         results, remaining = [], []
-        for outcome, row, values in zip(outcomes, self.rows, setups, strict=True):
-            model = values["model_label"].strip()
-            label = f"Setup {outcome.line}" + (f" · {model}" if outcome.refusal is None else "")
-            if outcome.refusal is None:
+        for line, row in enumerate(self.rows, start=1):
+            outcome = outcomes.get(row["key"])
+            if outcome is not None and outcome.refusal is None:
+                model = row["model_label"].strip()
                 results.append(
-                    {"line": str(outcome.line), "label": label, "url": f"/tests/{outcome.test_id}",
-                     "id": outcome.test_id, "message": ""}
+                    {"line": str(line), "label": f"Setup {line}" + (f" · {model}" if model else ""),
+                     "url": f"/tests/{outcome.test_id}", "id": outcome.test_id, "message": ""}
                 )  # fmt: skip
                 continue
-            message = outcome.refusal.message
+            if outcome is not None and outcome.refusal is not None:
+                field = outcome.refusal.field or "row"
+                why = (field if field in ROW_FIELDS else "row", outcome.refusal.message)
+            else:
+                why = held[row["key"]] or ("row", "")
             results.append(
-                {"line": str(outcome.line), "label": label, "url": "", "id": "", "message": message}
-            )
-            field = outcome.refusal.field or "row"
-            field = field if field in ROW_FIELDS else "row"
-            errors[f"{row['key']}:{field}"] = message
-            # What the service accepted stays in the row; the refused field stays in the browser.
-            accepted = {f: v for f, v in values.items() if f != field and _clean(f, v)}
-            remaining.append({**row, **accepted})
+                {"line": str(line), "label": f"Setup {line}", "url": "", "id": "",
+                 "message": why[1]}
+            )  # fmt: skip
+            errors[f"{row['key']}:{why[0]}"] = why[1]
+            remaining.append(row)
         self.results = results
-        self.rows, self.row_errors = remaining, errors
+        self.rows = remaining
+        self.row_errors = {
+            **{k: v for k, v in self.row_errors.items() if k in self._held},
+            **errors,
+        }
         return _focus("batch-results-box")
+
+    def _held_refusal(self, key: str) -> tuple[str, str] | None:
+        """The first field of row ``key`` whose typed text the blur check refused."""
+        for field in ROW_FIELDS:
+            message = self._held.get(f"{key}:{field}")
+            if message is not None:
+                return field, message
+        return None
 
 
 def _focus(element_id: str) -> Any:
     """Move the keyboard's focus once the page has drawn what this event changed."""
     find = f"document.getElementById({element_id!r})"
     return rx.call_script(f"requestAnimationFrame(() => {find}?.focus())")
-
-
-def _clean(field: str, value: str) -> bool:
-    try:
-        clean_fields({field: value})
-    except ServiceError:
-        return False
-    return True
 
 
 def _import_note(panel: str, collection: str, proposed: int, skipped: int, dropped: int) -> str:
