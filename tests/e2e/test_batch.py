@@ -36,6 +36,7 @@ def _to_step_two(app: LiveApp, page: Page) -> str:
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
     page.click("#mode-several")
     expect(page.locator(".batch-row")).to_have_count(2)
+    expect(page.locator("#step-3")).to_have_count(0)  # submitted from here, not step 5
     return handle
 
 

@@ -247,7 +247,12 @@ def _result(item: ObjectVar[dict[str, str]]) -> rx.Component:
             rx.fragment(
                 rx.text.strong(item["label"]),
                 ": ",
-                rx.link("its Test", href=item["url"], id="result-link-" + item["line"]),
+                rx.link(
+                    "its Test",
+                    href=item["url"],
+                    id="result-link-" + item["line"],
+                    aria_label="The Test of " + item["label"],
+                ),
                 " — processing; public once its safety check passes.",
             ),
             rx.fragment(

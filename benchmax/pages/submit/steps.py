@@ -251,23 +251,26 @@ def wizard_href(step: int) -> rx.Var[str]:
 
 def _stepper() -> rx.Component:
     return rx.flex(
-        *[
-            rx.button(
-                f"{index}. {title}",
-                variant=rx.cond(W.step == index, "solid", "soft"),
-                size="1",
-                type="button",
-                on_click=D.go_to(index),
-                aria_current=rx.cond(W.step == index, "step", "false"),
-                id=f"step-{index}",
-            )
-            for index, title in enumerate(STEP_TITLES, start=1)
-        ],
+        *[_step_button(index, title) for index, title in enumerate(STEP_TITLES, start=1)],
         spacing="2",
         wrap="wrap",
         as_="nav",
         aria_label="Wizard steps",
     )
+
+
+def _step_button(index: int, title: str) -> rx.Component:
+    button = rx.button(
+        f"{index}. {title}",
+        variant=rx.cond(W.step == index, "solid", "soft"),
+        size="1",
+        type="button",
+        on_click=D.go_to(index),
+        aria_current=rx.cond(W.step == index, "step", "false"),
+        id=f"step-{index}",
+    )
+    # Several setups are submitted from step 2: the single Test's later steps are not theirs.
+    return rx.cond(B.several, rx.fragment(), button) if index > 2 else button
 
 
 def save_status() -> rx.Component:
