@@ -16,10 +16,11 @@ from playwright.sync_api import Locator, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.models import Test, TestState, User
+from benchmax.services.submissions.panel import MAX_REPLY_BYTES
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, sign_in, wait_ready
 from tests.e2e.test_accessibility import AXE, _problems
 from tests.e2e.test_submit import PROCESSING_TIMEOUT, _handle
-from tests.support.panel_replies import reply_text
+from tests.support.panel_replies import reply_text, seat
 from tests.unit.safety.corpus import canary_fragment, canary_key
 
 SHOTS = ARTIFACTS / "screens" / "batch"
@@ -34,7 +35,11 @@ def _to_step_two(app: LiveApp, page: Page) -> str:
     page.fill("#field-prompt", PROMPT)
     page.click("#wizard-next")
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
-    page.click("#mode-several")
+    page.focus("#mode-single")  # a radio group: arrows move between the choices, Space picks
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("#mode-several")).to_be_focused()
+    page.keyboard.press("Space")
+    expect(page.locator("#mode-several")).to_be_checked()
     expect(page.locator(".batch-row")).to_have_count(2)
     expect(page.locator("#step-3")).to_have_count(0)  # submitted from here, not step 5
     return handle
@@ -80,7 +85,8 @@ def test_three_setups_one_holding_a_key_make_two_tests_and_name_the_third(
     live_app: LiveApp, page: Page
 ) -> None:
     handle = _to_step_two(live_app, page)
-    page.click("#row-add")
+    page.focus("#row-add")
+    page.keyboard.press("Enter")
     rows = page.locator(".batch-row")
     expect(rows).to_have_count(3)
     expect(_field(rows.nth(2), "model_label")).to_be_focused()  # the new row, ready to type
@@ -145,6 +151,11 @@ def test_a_five_seat_panel_reply_proposes_three_setups_and_the_tests_show_their_
     page.set_input_files("#panel-file", str(broken))
     expect(page.locator("#panel-error")).to_contain_text("This JSON has no bench field")
     expect(page.locator(".batch-row")).to_have_count(2)
+    # One too large for the page to send is held back in the browser, and said so.
+    huge = tmp_path / "huge.json"
+    huge.write_text(reply_text([seat(1, "m", answer="a" * MAX_REPLY_BYTES)]))
+    page.set_input_files("#panel-file", str(huge))
+    expect(page.locator("#panel-error")).to_contain_text(f"at most {MAX_REPLY_BYTES:,} bytes")
 
     page.fill("#panel-paste", reply_text())
     page.click("#panel-import")
