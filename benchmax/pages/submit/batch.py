@@ -85,7 +85,7 @@ def _bound(row: ObjectVar[dict[str, str]], field: str) -> dict[str, Any]:
     key = row["key"]
     return {
         "id": "row-" + key + "-" + field,
-        "key": key + field + B.rows_key.to_string(),
+        "key": key + field,
         "default_value": row[field],
         "on_blur": lambda value: B.check_field(key, field, value),
         "aria_invalid": B.row_errors.contains(key + ":" + field),

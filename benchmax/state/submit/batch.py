@@ -55,7 +55,6 @@ class WizardBatchState(WizardState):
     rows: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     # Refusals by "row key:field"; a message under the row for what names no field.
     row_errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
-    rows_key: rx.Field[int] = rx.field(0)
     skipped: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
     import_error: rx.Field[str] = rx.field("")
     import_note: rx.Field[str] = rx.field("")
@@ -110,18 +109,18 @@ class WizardBatchState(WizardState):
     @rx.event
     def check_field(self, key: str, field: str, value: str) -> None:
         """A row field on blur: kept when it would be accepted, else the reason shown."""
-        if field not in ROW_FIELDS:
+        if field not in ROW_FIELDS or not isinstance(value, str):
             return
         error_key = f"{key}:{field}"
         try:
-            clean_fields({field: str(value)})
+            clean_fields({field: value})
         except ServiceError as refusal:
             self.row_errors = {**self.row_errors, error_key: refusal.message}
             self._held = {**self._held, error_key: refusal.message}
             return
         self.row_errors = {k: v for k, v in self.row_errors.items() if k != error_key}
         self._held = {k: v for k, v in self._held.items() if k != error_key}
-        self.rows = [{**row, field: str(value)} if row["key"] == key else row for row in self.rows]
+        self.rows = [{**row, field: value} if row["key"] == key else row for row in self.rows]
 
     # --- importing a panel reply -------------------------------------------------------
 
@@ -130,10 +129,12 @@ class WizardBatchState(WizardState):
         """Read a pasted or uploaded reply into rows; ``size`` is what the browser measured
         when it held back a reply too large to send (``text`` is then empty)."""
         self.import_error, self.import_note = "", ""
+        # Both come from the page, so from anyone: a number and a string, or nothing.
+        measured = size if isinstance(size, int) and not isinstance(size, bool) else 0
         try:
-            if int(size) > MAX_REPLY_BYTES:
-                raise reply_too_large(int(size))
-            proposal = read_panel_reply(text)
+            if measured > MAX_REPLY_BYTES:
+                raise reply_too_large(measured)
+            proposal = read_panel_reply(text if isinstance(text, str) else "")
         except ServiceError as refusal:
             self.import_error = refusal.message
             return
@@ -145,8 +146,8 @@ class WizardBatchState(WizardState):
             seconds = f", {setup.seconds:g} s" if setup.seconds is not None else ""
             origin = f"Seat {setup.position}" + (f" ({setup.seat}{seconds})" if setup.seat else "")
             rows.append({**_blank_row(self._new_key(), origin), **setup.fields})
+        # New rows mount with their own keys; the kept ones keep what the browser holds.
         self.rows = [*kept, *rows]
-        self.rows_key += 1
         self.skipped = [
             {
                 "position": str(seat.position),
