@@ -22,6 +22,7 @@ from benchmax.api.submissions import submission_routes
 from benchmax.context import AppContext
 from benchmax.models import AccountStatus, Job, Test, TestState, User
 from benchmax.services import tokens
+from benchmax.services.detail_view import get_test_view
 from benchmax.services.errors import RateLimited
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
@@ -140,6 +141,10 @@ def test_a_key_in_one_output_refuses_that_setup_only(api: Api, job_ctx: JobConte
     assert len({t.prompt_key for t in made}) == 1  # one comparison group
     assert (made[0].attempts, made[0].model_version_label) == (2, "20250929")
     assert (made[0].gateway_call_id, made[1].gateway_call_id) == ("", "call_0003")
+    with Session(api.engine) as session:  # what readers and the API see of it
+        view = get_test_view(session, third["id"], None)
+    assert view is not None
+    assert view.gateway_call_id == "call_0003"
 
 
 @BOTH
