@@ -33,6 +33,7 @@ from benchmax.services.submissions.batch import (
     MAX_SETUPS,
     PER_SETUP_FIELDS,
     Batch,
+    SetupOutcome,
     slot_by_tests,
     submit_batch,
 )
@@ -201,7 +202,13 @@ class WizardBatchState(WizardState):
         finally:
             self.submitting = False
         self.nonce = secrets.token_hex(8)
-        outcomes = dict(zip([row["key"] for row in sent], made, strict=True))
+        self._settle(dict(zip([row["key"] for row in sent], made, strict=True)), held)
+        return _focus("batch-results-box")
+
+    def _settle(
+        self, outcomes: dict[str, SetupOutcome], held: dict[str, tuple[str, str] | None]
+    ) -> None:
+        """The results list, and the rows left to fix: those refused, with why beside them."""
         errors: dict[str, str] = {}
         results, remaining = [], []
         for line, row in enumerate(self.rows, start=1):
@@ -230,7 +237,6 @@ class WizardBatchState(WizardState):
             **{k: v for k, v in self.row_errors.items() if k in self._held},
             **errors,
         }
-        return _focus("batch-results-box")
 
     def _held_refusal(self, key: str) -> tuple[str, str] | None:
         """The first field of row ``key`` whose typed text the blur check refused."""
