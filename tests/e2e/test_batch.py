@@ -41,6 +41,7 @@ def _to_step_two(app: LiveApp, page: Page) -> str:
     page.keyboard.press("Space")
     expect(page.locator("#mode-several")).to_be_checked()
     expect(page.locator(".batch-row")).to_have_count(2)
+    expect(page.locator("#mode-several")).to_be_focused()  # the switch keeps the keyboard's place
     expect(page.locator("#step-3")).to_have_count(0)  # submitted from here, not step 5
     return handle
 

@@ -345,7 +345,6 @@ def batch_editor() -> rx.Component:
         id="batch-form",
     )  # fmt: skip
     return rx.vstack(
-        setup_choice(),
         declared_label(),
         _prompt_box(),
         _results(),

@@ -38,7 +38,6 @@ def _step_one() -> rx.Component:
 
 def _step_two() -> rx.Component:
     return rx.vstack(
-        setup_choice(),
         declared_label(),
         rx.grid(
             text_input(
@@ -335,7 +334,11 @@ def editor() -> rx.Component:
         id="wizard-form",
     )
     # Several setups are submitted from step 2 by their own form (``pages/submit/batch.py``).
-    form = rx.cond((W.step == 2) & B.several, batch_editor(), form)
+    # The choice stays outside both forms, so picking one keeps the keyboard's place.
+    form = rx.fragment(
+        rx.cond(W.step == 2, setup_choice()),
+        rx.cond((W.step == 2) & B.several, batch_editor(), form),
+    )
     # ``form`` errors are refusals that belong to no one field (e.g. the account's cap on
     # open drafts), on whichever step they happen.
     return rx.vstack(_stepper(), heading, field_error("form"), form, spacing="4", width="100%")
