@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
+from benchmax.api.batch import batch_routes
 from benchmax.api.compat import compat_routes
 from benchmax.api.draft_files import draft_file_routes
 from benchmax.api.errors import EXCEPTION_HANDLERS
@@ -30,6 +31,7 @@ def build_api(ctx: AppContext) -> Starlette:
         *security_txt_routes(ctx),
         *tests_read_routes(ctx),
         *submission_routes(ctx),
+        *batch_routes(ctx),
         *draft_file_routes(ctx),
         *review_routes(ctx),
         *showcase_routes(ctx),

@@ -41,7 +41,6 @@ from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import (
     Forbidden,
     Invalid,
-    RateLimited,
     Unauthenticated,
     Unsupported,
 )
@@ -58,7 +57,7 @@ from benchmax.services.submissions.idempotency import (
     prior_submission,
     replayed,
 )
-from benchmax.services.submissions.quota import take_submission_slot
+from benchmax.services.submissions.quota import rate_limited, take_submission_slot
 from benchmax.settings import Settings
 
 # API field name -> draft field. The API keeps short names (model, harness, output) for scripts.
@@ -75,19 +74,19 @@ API_FIELDS = {
     "notes": "notes",
     "source_visibility": "source_visibility",
 }
-_DRAFT_TO_API = {draft: api for api, draft in API_FIELDS.items()}
+DRAFT_TO_API = {draft: api for api, draft in API_FIELDS.items()}
 FILES_FIELD = "files"
 # The longest text field (500,000 characters of output) in UTF-8, with room to spare.
 _MAX_TEXT_PART_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
-class _Caller:
+class Caller:
     user_id: str
     token_id: str
 
 
-def _authenticate(request: Request, ctx: AppContext, *, writing: bool = True) -> _Caller:
+def authenticate(request: Request, ctx: AppContext, *, writing: bool = True) -> Caller:
     """The token's account; a suspended one may still read (its own Tests' status) but not
     write."""
     credential = bearer_token(request)
@@ -99,10 +98,10 @@ def _authenticate(request: Request, ctx: AppContext, *, writing: bool = True) ->
         token, user = token_owner(session, credential)
         if writing and not user.can_write:
             raise Forbidden("account_suspended", "This account is suspended and cannot submit.")
-        return _Caller(user.id, token.id)
+        return Caller(user.id, token.id)
 
 
-def _idempotency_digest(request: Request) -> str | None:
+def idempotency_digest_of(request: Request) -> str | None:
     """The stored form of the request's Idempotency-Key, if it sent one (never the key)."""
     key = request.headers.get("idempotency-key")
     if key is None:
@@ -157,21 +156,25 @@ def _bad_field(name: str, message: str) -> Invalid:
     return Invalid("unknown_field", message, name)
 
 
+def status_url(test_id: str, settings: Settings) -> str:
+    return f"{settings.app_origin}/api/v1/tests/{test_id}/status"
+
+
 def _accepted(test_id: str, settings: Settings) -> JSONResponse:
-    status_url = f"{settings.app_origin}/api/v1/tests/{test_id}/status"
+    url = status_url(test_id, settings)
     return JSONResponse(
-        {"id": test_id, "status": "processing", "status_url": status_url},
+        {"id": test_id, "status": "processing", "status_url": url},
         status_code=202,
-        headers={"Location": status_url, "Cache-Control": "no-store"},
+        headers={"Location": url, "Cache-Control": "no-store"},
     )
 
 
-def _prior(ctx: AppContext, caller: _Caller, key: str) -> PriorSubmission | None:
+def _prior(ctx: AppContext, caller: Caller, key: str) -> PriorSubmission | None:
     with ctx.session() as session:
         return prior_submission(session, caller.user_id, key)
 
 
-def _take_slot(ctx: AppContext, caller: _Caller) -> None:
+def take_slot(ctx: AppContext, caller: Caller) -> None:
     settings = ctx.settings
     with ctx.session() as session:
         wait = take_submission_slot(
@@ -182,18 +185,14 @@ def _take_slot(ctx: AppContext, caller: _Caller) -> None:
             window_seconds=settings.api_submission_rate_window_seconds,
         )
     if wait is not None:
-        raise RateLimited(
-            "rate_limited",
-            f"This account has made too many submissions recently; try again in {wait} seconds.",
-            retry_after=wait,
-        )
+        raise rate_limited(wait)
 
 
 def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> list[Route]:
     limits = limits or SafetyLimits()
 
     async def create_test(request: Request) -> Response:
-        caller = await run_in_threadpool(_authenticate, request, ctx)
+        caller = await run_in_threadpool(authenticate, request, ctx)
         content_type = request.headers.get("content-type", "")
         if not content_type.lower().startswith("multipart/form-data"):
             raise Unsupported(
@@ -202,16 +201,16 @@ def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> li
         max_bytes = ctx.settings.upload_max_request_bytes
         cap = ByteCap(max_bytes, request_too_large(max_bytes))
         cap.check_declared(declared_length(request.scope))
-        key = _idempotency_digest(request)
+        key = idempotency_digest_of(request)
         prior = await run_in_threadpool(_prior, ctx, caller, key) if key else None
         if prior is None:
-            await run_in_threadpool(_take_slot, ctx, caller)
+            await run_in_threadpool(take_slot, ctx, caller)
         body = await _read_body(request, ctx.settings, limits, cap)
         try:
             if prior is not None:
                 return _accepted(replayed(prior, body.submission.fingerprint), ctx.settings)
             # From here refusals come from the wizard's services, in the draft's field names.
-            name_fields(request, _DRAFT_TO_API)
+            name_fields(request, DRAFT_TO_API)
             test_id = await run_in_threadpool(
                 submit_at_once,
                 ctx.jobs,
@@ -227,9 +226,9 @@ def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> li
 
     async def test_status(request: Request) -> Response:
         caller = await run_in_threadpool(
-            functools.partial(_authenticate, writing=False), request, ctx
+            functools.partial(authenticate, writing=False), request, ctx
         )
-        name_fields(request, _DRAFT_TO_API)
+        name_fields(request, DRAFT_TO_API)
         view = await run_in_threadpool(_status, ctx, caller, request.path_params["test_id"])
         return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
@@ -239,7 +238,7 @@ def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> li
     ]
 
 
-def _status(ctx: AppContext, caller: _Caller, test_id: str) -> dict[str, Any]:
+def _status(ctx: AppContext, caller: Caller, test_id: str) -> dict[str, Any]:
     with ctx.session() as session:
         user = get_user(session, caller.user_id)
         assert user is not None

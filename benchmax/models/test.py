@@ -117,6 +117,9 @@ class Test(TestBase, Stamped, table=True):
     idempotency_key: str | None = Field(default=None, max_length=200, index=True)
     # SHA-256 of the request that used the key, so a different request reusing it is refused.
     idempotency_fingerprint: str = Field(default="", max_length=64)
+    # A reference the contributor declared: the bench gateway's id for the call that produced
+    # this output (a panel import fills it). Shown as plain text, never as a link.
+    gateway_call_id: str = Field(default="", max_length=128)
     submitted_at: datetime | None = time_field()
     published_at: datetime | None = time_field()
     removed_at: datetime | None = time_field()

@@ -39,6 +39,11 @@ def _setup() -> rx.Component:
             row("Harness", TEST.harness, "setup-harness"),
             row("Reasoning", TEST.reasoning, "setup-reasoning"),
             row("Attempts", TEST.attempts, "setup-attempts"),
+            # Declared, like the rest; plain text, as a reader cannot follow it anywhere.
+            rx.cond(
+                TEST.gateway_call_id != "",
+                row("Gateway call id", TEST.gateway_call_id, "setup-gateway-call-id"),
+            ),
             orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
         rx.cond(

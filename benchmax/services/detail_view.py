@@ -74,6 +74,8 @@ class TestView(JsonReady):
     harness: CatalogRef | None
     settings_text: str
     attempts: int | None
+    # A reference the contributor declared (a panel import's call id); text, never a link.
+    gateway_call_id: str
     notes: str
     output_text: str
     output_html: str

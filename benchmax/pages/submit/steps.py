@@ -6,6 +6,7 @@ import reflex as rx
 
 from benchmax.components.badges import declared_label
 from benchmax.components.blocks import column, list_or, muted
+from benchmax.pages.submit.batch import batch_editor, setup_choice
 from benchmax.pages.submit.controls import (
     datalist,
     field_error,
@@ -15,6 +16,7 @@ from benchmax.pages.submit.controls import (
 )
 from benchmax.pages.submit.files import evidence_step, file_row
 from benchmax.services.submissions import REASONING_CHOICES, REASONING_HINT
+from benchmax.state.submit.batch import WizardBatchState as B
 from benchmax.state.submit.draft import WizardDraftState as D
 from benchmax.state.submit.files import WizardFilesState as F
 from benchmax.state.submit.processing import WizardProcessingState as P
@@ -248,23 +250,26 @@ def wizard_href(step: int) -> rx.Var[str]:
 
 def _stepper() -> rx.Component:
     return rx.flex(
-        *[
-            rx.button(
-                f"{index}. {title}",
-                variant=rx.cond(W.step == index, "solid", "soft"),
-                size="1",
-                type="button",
-                on_click=D.go_to(index),
-                aria_current=rx.cond(W.step == index, "step", "false"),
-                id=f"step-{index}",
-            )
-            for index, title in enumerate(STEP_TITLES, start=1)
-        ],
+        *[_step_button(index, title) for index, title in enumerate(STEP_TITLES, start=1)],
         spacing="2",
         wrap="wrap",
         as_="nav",
         aria_label="Wizard steps",
     )
+
+
+def _step_button(index: int, title: str) -> rx.Component:
+    button = rx.button(
+        f"{index}. {title}",
+        variant=rx.cond(W.step == index, "solid", "soft"),
+        size="1",
+        type="button",
+        on_click=D.go_to(index),
+        aria_current=rx.cond(W.step == index, "step", "false"),
+        id=f"step-{index}",
+    )
+    # Several setups are submitted from step 2: the single Test's later steps are not theirs.
+    return rx.cond(B.several, rx.fragment(), button) if index > 2 else button
 
 
 def save_status() -> rx.Component:
@@ -327,6 +332,12 @@ def editor() -> rx.Component:
         on_submit=D.next_step,
         width="100%",
         id="wizard-form",
+    )
+    # Several setups are submitted from step 2 by their own form (``pages/submit/batch.py``).
+    # The choice stays outside both forms, so picking one keeps the keyboard's place.
+    form = rx.fragment(
+        rx.cond(W.step == 2, setup_choice()),
+        rx.cond((W.step == 2) & B.several, batch_editor(), form),
     )
     # ``form`` errors are refusals that belong to no one field (e.g. the account's cap on
     # open drafts), on whichever step they happen.

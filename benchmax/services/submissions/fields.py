@@ -33,12 +33,20 @@ DRAFT_FIELDS = (
     "title",
     "source_visibility",
 )
+# Declared references that only a batch sets (the wizard's single Test never shows them): the
+# bench gateway's call id of an imported panel seat.
+REFERENCE_FIELDS = ("gateway_call_id",)
+STORED_FIELDS = (*DRAFT_FIELDS, *REFERENCE_FIELDS)
 REQUIRED_FIELDS = ("prompt", "model_label", "harness_label", "reasoning_label")
 # The reasoning settings the wizard suggests and the feed's filter hints at. The field stays
 # free text: tools name their settings differently, and the label is what was declared.
 REASONING_CHOICES = ("none", "low", "medium", "high", "max", "unknown")
 REASONING_HINT = ", ".join(REASONING_CHOICES) + "…"
 MAX_ATTEMPTS = 1_000_000
+# A call id is an identifier, not prose: letters, digits and . _ : - only, so nothing shown
+# beside a Test as a reference can be markup, a link or a line break.
+MAX_CALL_ID_CHARS = 128
+_CALL_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
 
 
 @dataclass(frozen=True)
@@ -72,11 +80,11 @@ def field_label(name: str) -> str:
 
 def clean_fields(fields: Mapping[str, str]) -> dict[str, Any]:
     """Column values for ``fields``, secret-checked and validated; raises on the first fault."""
-    unknown = sorted(set(fields) - set(DRAFT_FIELDS))
+    unknown = sorted(set(fields) - set(STORED_FIELDS))
     if unknown:
         raise Invalid("unknown_field", f"Unknown field: {unknown[0]}.", unknown[0])
     cleaned: dict[str, Any] = {}
-    for name in DRAFT_FIELDS:
+    for name in STORED_FIELDS:
         if name not in fields:
             continue
         value = fields[name]
@@ -86,6 +94,8 @@ def clean_fields(fields: Mapping[str, str]) -> dict[str, Any]:
             cleaned[name] = _attempts(value)
         elif name == "source_visibility":
             cleaned[name] = _visibility(value)
+        elif name == "gateway_call_id":
+            cleaned[name] = _call_id(value)
         else:
             cleaned[name] = _text(name, value)
     return cleaned
@@ -109,6 +119,15 @@ def _text(name: str, value: str) -> str:
         )
     if spec.single_line and any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in value):
         raise Invalid("field_single_line", f"The {spec.label} must be a single line of text.", name)
+    if any(unicodedata.category(ch) == "Cs" for ch in value):
+        # Half of a character pair, as a JSON "\ud800" escape or a cut paste can carry; no
+        # database stores it.
+        raise Invalid(
+            "field_broken_characters",
+            f"The {spec.label} contains broken characters (half of a character pair). Remove "
+            "them and try again.",
+            name,
+        )
     if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in value):
         raise Invalid(
             "field_control_chars",
@@ -131,6 +150,21 @@ def _attempts(value: str) -> int | None:
             "attempts",
         )
     return int(value)
+
+
+def _call_id(value: str) -> str:
+    value = value.strip()
+    problem = check_text_field("gateway call id", value) if value else None
+    if problem is not None:
+        raise Invalid("secret_detected", problem, "gateway_call_id")
+    if len(value) > MAX_CALL_ID_CHARS or not set(value) <= _CALL_ID_CHARS:
+        raise Invalid(
+            "invalid_call_id",
+            f"A gateway call id is at most {MAX_CALL_ID_CHARS} letters, digits and . _ : - "
+            "characters.",
+            "gateway_call_id",
+        )
+    return value
 
 
 def _visibility(value: str) -> SourceVisibility:

@@ -10,13 +10,15 @@ reviews is on this path.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sqlmodel import Session
 
 from benchmax.models import AuditAction, EvidenceState, JobState, Test, TestState, User, audit
 from benchmax.models._base import utcnow
 from benchmax.services import jobs
 from benchmax.services.errors import Conflict, Invalid
-from benchmax.services.submissions.fields import DRAFT_FIELDS, REQUIRED_FIELDS, clean_fields
+from benchmax.services.submissions.fields import REQUIRED_FIELDS, STORED_FIELDS, clean_fields
 from benchmax.services.submissions.files import FILES_FIELD
 from benchmax.services.submissions.records import (
     PUBLISH_TEST,
@@ -43,9 +45,6 @@ def submit(session: Session, user: User, test_id: str) -> Test:
     """Check the draft is complete and clean, then start safety processing."""
     test = editable_test(session, user, test_id)
     lock_test(session, test.id)
-    for name in REQUIRED_FIELDS:
-        if not str(getattr(test, name)).strip():
-            raise Invalid("required", REQUIRED_MESSAGES[name], name)
     files = live_files(session, test.id)
     if any(file.state == EvidenceState.BLOCKED for file in files):
         raise Invalid(
@@ -53,14 +52,8 @@ def submit(session: Session, user: User, test_id: str) -> Test:
             "Some files did not pass the safety checks. Replace or remove them, then submit.",
             FILES_FIELD,
         )
-    if not test.output_text.strip() and not files:
-        raise Invalid(
-            "evidence_required",
-            EVIDENCE_REQUIRED_MESSAGE,
-            "output_text",
-        )
     # Checked again: the secret rules may have grown since the draft was saved.
-    clean_fields({name: _as_text(getattr(test, name)) for name in DRAFT_FIELDS})
+    check_complete({name: _as_text(getattr(test, name)) for name in STORED_FIELDS}, bool(files))
     now = utcnow()
     test.state = TestState.PROCESSING
     test.submitted_at = test.submitted_at or now
@@ -70,6 +63,17 @@ def submit(session: Session, user: User, test_id: str) -> Test:
     _start_processing(session, test)
     session.flush()
     return test
+
+
+def check_complete(fields: Mapping[str, str], has_files: bool) -> None:
+    """Refuse what ``submit`` would refuse about these field values: a required field left
+    blank, no output and no file, or a value ``clean_fields`` refuses. Stores nothing."""
+    for name in REQUIRED_FIELDS:
+        if not fields.get(name, "").strip():
+            raise Invalid("required", REQUIRED_MESSAGES[name], name)
+    if not fields.get("output_text", "").strip() and not has_files:
+        raise Invalid("evidence_required", EVIDENCE_REQUIRED_MESSAGE, "output_text")
+    clean_fields(fields)
 
 
 def retry_processing(session: Session, user: User, test_id: str) -> Test:

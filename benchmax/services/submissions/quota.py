@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from benchmax.models import ApiToken, ApiTokenUse, EvidenceFile, Test, User
 from benchmax.models._base import as_utc, utcnow
+from benchmax.services.errors import RateLimited
 
 
 def _wait_seconds(oldest: datetime, window_seconds: int, now: datetime) -> int:
@@ -56,6 +57,32 @@ def take_submission_slot(
         return _wait_seconds(oldest, window_seconds, now)
     session.add(ApiTokenUse(token_id=token_id, created_at=now))
     session.flush()
+    return None
+
+
+def rate_limited(wait: int) -> RateLimited:
+    return RateLimited(
+        "rate_limited",
+        f"This account has made too many submissions recently; try again in {wait} seconds.",
+        retry_after=wait,
+    )
+
+
+def recent_submissions_wait(
+    session: Session, user_id: str, *, limit: int, window_seconds: int
+) -> int | None:
+    """None while the account submitted fewer than ``limit`` Tests in the window (by any
+    path), else the seconds until the oldest of them leaves it. The wizard's batches are held
+    to it: a page has no token, so its submissions are counted from the Tests themselves."""
+    now = utcnow()
+    count, oldest = session.exec(
+        select(func.count(), func.min(Test.submitted_at)).where(
+            Test.contributor_id == user_id,
+            col(Test.submitted_at) >= now - timedelta(seconds=window_seconds),
+        )
+    ).one()
+    if count >= limit and oldest is not None:
+        return _wait_seconds(oldest, window_seconds, now)
     return None
 
 

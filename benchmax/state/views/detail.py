@@ -32,6 +32,7 @@ class TestPanel:
     harness: str = ""
     reasoning: str = ""
     attempts: str = ""
+    gateway_call_id: str = ""
     settings: str = ""
     notes: str = ""
     notes_html: str = ""
@@ -56,6 +57,7 @@ class TestPanel:
             harness=view.harness_label,
             reasoning=view.reasoning_label,
             attempts=attempts_text(view.attempts),
+            gateway_call_id=view.gateway_call_id,
             settings=view.settings_text,
             notes=view.notes,
             notes_html=view.notes_html if view.notes.strip() else "",
