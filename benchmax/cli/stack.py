@@ -21,11 +21,11 @@ def _running(stack: Any) -> str:
 
 
 def _cmd_stack(args: argparse.Namespace) -> int:
+    from benchmax.cli.main import _settings
     from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested
-    from benchmax.settings import get_settings
     from benchmax.stack.topology import Stack, StackConfig
 
-    grace = get_settings().shutdown_grace_seconds
+    grace = _settings().shutdown_grace_seconds
     config = StackConfig(
         base_port=args.port,
         redis_port=args.redis_port,
@@ -51,6 +51,7 @@ def _cmd_stack(args: argparse.Namespace) -> int:
                 f"    database:     {config.database_url}\n    redis:        {config.redis_url}\n"
                 f"    processes:    {_running(stack)}\n"
                 f"    logs:         {stack.logs}\n"
+                f"    CLI:          . {stack.cli_env}  then  benchmax jobs list (or any)\n"
                 "  A process that exits is restarted. Ctrl+C (or SIGTERM) stops them all.\n",
                 flush=True,
             )

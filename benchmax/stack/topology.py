@@ -17,6 +17,7 @@ Clerk), which that flag waives only while both origins are loopback.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -161,6 +162,21 @@ class Stack:
         self.kill(name, signal.SIGTERM)
         return self.respawn(name)
 
+    @property
+    def cli_env(self) -> Path:
+        return self.config.data_dir.resolve() / "stack.env"
+
+    def write_cli_env(self) -> None:
+        """``<data>/stack.env``: the settings the stack runs with, as shell ``export`` lines,
+        so an operator's ``benchmax`` command reaches this stack: ``. var/stack/stack.env``."""
+        lines = [
+            f"export {key}={shlex.quote(value)}"
+            for key, value in sorted(self.env.items())
+            if key.startswith("BENCHMAX_") or key == "REFLEX_REDIS_URL"
+        ]
+        self.cli_env.parent.mkdir(parents=True, exist_ok=True)
+        self.cli_env.write_text("\n".join(lines) + "\n")
+
     def create_token(self, handle: str) -> str:
         """A new account's API token, made with the operator's CLI in the stack's environment."""
         out = subprocess.run(
@@ -194,6 +210,7 @@ class Stack:
         )  # fmt: skip
         self.wait_ready(["redis", "s3"], timeout=60)
         self._run_once("setup", _py("-m", "benchmax.stack.setup"), timeout)
+        self.write_cli_env()
         if cfg.serve_frontend and cfg.build_frontend:
             self._run_once(
                 "frontend-build",

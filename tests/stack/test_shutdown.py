@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -200,6 +202,15 @@ def test_benchmax_stack_restarts_what_dies_and_on_sigterm_hands_back_the_running
             "SELECT storage_key FROM evidence_file WHERE test_id = :t", t=first)]  # fmt: skip
         assert keys
         assert all(_object_exists(config, k) for k in keys)
+
+        # The operator's CLI, pointed at the running stack as the README says.
+        listed = subprocess.run(
+            ["bash", "-c", f". {config.data_dir / 'stack.env'} && {sys.executable} -m "
+             "benchmax.cli jobs list --state done"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        assert "publish_test" in listed.stdout
 
         pids = _pids(log)
         worker_log = config.data_dir / "logs" / "worker-1.log"
