@@ -111,6 +111,7 @@ class Supervisor:
         self.children: dict[str, Child] = {}
         self.stopping = False
         self._hurry = False
+        self._spawning: list[str] | None = None
 
     # -- one child -----------------------------------------------------------------------
 
@@ -129,6 +130,7 @@ class Supervisor:
         if log is not None:
             log.parent.mkdir(parents=True, exist_ok=True)
             out = open(log, "ab")  # noqa: SIM115 - the child owns it
+        self._spawning = command
         try:
             process = subprocess.Popen(
                 command, cwd=self.cwd, env=self.env, stdout=out,
@@ -139,6 +141,7 @@ class Supervisor:
                 out.close()
         previous = self.children.get(name)
         self.children[name] = Child(name, command, process, log, tier, restart)
+        self._spawning = None
         if previous is not None:
             self.children[name].failures = previous.failures
             self.children[name].restarts = previous.restarts
@@ -237,9 +240,23 @@ class Supervisor:
                 forced = True
         return forced
 
+    def _kill_stray(self) -> None:
+        """A child whose ``spawn`` the stop signal interrupted (started, never recorded) has
+        served nothing yet: it and its group go at once."""
+        command, self._spawning = self._spawning, None
+        if command is None:
+            return
+        known = {c.process.pid for c in self.children.values()}
+        with suppress(psutil.Error):
+            for proc in psutil.Process().children():
+                with suppress(ProcessLookupError, PermissionError, psutil.Error):
+                    if proc.pid not in known and proc.cmdline() == command:
+                        os.killpg(proc.pid, signal.SIGKILL)
+
     def stop(self) -> int:
         """Stop every child, newest tier first; ``EXIT_STOPPED`` or ``EXIT_KILLED``."""
         self.stopping = True
+        self._kill_stray()
         self._note_descendants()
         tiers = sorted({c.tier for c in self.children.values()}, reverse=True)
         forced = False

@@ -16,6 +16,7 @@ import pytest
 from benchmax.runtime.supervisor import (
     EXIT_KILLED,
     EXIT_STOPPED,
+    KILL_MARGIN_SECONDS,
     StopRequested,
     Supervisor,
 )
@@ -78,7 +79,8 @@ def test_stop_kills_what_outlives_the_grace_period_even_outside_its_group(
     started = time.monotonic()
     assert supervisor.stop() == EXIT_KILLED
     took = time.monotonic() - started
-    assert 1.0 <= took < 1.0 + 3 + 1, took  # the grace, the margin, then SIGKILL
+    # The grace period, the margin, then SIGKILL (and a loaded machine's slack).
+    assert 1.0 + KILL_MARGIN_SECONDS <= took < 1.0 + KILL_MARGIN_SECONDS + 3, took
     assert polite.returncode == -signal.SIGTERM
     assert stubborn.returncode == -signal.SIGKILL
     assert _gone(escaped)
