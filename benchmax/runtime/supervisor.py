@@ -12,12 +12,16 @@ whatever is left of it — group members and every descendant seen while it ran,
 those that made sessions of their own, like the preview sandbox — gets SIGKILL. A second
 signal during the stop skips the rest of the wait. The exit status says which way it went.
 
+If the supervisor itself is killed (SIGKILL cannot be handled), each child gets SIGTERM from
+the kernel (``PR_SET_PDEATHSIG``) and stops as it would have been stopped.
+
 ``watch()`` is the stack's supervision: a child that exits is logged and restarted after a
 backoff that doubles with each quick failure, instead of taking the whole topology down.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -30,6 +34,22 @@ from pathlib import Path
 from types import FrameType
 
 import psutil
+
+# Linux's prctl, loaded before any fork: a child asks for SIGTERM when its supervisor dies,
+# so even a SIGKILLed `benchmax stack` leaves nothing behind (its children stop themselves).
+_PR_SET_PDEATHSIG = 1
+_prctl: Callable[..., int] | None
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux: a supervisor that is killed leaves orphans
+    _prctl = None
+
+
+def _stop_with_parent() -> None:
+    """Runs in the child between fork and exec (nothing but one system call)."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
 
 EXIT_STOPPED = 0
 """Stopped on request (SIGTERM, SIGINT) and every child exited within the grace period."""
@@ -49,8 +69,12 @@ STABLE_SECONDS = 60.0
 """A child up this long has recovered: its next exit is restarted after the first backoff."""
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""What process managers send (SIGTERM), Ctrl+C (SIGINT), a closed terminal (SIGHUP)."""
+
+
 class StopRequested(Exception):  # noqa: N818 - a request, not an error
-    """Raised in the main thread by the first SIGTERM or SIGINT."""
+    """Raised in the main thread by the first of ``STOP_SIGNALS``."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
@@ -135,6 +159,7 @@ class Supervisor:
             process = subprocess.Popen(
                 command, cwd=self.cwd, env=self.env, stdout=out,
                 stderr=subprocess.STDOUT if out else None, start_new_session=True,
+                preexec_fn=_stop_with_parent,  # one system call between fork and exec
             )  # fmt: skip
         finally:
             if out is not None:
@@ -269,7 +294,7 @@ class Supervisor:
 
     @contextmanager
     def stop_signals(self) -> Iterator[None]:
-        """While inside: the first SIGTERM or SIGINT raises ``StopRequested`` in the main
+        """While inside: the first of ``STOP_SIGNALS`` raises ``StopRequested`` in the main
         thread; one during the stop itself only cuts the wait short."""
 
         def handler(signum: int, _frame: FrameType | None) -> None:
@@ -279,7 +304,7 @@ class Supervisor:
             self.stopping = True
             raise StopRequested(signum)
 
-        previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+        previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
         try:
             yield
         finally:

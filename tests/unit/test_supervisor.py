@@ -122,13 +122,45 @@ def _signal_self_and_wait(sig: int) -> None:
     time.sleep(5)
 
 
+@pytest.mark.parametrize("first", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_the_first_signal_asks_to_stop_and_a_second_only_cuts_the_wait_short(
-    supervisor: Supervisor,
+    supervisor: Supervisor, first: signal.Signals
 ) -> None:
     with supervisor.stop_signals():
         with pytest.raises(StopRequested) as raised:
-            _signal_self_and_wait(signal.SIGTERM)
-        assert raised.value.signum == signal.SIGTERM
+            _signal_self_and_wait(first)
+        assert raised.value.signum == first
         os.kill(os.getpid(), signal.SIGINT)  # while stopping: no second exception
         time.sleep(0.1)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+SUPERVISING = """
+import os, sys, time
+from pathlib import Path
+from benchmax.runtime.supervisor import Supervisor
+sup = Supervisor(1.0, cwd=Path("."), env=os.environ)
+child = sup.spawn("child", [sys.executable, "-c", "import time; time.sleep(300)"])
+print(child.pid, flush=True)
+time.sleep(300)
+"""
+
+
+def test_children_stop_when_their_supervisor_is_killed_outright(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled: the kernel sends each child SIGTERM instead."""
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    parent = subprocess.Popen(
+        [sys.executable, "-c", SUPERVISING], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    assert not _gone(child)
+    parent.kill()
+    parent.wait(10)
+    deadline = time.monotonic() + 10
+    while not _gone(child):
+        assert time.monotonic() < deadline, "the child outlived its supervisor"
+        time.sleep(0.05)
