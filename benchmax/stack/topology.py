@@ -31,6 +31,7 @@ from pathlib import Path
 import httpx
 
 from benchmax.runtime.supervisor import Supervisor
+from benchmax.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -55,8 +56,9 @@ class StackConfig:
     extra_env: Mapping[str, str] = field(default_factory=dict)
     # Modules every worker imports besides the product's: job kinds of one's own.
     worker_modules: tuple[str, ...] = ()
-    # SIGTERM/SIGINT: how long running jobs may finish (BENCHMAX_SHUTDOWN_GRACE_SECONDS).
-    grace_seconds: float = 20.0
+    # SIGTERM/SIGINT: how long running jobs may finish; every process of the stack gets it
+    # as BENCHMAX_SHUTDOWN_GRACE_SECONDS, so the workers and the supervisor agree.
+    grace_seconds: float = Settings.model_fields["shutdown_grace_seconds"].default
 
     @property
     def app_origin(self) -> str:
@@ -102,6 +104,7 @@ class StackConfig:
                 "REFLEX_CHECK_LATEST_VERSION": "false",
                 "REFLEX_USE_SYSTEM_BUN": env.get("REFLEX_USE_SYSTEM_BUN", "1"),
                 "PYTHONUNBUFFERED": "1",
+                "BENCHMAX_SHUTDOWN_GRACE_SECONDS": str(self.grace_seconds),
             }
         )
         env.update(self.extra_env)
