@@ -228,9 +228,8 @@ class Stack:
             self.spawn(
                 f"web-{index + 1}", _py(*argv, *([] if cfg.serve_frontend else ["--no-frontend"]))
             )
-        self.spawn(
-            "proxy", _py("-m", "benchmax.stack.proxy", "--port", str(cfg.base_port), *backends)
-        )
+        proxy = ["--port", str(cfg.base_port), "--grace", str(cfg.grace_seconds), *backends]
+        self.spawn("proxy", _py("-m", "benchmax.stack.proxy", *proxy))
         self.spawn(
             "usercontent",
             _py("-m", "benchmax.cli", "usercontent", "--port", str(cfg.base_port + 1)),
