@@ -189,8 +189,8 @@ def _web_command(args: argparse.Namespace) -> list[str]:
 
 def _cmd_dev(args: argparse.Namespace) -> int:
     """Start the web app (with its in-process queue) and the user-content service; stop
-    both on SIGTERM or SIGINT, or when either exits."""
-    from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested, Supervisor
+    both on SIGTERM, SIGINT or SIGHUP, or when either exits."""
+    from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested, Supervisor, exit_now
 
     env = _dev_environment(args)
     os.environ.update(env)
@@ -209,23 +209,23 @@ def _cmd_dev(args: argparse.Namespace) -> int:
             supervisor.spawn("web", _web_command(args))
             if not _wait_for(f"{app_url}/healthz", args.start_timeout, supervisor):
                 print("BenchMax did not start; see the output above.", file=sys.stderr)
-                return EXIT_FAILED
-            print(
-                f"\n  BenchMax is running\n    app:           {app_url}\n"
-                f"    user content:  {uc_url}\n    sign in:       {app_url}/sign-in\n"
-                f"    data:          {env['BENCHMAX_DATA_DIR']}\n"
-                f"  Press Ctrl+C (or send SIGTERM) to stop.\n",
-                flush=True,
-            )
-            while not supervisor.exited():
-                time.sleep(0.5)
-            print(f"stopping: {', '.join(supervisor.exited())} exited", file=sys.stderr)
+            else:
+                print(
+                    f"\n  BenchMax is running\n    app:           {app_url}\n"
+                    f"    user content:  {uc_url}\n    sign in:       {app_url}/sign-in\n"
+                    f"    data:          {env['BENCHMAX_DATA_DIR']}\n"
+                    f"  Press Ctrl+C (or send SIGTERM) to stop.\n",
+                    flush=True,
+                )
+                while not supervisor.exited():
+                    time.sleep(0.5)
+                print(f"stopping: {', '.join(supervisor.exited())} exited", file=sys.stderr)
         except StopRequested as stop:
             requested = True
             print(f"{stop}: stopping (up to {grace:.0f}s for running jobs)", file=sys.stderr)
         finally:
             status = supervisor.stop()
-    return status if requested else EXIT_FAILED
+    exit_now(status if requested else EXIT_FAILED)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ def _running(stack: Any) -> str:
 
 def _cmd_stack(args: argparse.Namespace) -> int:
     from benchmax.cli.main import _settings
-    from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested
+    from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested, exit_now
     from benchmax.stack.topology import Stack, StackConfig
 
     grace = _settings().shutdown_grace_seconds
@@ -65,7 +65,7 @@ def _cmd_stack(args: argparse.Namespace) -> int:
             fail(exc)
         finally:
             status = stack.stop()
-    return status if requested else EXIT_FAILED
+    exit_now(status if requested else EXIT_FAILED)
 
 
 def register(sub: Any) -> None:
