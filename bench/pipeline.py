@@ -324,7 +324,7 @@ def production_stack(scratch: Path) -> Iterator[JobContext]:
             "BENCHMAX_QUEUE_NAME": queue,
         }
         worker = subprocess.Popen(
-            worker_argv(1),
+            worker_argv(1, grace_seconds=settings.shutdown_grace_seconds),
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -33,6 +33,7 @@ async def job_runtime(ctx: AppContext) -> AsyncIterator[None]:
         stop.set()
         if periodic is not None:
             await periodic
+        # Before the dispatcher closes: in memory, the running jobs live on its loop.
+        await asyncio.to_thread(runtime.close, ctx.settings.shutdown_grace_seconds)
         ctx.queue.attach(None)
         dispatcher.close()
-        runtime.close()

@@ -220,6 +220,11 @@ class Settings(CoreSettings):
     job_backoff_base_seconds: float = Field(default=2.0, gt=0)
     job_backoff_max_seconds: float = Field(default=600.0, gt=0)
     sweep_interval_seconds: int = Field(default=15, ge=1)
+    # On SIGTERM or SIGINT, how long in-flight jobs get to finish before their leases are
+    # released for the sweeper to re-send, and how long `benchmax dev` and `benchmax stack`
+    # wait for their children before SIGKILL (a few seconds more, so a worker can release).
+    # Keep it (plus those seconds) under the process manager's own stop timeout.
+    shutdown_grace_seconds: float = Field(default=20.0, gt=0, le=600)
     metrics_interval_seconds: int = Field(default=60, ge=5)
     # A scan runs in a child process that is killed past this deadline (and retried), so
     # it must end well inside the job's lease; see _scan_fits_lease.

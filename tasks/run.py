@@ -9,6 +9,10 @@ does for every kind, so every worker knows every kind.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
+
 from taskiq import TaskiqDepends, TaskiqEvents, TaskiqState
 
 from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher
@@ -50,10 +54,17 @@ async def _start_worker(state: TaskiqState) -> None:
 
 @broker.on_event(TaskiqEvents.WORKER_SHUTDOWN)
 async def _stop_worker(state: TaskiqState) -> None:
+    """Taskiq has already waited the grace period for running tasks (``worker_argv``); the
+    leases of jobs still running are released now. Their threads cannot be interrupted and
+    would hold the process open at exit, so it ends here instead: their work is handed back,
+    and the unacknowledged messages are redelivered or dropped harmlessly by the claim."""
     runtime: JobRuntime | None = getattr(state, "runtime", None)
     if runtime is None:
         return
+    left = await asyncio.to_thread(runtime.close)
     dispatcher = runtime.jobs.queue.attach(None)
     if isinstance(dispatcher, TaskiqDispatcher):
         dispatcher.close()
-    runtime.close()
+    if left:
+        logging.shutdown()
+        os._exit(0)

@@ -41,6 +41,7 @@ RUN_JOB_TASK = "benchmax.run_job"
 _STREAM_MAXLEN = 100_000
 _CONSUMER_GROUP = "benchmax"
 _CONNECT_TIMEOUT_SECONDS = 5.0
+_READ_BLOCK_MS = 1000
 
 
 class JobDispatcher(Protocol):
@@ -66,6 +67,9 @@ def build_broker(settings: Settings) -> AsyncBroker:
             idle_timeout=lease_ms,
             unacknowledged_lock_timeout=float(settings.job_lease_seconds),
             socket_connect_timeout=_CONNECT_TIMEOUT_SECONDS,
+            # How long one read waits for a message; a stopping worker notices its signal
+            # only between reads, and that delay comes out of the supervisor's margin.
+            xread_block=_READ_BLOCK_MS,
         )
     else:
         broker = InMemoryBroker()
@@ -173,15 +177,19 @@ class DispatcherSlot:
         self._dispatcher.send(job_ids)
 
 
-def worker_argv(workers: int = 1) -> list[str]:
-    """The command that starts Taskiq workers on this project's broker and job task."""
+def worker_argv(
+    workers: int = 1, *, grace_seconds: float, modules: Sequence[str] = ()
+) -> list[str]:
+    """The command that starts Taskiq workers on this project's broker and job task (and
+    ``modules``: job kinds of one's own).
+
+    On SIGTERM or SIGINT a worker stops taking messages and waits ``grace_seconds`` for its
+    running tasks (Taskiq's default is to wait for ever); its shutdown hook then releases the
+    leases of the jobs still running (``tasks.run``). A further signal ends it at once.
+    """
     return [
-        sys.executable,
-        "-m",
-        "taskiq",
-        "worker",
-        "tasks.broker:broker",
-        "tasks.run",
-        "--workers",
-        str(workers),
-    ]
+        sys.executable, "-m", "taskiq", "worker", "tasks.broker:broker", "tasks.run", *modules,
+        "--workers", str(workers),
+        "--wait-tasks-timeout", str(grace_seconds),
+        "--hardkill-count", "1",
+    ]  # fmt: skip

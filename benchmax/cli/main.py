@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -22,6 +20,7 @@ from benchmax.cli.output import fail
 
 if TYPE_CHECKING:
     from benchmax.context import AppContext
+    from benchmax.runtime.supervisor import Supervisor
     from benchmax.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,32 +111,40 @@ def _cmd_tokens_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exec(command: list[str]) -> int:
+    """Become ``command``: no wrapper process in between to swallow or outlive a signal, so
+    whoever started this one (systemd, Kubernetes, ``benchmax stack``) signals the server."""
+    os.chdir(ROOT)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(command[0], command)  # noqa: S606 - argv from this module, no shell
+    return 1  # not reached
+
+
 def _cmd_worker(args: argparse.Namespace) -> int:
     from benchmax.adapters.queue import worker_argv
 
-    return subprocess.call(worker_argv(args.workers), cwd=ROOT)
+    grace = _settings().shutdown_grace_seconds
+    return _exec(worker_argv(args.workers, grace_seconds=grace, modules=args.modules))
 
 
 def _cmd_scheduler(_args: argparse.Namespace) -> int:
-    return subprocess.call([sys.executable, "-m", "tasks.scheduler"], cwd=ROOT)
+    return _exec([sys.executable, "-m", "tasks.scheduler"])
+
+
+def _usercontent_command(host: str, port: int, grace: float) -> list[str]:
+    """uvicorn serving the evidence origin; on SIGTERM it finishes open responses for at
+    most ``grace`` seconds."""
+    return [
+        sys.executable, "-m", "uvicorn", "usercontent_service.app:app",
+        "--host", host, "--port", str(port),
+        "--no-server-header", "--no-access-log", "--log-level", "warning",
+        "--timeout-graceful-shutdown", str(max(1, int(grace))),
+    ]  # fmt: skip
 
 
 def _cmd_usercontent(args: argparse.Namespace) -> int:
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "usercontent_service.app:app",
-        "--host",
-        args.host,
-        "--port",
-        str(args.port),
-        "--no-server-header",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    return subprocess.call(command, cwd=ROOT)
+    return _exec(_usercontent_command(args.host, args.port, _settings().shutdown_grace_seconds))
 
 
 def _dev_environment(args: argparse.Namespace) -> dict[str, str]:
@@ -156,12 +163,12 @@ def _dev_environment(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def _wait_for(url: str, timeout: float, processes: Sequence[subprocess.Popen[bytes]]) -> bool:
+def _wait_for(url: str, timeout: float, supervisor: Supervisor) -> bool:
     import httpx
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if any(p.poll() is not None for p in processes):
+        if supervisor.exited():
             return False
         try:
             if httpx.get(url, timeout=2).status_code < 500:
@@ -172,59 +179,53 @@ def _wait_for(url: str, timeout: float, processes: Sequence[subprocess.Popen[byt
     return False
 
 
-def _dev_commands(args: argparse.Namespace) -> list[list[str]]:
-    """The user-content service and the web app (with its in-process queue), as commands."""
-    usercontent = [
-        sys.executable, "-m", "uvicorn", "usercontent_service.app:app",
-        "--host", "127.0.0.1", "--port", str(args.usercontent_port),
-        "--no-server-header", "--no-access-log", "--log-level", "warning",
-    ]  # fmt: skip
-    web = [
+def _web_command(args: argparse.Namespace) -> list[str]:
+    """The web app with its in-process queue."""
+    return [
         sys.executable, "-m", "reflex", "run", "--env", "prod", "--single-port",
         "--frontend-port", str(args.port), "--backend-host", args.host, "--loglevel", "warning",
     ]  # fmt: skip
-    return [usercontent, web]
-
-
-def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    """Ask every process to stop, then kill whichever has not within 15 seconds."""
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-    for process in processes:
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def _cmd_dev(args: argparse.Namespace) -> int:
-    """Start the web app (with its in-process queue) and the user-content service."""
+    """Start the web app (with its in-process queue) and the user-content service; stop
+    both on SIGTERM, SIGINT or SIGHUP, or when either exits."""
+    from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested, Supervisor, exit_now
+
     env = _dev_environment(args)
     os.environ.update(env)
-    db_upgrade()
-    _cmd_demo_seed(argparse.Namespace(if_empty=True, context=args.context))
-
-    processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in _dev_commands(args)]
+    grace = _settings().shutdown_grace_seconds
+    supervisor = Supervisor(grace, cwd=ROOT, env=env)
     app_url = f"http://localhost:{args.port}"
     uc_url = f"http://127.0.0.1:{args.usercontent_port}"
-    try:
-        if not _wait_for(f"{app_url}/healthz", args.start_timeout, processes):
-            print("BenchMax did not start; see the output above.", file=sys.stderr)
-            return 1
-        print(
-            f"\n  BenchMax is running\n    app:           {app_url}\n"
-            f"    user content:  {uc_url}\n    sign in:       {app_url}/sign-in\n"
-            f"    data:          {env['BENCHMAX_DATA_DIR']}\n  Press Ctrl+C to stop.\n",
-            flush=True,
-        )
-        while all(p.poll() is None for p in processes):
-            time.sleep(0.5)
-        return 1
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        _stop(processes)
+    requested = False
+    with supervisor.stop_signals():
+        try:
+            db_upgrade()
+            _cmd_demo_seed(argparse.Namespace(if_empty=True, context=args.context))
+            supervisor.spawn(
+                "usercontent", _usercontent_command("127.0.0.1", args.usercontent_port, grace)
+            )
+            supervisor.spawn("web", _web_command(args))
+            if not _wait_for(f"{app_url}/healthz", args.start_timeout, supervisor):
+                print("BenchMax did not start; see the output above.", file=sys.stderr)
+            else:
+                print(
+                    f"\n  BenchMax is running\n    app:           {app_url}\n"
+                    f"    user content:  {uc_url}\n    sign in:       {app_url}/sign-in\n"
+                    f"    data:          {env['BENCHMAX_DATA_DIR']}\n"
+                    f"  Press Ctrl+C (or send SIGTERM) to stop.\n",
+                    flush=True,
+                )
+                while not supervisor.exited():
+                    time.sleep(0.5)
+                print(f"stopping: {', '.join(supervisor.exited())} exited", file=sys.stderr)
+        except StopRequested as stop:
+            requested = True
+            print(f"{stop}: stopping (up to {grace:.0f}s for running jobs)", file=sys.stderr)
+        finally:
+            status = supervisor.stop()
+    exit_now(status if requested else EXIT_FAILED)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -293,6 +294,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     worker = sub.add_parser("worker", help="run a Taskiq worker (Redis queue)")
     worker.add_argument("--workers", type=int, default=1)
+    worker.add_argument(
+        "--import", dest="modules", action="append", default=[], metavar="MODULE",
+        help="also import MODULE: job kinds of your own (repeatable)",
+    )  # fmt: skip
     worker.set_defaults(func=_cmd_worker)
     sub.add_parser("scheduler", help="run the periodic sweeper").set_defaults(func=_cmd_scheduler)
 

@@ -8,14 +8,18 @@ a browser for up to a couple of minutes, so previews run one at a time per proce
 the other jobs, never in front of them.
 
 The runtime is built once by whoever starts the process (the web app's lifespan, a Taskiq
-worker's start-up hook, a test) from the process's ``JobContext`` and closed when it stops.
+worker's start-up hook, a test) from the process's ``JobContext`` and closed when it stops:
+running jobs get the grace period to finish, and the leases of those that do not are released
+(``services.jobs.release``) so the sweeper re-sends them at once instead of after a lease.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from taskiq import InMemoryBroker
@@ -23,8 +27,11 @@ from taskiq import InMemoryBroker
 from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher, build_broker
 from benchmax.runtime.periodic import PeriodicJob
 from benchmax.services.jobs import JobContext, run_job
+from benchmax.services.jobs.release import release_leases
 from benchmax.services.judge.review import JUDGE_REVIEW, job_kind
 from benchmax.services.preview.jobs import PREVIEW_EVALUATE
+
+logger = logging.getLogger(__name__)
 
 
 def worker_id() -> str:
@@ -45,9 +52,22 @@ class JobRuntime:
                 max_workers=1, thread_name_prefix="benchmax-preview"
             ),
         }
+        # Jobs running now, counted across the event loops that hand them over.
+        self._in_flight = 0
+        self._idle = threading.Condition()
 
     async def run_job(self, job_id: int) -> str:
         """Run job ``job_id`` in the pool its kind needs; the job's outcome."""
+        with self._idle:
+            self._in_flight += 1
+        try:
+            return await self._run_job(job_id)
+        finally:
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+    async def _run_job(self, job_id: int) -> str:
         settings = self.jobs.settings
         own_threads = settings.judge_enabled or settings.preview_sandbox != "off"
         kind = await asyncio.to_thread(job_kind, self.jobs, job_id) if own_threads else None
@@ -61,11 +81,24 @@ class JobRuntime:
         """Run one periodic job now; how many things it did."""
         return await asyncio.to_thread(job.run, self.jobs)
 
-    def close(self) -> None:
-        """Let the pools' threads end once their jobs return (an abandoned job's lease expires
-        and the sweeper sends it again)."""
+    def close(self, grace_seconds: float = 0.0) -> int:
+        """Give running jobs ``grace_seconds`` to finish, then release the leases of those
+        still running; how many still run (their threads end when their handlers return,
+        and can record nothing over the next attempt)."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._in_flight == 0, timeout=grace_seconds)
+            left = self._in_flight
         for pool in self._pools.values():
-            pool.shutdown(wait=False)
+            pool.shutdown(wait=False, cancel_futures=True)
+        if left:
+            with self.jobs.session() as session:
+                released = release_leases(session, worker_id())
+            logger.warning(
+                "stopping with %d jobs still running: released %d leases for the sweeper",
+                left,
+                released,
+            )
+        return left
 
 
 def start_dispatcher(runtime: JobRuntime) -> TaskiqDispatcher:

@@ -8,6 +8,10 @@ because the replicas share state through the Redis state manager, not through af
 A replica that refuses the connection (dead, restarting) is skipped and the next one tried,
 so killing one replica costs only the connections it held.
 
+On SIGTERM or SIGINT it stops accepting at once and gives the connections it carries the
+grace period (``--grace``) to finish — an upload half sent, a page being served — then exits,
+cutting whatever is still open (a browser's websocket reconnects through the next proxy).
+
 Run: ``python -m benchmax.stack.proxy --port 4700 --backend 127.0.0.1:4711 --backend ...``
 """
 
@@ -17,6 +21,7 @@ import argparse
 import asyncio
 import itertools
 import logging
+import signal
 from collections.abc import Sequence
 from contextlib import suppress
 
@@ -45,6 +50,17 @@ class RoundRobinProxy:
     def __init__(self, backends: Sequence[tuple[str, int]]) -> None:
         self.backends = list(backends)
         self._next = itertools.cycle(range(len(self.backends)))
+        self._open = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def drained(self, timeout: float) -> bool:
+        """Whether every connection ended within ``timeout`` seconds."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         # Each connection tries every replica once, from its own place in the ring: retries
@@ -62,6 +78,16 @@ class RoundRobinProxy:
         return None
 
     async def handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        self._open += 1
+        self._idle.clear()
+        try:
+            await self._carry(client_r, client_w)
+        finally:
+            self._open -= 1
+            if not self._open:
+                self._idle.set()
+
+    async def _carry(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         upstream = await self._connect()
         if upstream is None:
             client_w.write(
@@ -82,11 +108,24 @@ class RoundRobinProxy:
                     await writer.wait_closed()
 
 
-async def serve(host: str, port: int, backends: Sequence[tuple[str, int]]) -> None:
+async def serve(
+    host: str,
+    port: int,
+    backends: Sequence[tuple[str, int]],
+    grace: float,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Proxy until ``stop`` is set (by SIGTERM or SIGINT when not given), then drain."""
     proxy = RoundRobinProxy(backends)
     server = await asyncio.start_server(proxy.handle, host, port, backlog=1024)
-    async with server:
-        await server.serve_forever()
+    if stop is None:
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+    await stop.wait()
+    server.close()
+    if not await proxy.drained(grace):
+        logger.warning("connections still open after %.0fs; closing them", grace)
 
 
 def _backend(value: str) -> tuple[str, int]:
@@ -99,10 +138,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--backend", type=_backend, action="append", required=True)
+    parser.add_argument("--grace", type=float, default=20.0, help="seconds to drain on stop")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    with suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.host, args.port, args.backend))
+    asyncio.run(serve(args.host, args.port, args.backend, args.grace))
 
 
 if __name__ == "__main__":

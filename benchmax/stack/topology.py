@@ -2,9 +2,12 @@
 
 The parts and their order: PostgreSQL (started if not running, as ``make services`` does) with
 a database of the stack's own; a Redis of the stack's own (its child, so faults can restart
-it); moto's S3 server; migrations and the catalog; the front end built once; two web replicas
-on the Redis state manager behind one round-robin port; the user-content service; two Taskiq
-workers on Redis streams; exactly one scheduler. Every process logs to ``<data>/logs/<name>.log``.
+it); moto's S3 API keeping its objects under ``<data>/s3`` (``benchmax.stack.s3server``);
+migrations and the catalog; the front end built once; two web replicas on the Redis state
+manager behind one round-robin port; the user-content service; two Taskiq workers on Redis
+streams; exactly one scheduler. Every process logs to ``<data>/logs/<name>.log``, runs in a
+process group of its own and is stopped as ``benchmax.runtime.supervisor`` says: the
+application first, with the grace period, then Redis and S3.
 
 Everything runs with ``BENCHMAX_ENV=production`` and ``BENCHMAX_STACK_LOCAL=1``: the settings'
 production checks all apply except the two that need the public internet (TLS on the origins,
@@ -14,6 +17,7 @@ Clerk), which that flag waives only while both origins are loopback.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -26,8 +30,13 @@ from pathlib import Path
 
 import httpx
 
+from benchmax.runtime.supervisor import Supervisor
+from benchmax.settings import Settings
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+INFRA = 0
+"""The supervisor's tier of Redis and S3: stopped after everything that uses them."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,11 @@ class StackConfig:
     serve_frontend: bool = True
     build_frontend: bool = True
     extra_env: Mapping[str, str] = field(default_factory=dict)
+    # Modules every worker imports besides the product's: job kinds of one's own.
+    worker_modules: tuple[str, ...] = ()
+    # SIGTERM/SIGINT: how long running jobs may finish; every process of the stack gets it
+    # as BENCHMAX_SHUTDOWN_GRACE_SECONDS, so the workers and the supervisor agree.
+    grace_seconds: float = Settings.model_fields["shutdown_grace_seconds"].default
 
     @property
     def app_origin(self) -> str:
@@ -90,6 +104,7 @@ class StackConfig:
                 "REFLEX_CHECK_LATEST_VERSION": "false",
                 "REFLEX_USE_SYSTEM_BUN": env.get("REFLEX_USE_SYSTEM_BUN", "1"),
                 "PYTHONUNBUFFERED": "1",
+                "BENCHMAX_SHUTDOWN_GRACE_SECONDS": str(self.grace_seconds),
             }
         )
         env.update(self.extra_env)
@@ -128,33 +143,42 @@ class Stack:
         self.config = config
         self.env = config.environment()
         self.logs = config.data_dir.resolve() / "logs"
-        self.processes: dict[str, subprocess.Popen[bytes]] = {}
-        self._commands: dict[str, list[str]] = {}
+        self.supervisor = Supervisor(config.grace_seconds, cwd=ROOT, env=self.env)
+
+    @property
+    def processes(self) -> dict[str, subprocess.Popen[bytes]]:
+        return {name: child.process for name, child in self.supervisor.children.items()}
 
     # -- one process ---------------------------------------------------------------------
 
-    def spawn(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
-        self.logs.mkdir(parents=True, exist_ok=True)
-        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-        log.close()
-        self.processes[name] = process
-        self._commands[name] = command
-        return process
+    def spawn(self, name: str, command: list[str], *, tier: int = 1) -> subprocess.Popen[bytes]:
+        return self.supervisor.spawn(name, command, log=self.logs / f"{name}.log", tier=tier)
+
+    def respawn(self, name: str) -> subprocess.Popen[bytes]:
+        return self.supervisor.respawn(name)
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         """Signal a process's whole group (a worker's children too) and reap it."""
-        process = self.processes[name]
-        if process.poll() is None:
-            os.killpg(process.pid, sig)
-            process.wait(timeout=30)
+        self.supervisor.kill(name, sig)
 
     def restart(self, name: str) -> subprocess.Popen[bytes]:
         self.kill(name, signal.SIGTERM)
-        return self.spawn(name, self._commands[name])
+        return self.respawn(name)
+
+    @property
+    def cli_env(self) -> Path:
+        return self.config.data_dir.resolve() / "stack.env"
+
+    def write_cli_env(self) -> None:
+        """``<data>/stack.env``: the settings the stack runs with, as shell ``export`` lines,
+        so an operator's ``benchmax`` command reaches this stack: ``. var/stack/stack.env``."""
+        lines = [
+            f"export {key}={shlex.quote(value)}"
+            for key, value in sorted(self.env.items())
+            if key.startswith("BENCHMAX_") or key == "REFLEX_REDIS_URL"
+        ]
+        self.cli_env.parent.mkdir(parents=True, exist_ok=True)
+        self.cli_env.write_text("\n".join(lines) + "\n")
 
     def create_token(self, handle: str) -> str:
         """A new account's API token, made with the operator's CLI in the stack's environment."""
@@ -165,7 +189,7 @@ class Stack:
         return out.stdout.strip()
 
     def _run_once(self, name: str, command: list[str], timeout: float) -> None:
-        process = self.spawn(name, command)
+        process = self.supervisor.spawn(name, command, log=self.logs / f"{name}.log", restart=False)
         if process.wait(timeout=timeout) != 0:
             raise RuntimeError(f"{name} failed; see {self.logs / (name + '.log')}")
 
@@ -180,10 +204,16 @@ class Stack:
             shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1",
             "--port", str(cfg.redis_port), "--save", "", "--appendonly", "no",
             "--dir", str(redis_dir),
-        ])  # fmt: skip
-        self.spawn("s3", _py("-m", "moto.server", "-H", "127.0.0.1", "-p", str(cfg.s3_port)))
+        ], tier=INFRA)  # fmt: skip
+        self.spawn(
+            "s3",
+            _py("-m", "benchmax.stack.s3server", "--port", str(cfg.s3_port),
+                "--data", str(cfg.data_dir.resolve() / "s3")),
+            tier=INFRA,
+        )  # fmt: skip
         self.wait_ready(["redis", "s3"], timeout=60)
         self._run_once("setup", _py("-m", "benchmax.stack.setup"), timeout)
+        self.write_cli_env()
         if cfg.serve_frontend and cfg.build_frontend:
             self._run_once(
                 "frontend-build",
@@ -198,15 +228,18 @@ class Stack:
             self.spawn(
                 f"web-{index + 1}", _py(*argv, *([] if cfg.serve_frontend else ["--no-frontend"]))
             )
-        self.spawn(
-            "proxy", _py("-m", "benchmax.stack.proxy", "--port", str(cfg.base_port), *backends)
-        )
+        proxy = ["--port", str(cfg.base_port), "--grace", str(cfg.grace_seconds), *backends]
+        self.spawn("proxy", _py("-m", "benchmax.stack.proxy", *proxy))
         self.spawn(
             "usercontent",
             _py("-m", "benchmax.cli", "usercontent", "--port", str(cfg.base_port + 1)),
         )
         for index in range(cfg.workers):
-            self.spawn(f"worker-{index + 1}", _py("-m", "benchmax.cli", "worker", "--workers", "1"))
+            imports = [arg for module in cfg.worker_modules for arg in ("--import", module)]
+            self.spawn(
+                f"worker-{index + 1}",
+                _py("-m", "benchmax.cli", "worker", "--workers", "1", *imports),
+            )
         self.spawn("scheduler", _py("-m", "benchmax.cli", "scheduler"))
         self.wait_ready(list(self.processes), timeout=timeout)
 
@@ -249,17 +282,10 @@ class Stack:
                 raise TimeoutError(f"not ready in {timeout:.0f}s: {', '.join(pending)}")
             time.sleep(0.3)
 
-    def stop(self) -> None:
-        """SIGTERM every process group, newest first; SIGKILL what is left after 15 s."""
-        for process in reversed(list(self.processes.values())):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    def stop(self) -> int:
+        """Stop every process, the application before Redis and S3 (see the supervisor);
+        ``EXIT_STOPPED``, or ``EXIT_KILLED`` if anything outlived the grace period."""
+        return self.supervisor.stop()
 
 
 @contextmanager

@@ -82,6 +82,12 @@ def frontend_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 
 @pytest.fixture
+def stack_marked() -> None:
+    """For tests that start BenchMax's commands themselves: marks them ``stack`` (see
+    ``tests/support/needs.py``), as slow and needing what a stack needs."""
+
+
+@pytest.fixture
 def stack_client(production_stack: Stack) -> Iterator[StackClient]:
     client = StackClient(production_stack, handle=f"c{uuid.uuid4().hex[:10]}")
     yield client

@@ -101,7 +101,7 @@ def _still_processing(page: Page, draft: str) -> None:
 
 def _respawn(stack: Stack, *names: str) -> None:
     for name in names:
-        stack.spawn(name, stack._commands[name])
+        stack.respawn(name)
     stack.wait_ready(list(names), timeout=120)
 
 

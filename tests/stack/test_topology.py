@@ -80,8 +80,8 @@ def test_faults_while_contributors_submit_lose_nothing_and_double_nothing(
     assert len(ids) < len(titles), "the submissions ended before the faults: nothing was tested"
     for thread in threads:
         thread.join()
-    stack.spawn(killed_worker, stack._commands[killed_worker])
-    stack.spawn("web-1", stack._commands["web-1"])
+    stack.respawn(killed_worker)
+    stack.respawn("web-1")
     stack.wait_ready([killed_worker, "web-1"], timeout=120)
 
     states = stack_client.wait_done(second, ids.values(), timeout=150)
@@ -104,7 +104,7 @@ def test_the_sweeper_resends_what_was_in_flight_when_redis_lost_it(
     stack.restart("redis")
     stack.wait_ready(["redis"], timeout=30)
     for name in workers:
-        stack.spawn(name, stack._commands[name])
+        stack.respawn(name)
     stack.wait_ready(workers, timeout=60)
     states = stack_client.wait_done(proxy, ids, timeout=120)
     assert set(states.values()) == {"public"}

@@ -26,6 +26,8 @@ FIXTURE_NEEDS = {
     # Chromium drives it, but in the backend invocation (tests/stack/conftest.py says why),
     # which installs Chromium too: ``stack``, not ``e2e``, which is the browser suite's app.
     "frontend_stack": "stack",
+    # Tests that start `benchmax dev` or `benchmax stack` themselves (tests/stack/test_shutdown.py).
+    "stack_marked": "stack",
 }
 # (parametrised fixture, parameter) -> what that parameter needs; the fixture picks its backend
 # at run time, so the fixture name alone says nothing.

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from benchmax.stack.proxy import RoundRobinProxy
+from benchmax.stack.proxy import RoundRobinProxy, serve
 
 
 def _closed_port() -> int:
@@ -62,3 +62,62 @@ async def test_with_every_replica_dead_the_client_gets_a_503() -> None:
         writer.close()
 
     assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
+
+
+@pytest.mark.asyncio
+async def test_on_stop_it_refuses_new_connections_and_lets_open_ones_finish_within_the_grace() -> (
+    None
+):
+    release = asyncio.Event()
+
+    async def slow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        line = await reader.readline()
+        await release.wait()
+        writer.write(b"done:" + line)
+        await writer.drain()
+        writer.close()
+
+    backend = await asyncio.start_server(slow, "127.0.0.1", 0)
+    port = _closed_port()
+    stop = asyncio.Event()
+    serving = asyncio.create_task(
+        serve("127.0.0.1", port, [backend.sockets[0].getsockname()[:2]], 5.0, stop)
+    )
+    await asyncio.sleep(0.2)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"upload\n")
+    await writer.drain()
+    await asyncio.sleep(0.2)
+
+    stop.set()
+    await asyncio.sleep(0.2)
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.open_connection("127.0.0.1", port)
+    assert not serving.done()  # still carrying the open connection
+    release.set()
+    assert await reader.read() == b"done:upload\n"
+    writer.close()
+    await asyncio.wait_for(serving, 5)
+    backend.close()
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_never_ends_is_cut_after_the_grace() -> None:
+    async def forever(reader: asyncio.StreamReader, _writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+
+    backend = await asyncio.start_server(forever, "127.0.0.1", 0)
+    port = _closed_port()
+    stop = asyncio.Event()
+    serving = asyncio.create_task(
+        serve("127.0.0.1", port, [backend.sockets[0].getsockname()[:2]], 0.5, stop)
+    )
+    await asyncio.sleep(0.2)
+    _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    await asyncio.sleep(0.1)
+    started = asyncio.get_running_loop().time()
+    stop.set()
+    await asyncio.wait_for(serving, 5)
+    assert 0.5 <= asyncio.get_running_loop().time() - started < 2
+    writer.close()
+    backend.close()
