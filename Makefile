@@ -53,12 +53,14 @@ test-backend: install $(STAMP)/preview services ## Everything but the browser su
 test-e2e: install $(STAMP)/chromium $(STAMP)/preview services ## Only the browser tests
 	$(PY) -m pytest $(E2E_TESTS) $(PYTEST_ARGS)
 
-# The same three commands as .pre-commit-config.yaml; mypy's paths (the product, tests and
-# bench) are pyproject.toml's [tool.mypy] files.
-lint: install ## ruff (format check + lint) and mypy over the product, tests and benchmarks
+# The same four commands as .pre-commit-config.yaml; mypy's paths (the product, tests and
+# bench) are pyproject.toml's [tool.mypy] files. The OpenAPI document is written from the
+# routes and linted by the pinned Redocly CLI (tools/openapi-lint/package-lock.json).
+lint: install $(STAMP)/openapi-lint ## ruff, mypy, and redocly lint of the OpenAPI document
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(OPENAPI_LINT)
 
 format: install ## Apply ruff formatting and safe fixes
 	$(VENV)/bin/ruff format .
@@ -107,6 +109,14 @@ $(STAMP)/preview: $(STAMP)/chromium $(PREVIEW_DIR)/package-lock.json
 	/usr/bin/bwrap --version
 	cd $(PREVIEW_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	test -s $(PREVIEW_DIR)/node_modules/axe-core/axe.min.js
+	touch $@
+
+OPENAPI_LINT_DIR := tools/openapi-lint
+OPENAPI_LINT := $(OPENAPI_LINT_DIR)/lint.sh
+$(STAMP)/openapi-lint: $(OPENAPI_LINT_DIR)/package-lock.json
+	@mkdir -p $(STAMP)
+	cd $(OPENAPI_LINT_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	test -x $(OPENAPI_LINT_DIR)/node_modules/.bin/redocly
 	touch $@
 
 clean: ## Remove the virtualenv, build output and embedded data

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 import reflex as rx
+from starlette.types import ASGIApp
 
-from benchmax.api import build_api
-from benchmax.api.security_headers import SecurityHeadersMiddleware
+from benchmax.api import build_api, edge
 from benchmax.api.upload_limits import UploadSizeLimit
 from benchmax.components.layout import SHELL_STYLE, page_shell
 from benchmax.components.not_found import not_found_panel
@@ -124,14 +124,22 @@ STYLE = {
 CONTEXT = AppContext.from_settings(get_settings())
 use_app_context(CONTEXT)
 
-app = rx.App(
+
+class BenchMaxApp(rx.App):
+    """Reflex's app, with the edge every response passes last: security headers, the path
+    guard, and the CORS policy (over Reflex's own CORS, which allows credentials)."""
+
+    def __call__(self) -> ASGIApp:
+        return edge(super().__call__(), CONTEXT.settings)
+
+
+app = BenchMaxApp(
     style=cast("dict[str, Any]", STYLE | SHELL_STYLE),
     stylesheets=["/feed.css"],
     api_transformer=[
         build_api(CONTEXT),
         lambda asgi: UploadSizeLimit(asgi, CONTEXT.settings.upload_max_request_bytes),
         lambda asgi: FirstPaintMiddleware(asgi, CONTEXT),
-        lambda asgi: SecurityHeadersMiddleware(asgi, CONTEXT.settings),
     ],
 )
 

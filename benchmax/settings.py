@@ -266,6 +266,14 @@ class Settings(CoreSettings):
 
     api_submission_rate_limit: int = Field(default=30, ge=1)
     api_submission_rate_window_seconds: int = Field(default=600, ge=1)
+    # Refused submissions (a bad field, a wrong format) do not use up the limit above; they
+    # count against this one, over the same window, so a client looping on errors slows down.
+    api_refusal_rate_limit: int = Field(default=300, ge=1)
+    # Public reads' cache validators: a process reuses the data version it read for this long,
+    # and sends no validator until the newest change is this many seconds old (a transaction
+    # that wrote earlier may not have committed yet).
+    api_cache_version_ttl_seconds: float = Field(default=1.0, ge=0, le=60)
+    api_cache_settle_seconds: float = Field(default=10.0, ge=0, le=600)
     # Largest upload request (API submission or the wizard's /_upload): a Test's 1 GiB of
     # files plus room for its text fields and multipart framing.
     upload_max_request_bytes: int = Field(default=1024 * 1024 * 1024 + 16 * 1024 * 1024, ge=1)

@@ -21,6 +21,14 @@ SESSION_COOKIE = "__session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
+def has_credentials(request: Request) -> bool:
+    """Whether the request carries any credential: an ``Authorization`` header or the
+    session cookie. Such a request is answered ``private`` and without open CORS."""
+    return bool(request.headers.get("authorization", "").strip()) or (
+        SESSION_COOKIE in request.cookies
+    )
+
+
 def bearer_token(request: Request) -> str | None:
     """The request's Bearer credential (``""`` when empty), or None without one."""
     return bearer_credential(request.headers.get("authorization"))

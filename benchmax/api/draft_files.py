@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import tempfile
+from dataclasses import replace
 from typing import IO
 from urllib.parse import unquote
 
@@ -23,6 +24,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from benchmax.api import rate_limits
 from benchmax.api.auth import request_user
 from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
@@ -34,11 +36,12 @@ from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services import accounts, submissions
 from benchmax.services.byte_cap import ByteCap
-from benchmax.services.errors import Invalid, NotFound, RateLimited, TooLarge, Unauthenticated
+from benchmax.services.errors import Invalid, NotFound, TooLarge, Unauthenticated
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.files import FILES_FIELD, largest_file_bytes
-from benchmax.services.submissions.quota import upload_wait
+from benchmax.services.submissions.quota import Allowance, Rate, refuse, upload_allowance
 from benchmax.services.submissions.records import editable_test
+from benchmax.settings import Settings
 
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
@@ -57,19 +60,17 @@ async def _spool(ctx: AppContext, request: Request, cap: ByteCap) -> IO[bytes]:
     return spool
 
 
-def _upload_wait(ctx: AppContext, user: User, test_id: str) -> int | None:
+def upload_rate(settings: Settings) -> Rate:
+    return Rate("uploads", settings.upload_rate_limit, settings.upload_rate_window_seconds)
+
+
+def _upload_allowance(ctx: AppContext, user: User, test_id: str) -> Allowance:
     """Refuse, before the body is read, what the bytes could not change: a Test that is
-    missing, someone else's or not editable (``ServiceError``); the seconds to wait when the
-    account is over its upload rate."""
-    settings = ctx.settings
+    missing, someone else's or not editable (``ServiceError``). Answers the account's upload
+    allowance."""
     with ctx.session() as session:
         editable_test(session, user, test_id)
-        return upload_wait(
-            session,
-            user.id,
-            limit=settings.upload_rate_limit,
-            window_seconds=settings.upload_rate_window_seconds,
-        )
+        return upload_allowance(session, user.id, upload_rate(ctx.settings))
 
 
 def _add(
@@ -115,14 +116,10 @@ async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
     max_bytes = largest_file_bytes(SafetyLimits())
     cap = ByteCap(max_bytes, _too_large(name, max_bytes))
     cap.check_declared(declared_length(request.scope))
-    wait = await run_in_threadpool(_upload_wait, ctx, user, test_id)
-    if wait is not None:
-        raise RateLimited(
-            "rate_limited",
-            f"This account has uploaded many files recently; try again in {wait} seconds.",
-            "files",
-            retry_after=wait,
-        )
+    allowance = await run_in_threadpool(_upload_allowance, ctx, user, test_id)
+    rate_limits.note(request, allowance)
+    if allowance.remaining <= 0:
+        raise refuse(allowance, "files")
     try:
         body = await _spool(ctx, request, cap)
     except ClientDisconnect:
@@ -133,7 +130,12 @@ async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
         result = await run_in_threadpool(_add, ctx, user.id, test_id, name, body, size)
     finally:
         body.close()
-    return JSONResponse(result, status_code=201, headers={"Cache-Control": "no-store"})
+    rate_limits.note(request, replace(allowance, remaining=allowance.remaining - 1))
+    return JSONResponse(
+        result,
+        status_code=201,
+        headers={"Cache-Control": "no-store", **rate_limits.headers_for(request)},
+    )
 
 
 def draft_file_routes(ctx: AppContext) -> list[Route]:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from benchmax.api import rate_limits
 from benchmax.services.errors import RateLimited, ServiceError
 
 _FIELD_NAMES = "benchmax.error_field_names"
@@ -44,8 +45,8 @@ def name_fields(
 def service_error_response(error: ServiceError, request: Request | None = None) -> JSONResponse:
     """The refusal as the API answers it: its kind's status, its code, message and field."""
     names, default = request.scope.get(_FIELD_NAMES, ({}, None)) if request else ({}, None)
-    headers = {}
-    if isinstance(error, RateLimited) and error.retry_after is not None:
+    headers = rate_limits.headers_for(request) if request else {}
+    if isinstance(error, RateLimited):
         headers["Retry-After"] = str(error.retry_after)
     if error.status == 401:
         headers["WWW-Authenticate"] = BEARER_CHALLENGE

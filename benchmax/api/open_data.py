@@ -14,10 +14,11 @@ from typing import Any
 from pydantic import BaseModel, dataclasses
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from benchmax.api.html_page import html_page
+from benchmax.api.http_cache import PUBLIC_ITEM, versioned_json
 from benchmax.api.openapi.spec import Answer, Operation, documented
 from benchmax.context import AppContext
 from benchmax.services.exports import ExportFile, Manifest, read_current
@@ -58,11 +59,13 @@ def _current(ctx: AppContext) -> ExportListing:
         "The current open-data export", "open data",
         Answer(200, "Its manifest and a download URL (user-content origin) per file.",
                ExportListing),
+        cached=True,
     )
 )  # fmt: skip
-async def list_exports(ctx: AppContext, _request: Request) -> Response:
+async def list_exports(ctx: AppContext, request: Request) -> Response:
+    # The pointer object is the export's version: small, and read whole to list the files.
     listing = await run_in_threadpool(_current, ctx)
-    return JSONResponse(listing.model_dump(), headers={"Cache-Control": "public, max-age=60"})
+    return versioned_json(request, listing.model_dump(mode="json"), PUBLIC_ITEM)
 
 
 def _size(count: int) -> str:

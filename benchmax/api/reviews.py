@@ -6,9 +6,12 @@ import functools
 from typing import Any
 
 from sqlmodel import Session
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from benchmax.api.actions import endpoint, optional_id, text
+from benchmax.api.http_cache import PUBLIC_ITEM, Rendered, cached_read, json_body
 from benchmax.context import AppContext
 from benchmax.models import User
 from benchmax.services.moderation import disputes, reports, reviews
@@ -16,9 +19,18 @@ from benchmax.services.moderation import disputes, reports, reviews
 Params = dict[str, Any]
 
 
-def _list_reviews(session: Session, _user: User | None, path: Params, _body: Params) -> Params:
-    entries = reviews.review_history(session, path["test_id"])
-    return {"items": [entry.to_json() for entry in entries]}
+def _list_reviews(ctx: AppContext, test_id: str) -> Rendered:
+    with ctx.session() as session:
+        entries = reviews.review_history(session, test_id)
+        return json_body({"items": [entry.to_json() for entry in entries]})
+
+
+async def list_reviews(ctx: AppContext, request: Request) -> Response:
+    """A public read: every review is public once its Test is."""
+    test_id = request.path_params["test_id"]
+    return await cached_read(
+        ctx, request, functools.partial(_list_reviews, ctx, test_id), public=PUBLIC_ITEM
+    )
 
 
 def _add_review(session: Session, user: User | None, path: Params, body: Params) -> Params:
@@ -63,7 +75,11 @@ def review_routes(ctx: AppContext) -> list[Route]:
     report = functools.partial(_report, ctx.settings.report_rate_limit_per_hour)
     dispute = functools.partial(_dispute, ctx.settings.dispute_rate_limit_per_hour)
     return [
-        Route("/api/v1/tests/{test_id}/reviews", endpoint(ctx, _list_reviews), methods=["GET"]),
+        Route(
+            "/api/v1/tests/{test_id}/reviews",
+            functools.partial(list_reviews, ctx),
+            methods=["GET"],
+        ),
         Route("/api/v1/tests/{test_id}/reviews", endpoint(ctx, _add_review, 201), methods=["POST"]),
         Route("/api/v1/tests/{test_id}/reports", endpoint(ctx, report, 201), methods=["POST"]),
         Route(

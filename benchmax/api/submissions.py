@@ -9,8 +9,13 @@ refused request stores nothing.
 
 ``Idempotency-Key`` (unique per contributor, stored only as its SHA-256) makes a retried POST
 answer with the first Test; reusing a key for a different request is a 409. Each account — all
-its tokens together — may start ``api_submission_rate_limit`` submissions per window; replays of
-a stored key are free.
+its tokens together — may make ``api_submission_rate_limit`` submissions per window, counted in
+the transaction that creates the Test, so a refused request (400, 413, 415 ...) uses none; those
+count against ``api_refusal_rate_limit`` instead. Replays of a stored key are free. Both
+allowances are reported in ``RateLimit`` headers.
+
+``status_url`` (and ``Location``) in the 202 answer is readable only with the submitter's token:
+a Test is private until it is public.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from benchmax.api import rate_limits
 from benchmax.api.auth import bearer_token, token_owner
 from benchmax.api.errors import name_fields
 from benchmax.api.upload_limits import (
@@ -41,12 +47,15 @@ from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import (
     Forbidden,
     Invalid,
+    ServiceError,
     Unauthenticated,
     Unsupported,
 )
 from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions import quota
 from benchmax.services.submissions.at_once import (
     IncomingFile,
+    Submitter,
     WholeSubmission,
     fingerprint,
     submit_at_once,
@@ -57,7 +66,13 @@ from benchmax.services.submissions.idempotency import (
     prior_submission,
     replayed,
 )
-from benchmax.services.submissions.quota import rate_limited, take_submission_slot
+from benchmax.services.submissions.quota import (
+    Allowance,
+    Rate,
+    record_refusal,
+    refuse,
+    submission_allowance,
+)
 from benchmax.settings import Settings
 
 # API field name -> draft field. The API keeps short names (model, harness, output) for scripts.
@@ -160,12 +175,16 @@ def status_url(test_id: str, settings: Settings) -> str:
     return f"{settings.app_origin}/api/v1/tests/{test_id}/status"
 
 
-def _accepted(test_id: str, settings: Settings) -> JSONResponse:
+def _accepted(test_id: str, settings: Settings, request: Request) -> JSONResponse:
     url = status_url(test_id, settings)
     return JSONResponse(
         {"id": test_id, "status": "processing", "status_url": url},
         status_code=202,
-        headers={"Location": url, "Cache-Control": "no-store"},
+        headers={
+            "Location": url,
+            "Cache-Control": "no-store",
+            **rate_limits.headers_for(request),
+        },
     )
 
 
@@ -174,55 +193,97 @@ def _prior(ctx: AppContext, caller: Caller, key: str) -> PriorSubmission | None:
         return prior_submission(session, caller.user_id, key)
 
 
+def rates(settings: Settings) -> tuple[Rate, Rate]:
+    """The account's submission rate and its rate of refused submissions."""
+    window = settings.api_submission_rate_window_seconds
+    return (
+        Rate("submissions", settings.api_submission_rate_limit, window),
+        Rate("refusals", settings.api_refusal_rate_limit, window),
+    )
+
+
 def take_slot(ctx: AppContext, caller: Caller) -> None:
-    settings = ctx.settings
+    """Count one submission against the account's rate in a transaction of its own
+    (``RateLimited`` when none is left): the batch route's setups, each before it is made."""
+    rate, _refusals = rates(ctx.settings)
     with ctx.session() as session:
-        wait = take_submission_slot(
-            session,
-            caller.user_id,
-            caller.token_id,
-            limit=settings.api_submission_rate_limit,
-            window_seconds=settings.api_submission_rate_window_seconds,
+        quota.take_slot(session, caller.user_id, caller.token_id, rate)
+
+
+def _allowance(ctx: AppContext, caller: Caller, rate: Rate, refused: bool) -> Allowance:
+    with ctx.session() as session:
+        return submission_allowance(session, caller.user_id, rate, refused=refused)
+
+
+async def _check(ctx: AppContext, request: Request, caller: Caller, rate: Rate) -> None:
+    """Refuse before the body is read when ``rate`` is used up; report it either way."""
+    allowance = await run_in_threadpool(_allowance, ctx, caller, rate, rate.name == "refusals")
+    rate_limits.note(request, allowance)
+    if allowance.remaining <= 0:
+        raise refuse(allowance)
+
+
+def _record_refusal(ctx: AppContext, caller: Caller, rate: Rate) -> Allowance:
+    with ctx.session() as session:
+        return record_refusal(session, caller.user_id, caller.token_id, rate)
+
+
+def _counts_as_refusal(error: ServiceError) -> bool:
+    """A request the API refused for what it said (not for who sent it, nor for a limit)."""
+    return 400 <= error.status < 500 and error.status not in (401, 429)
+
+
+async def _create(
+    ctx: AppContext, limits: SafetyLimits, request: Request, caller: Caller, rate: Rate
+) -> Response:
+    """The submission from its checks to the 202; a refusal raises."""
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        raise Unsupported("unsupported_media_type", "Send the submission as multipart/form-data.")
+    max_bytes = ctx.settings.upload_max_request_bytes
+    cap = ByteCap(max_bytes, request_too_large(max_bytes))
+    cap.check_declared(declared_length(request.scope))
+    key = idempotency_digest_of(request)
+    prior = await run_in_threadpool(_prior, ctx, caller, key) if key else None
+    if prior is None:
+        await _check(ctx, request, caller, rate)
+    body = await _read_body(request, ctx.settings, limits, cap)
+    try:
+        if prior is not None:
+            test_id = replayed(prior, body.submission.fingerprint)
+            return _accepted(test_id, ctx.settings, request)
+        # From here refusals come from the wizard's services, in the draft's field names.
+        name_fields(request, DRAFT_TO_API)
+        submitted = await run_in_threadpool(
+            submit_at_once,
+            ctx.jobs,
+            Submitter(caller.user_id, caller.token_id, rate),
+            key,
+            body.submission,
+            limits,
         )
-    if wait is not None:
-        raise rate_limited(wait)
+        if submitted.allowance is not None:
+            rate_limits.note(request, submitted.allowance)
+        return _accepted(submitted.test_id, ctx.settings, request)
+    finally:
+        for upload in body.uploads:
+            await upload.close()
 
 
 def submission_routes(ctx: AppContext, limits: SafetyLimits | None = None) -> list[Route]:
-    limits = limits or SafetyLimits()
+    safety = limits or SafetyLimits()
 
     async def create_test(request: Request) -> Response:
         caller = await run_in_threadpool(authenticate, request, ctx)
-        content_type = request.headers.get("content-type", "")
-        if not content_type.lower().startswith("multipart/form-data"):
-            raise Unsupported(
-                "unsupported_media_type", "Send the submission as multipart/form-data."
-            )
-        max_bytes = ctx.settings.upload_max_request_bytes
-        cap = ByteCap(max_bytes, request_too_large(max_bytes))
-        cap.check_declared(declared_length(request.scope))
-        key = idempotency_digest_of(request)
-        prior = await run_in_threadpool(_prior, ctx, caller, key) if key else None
-        if prior is None:
-            await run_in_threadpool(take_slot, ctx, caller)
-        body = await _read_body(request, ctx.settings, limits, cap)
+        submission_rate, refusal_rate = rates(ctx.settings)
+        await _check(ctx, request, caller, refusal_rate)
         try:
-            if prior is not None:
-                return _accepted(replayed(prior, body.submission.fingerprint), ctx.settings)
-            # From here refusals come from the wizard's services, in the draft's field names.
-            name_fields(request, DRAFT_TO_API)
-            test_id = await run_in_threadpool(
-                submit_at_once,
-                ctx.jobs,
-                caller.user_id,
-                key,
-                body.submission,
-                limits,
-            )
-            return _accepted(test_id, ctx.settings)
-        finally:
-            for upload in body.uploads:
-                await upload.close()
+            return await _create(ctx, safety, request, caller, submission_rate)
+        except ServiceError as error:
+            if _counts_as_refusal(error):
+                allowance = await run_in_threadpool(_record_refusal, ctx, caller, refusal_rate)
+                rate_limits.note(request, allowance)
+            raise
 
     async def test_status(request: Request) -> Response:
         caller = await run_in_threadpool(

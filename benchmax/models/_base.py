@@ -35,8 +35,10 @@ def id_field() -> str:
     return Field(default_factory=new_id, primary_key=True, max_length=16)
 
 
-def created_field() -> datetime:
-    return Field(default_factory=utcnow, sa_type=DateTime(timezone=True), nullable=False)
+def created_field(*, index: bool = False) -> datetime:
+    return Field(
+        default_factory=utcnow, sa_type=DateTime(timezone=True), nullable=False, index=index
+    )
 
 
 def time_field(*, index: bool = False) -> datetime | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Index, String, Text, UniqueConstraint
+from sqlalchemy import DateTime, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from benchmax.models._base import id_field, time_field
+from benchmax.models._base import id_field, time_field, utcnow
 from benchmax.models._columns import Stamped
 
 
@@ -84,12 +84,23 @@ class Test(TestBase, Stamped, table=True):
         # The feed's other orders (migration 0015): most reviewed, highest reviewed score.
         Index("ix_test_reviews_feed", "state", "review_count", "published_at", "id"),
         Index("ix_test_score_feed", "state", "review_score", "published_at", "id"),
+        # The newest stamp is the public reads' cache validator (migration 0020): one seek.
+        Index("ix_test_updated_at", "updated_at"),
         # A retried API submission finds the first one by its Idempotency-Key's digest; NULLs
         # (the wizard's drafts) never collide.
         UniqueConstraint("contributor_id", "idempotency_key", name="uq_test_idempotency"),
     )
 
     id: str = id_field()
+    # Stamped by every ORM or Core UPDATE of a Test too (an explicit value wins), so the
+    # public reads' cache validator (the newest stamp) sees each change without every
+    # service remembering to set it.
+    updated_at: datetime = Field(
+        default_factory=utcnow,
+        sa_type=DateTime(timezone=True),
+        nullable=False,
+        sa_column_kwargs={"onupdate": utcnow},
+    )
     contributor_id: str = Field(foreign_key="user.id", index=True, max_length=16)
     family_id: str | None = Field(default=None, foreign_key="model_family.id")
     catalog_model_id: str | None = Field(default=None, foreign_key="catalog_model.id")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
@@ -24,8 +25,10 @@ class ApiToken(SQLModel, table=True):
 
 
 class ApiTokenUse(SQLModel, table=True):
-    """One submission attempt through a token: the per-token rate limit counts these rows, so
-    the limit holds across every web process. Rows older than the window are pruned."""
+    """One submission through a token: the account's rate limit counts these rows, so the
+    limit holds across every web process. A ``refused`` row is a request the API refused
+    (bad field, wrong format): those count against a separate, larger limit, so mistakes do
+    not use up the submissions. Rows older than the window are pruned."""
 
     __tablename__ = "api_token_use"
     __table_args__ = (Index("ix_api_token_use_window", "token_id", "created_at"),)
@@ -33,3 +36,4 @@ class ApiTokenUse(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     token_id: str = Field(foreign_key="api_token.id", max_length=16)
     created_at: datetime = created_field()
+    refused: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})

@@ -8,7 +8,8 @@ cannot make them legal and one would make the whole feed unreadable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 from xml.etree import ElementTree as ET
@@ -18,12 +19,15 @@ from sqlmodel import Session, select
 from benchmax.models import ModelFamily, User
 from benchmax.services.dates import iso
 from benchmax.services.errors import NotFound
-from benchmax.services.feed import FeedCard, FeedFilters, list_feed
+from benchmax.services.feed import FILTER_NAMES, FeedCard, FeedFilters, list_feed
+from benchmax.services.feed_order import NEWEST
 from benchmax.services.labels import DECLARED_LABEL
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 FEED_SIZE = 50
 FEED_PATH = "/api/v1/feeds/tests.atom"
+# The list API's filters; the feed is always newest first, so it takes no sort or cursor.
+FEED_FILTERS = FILTER_NAMES - {"sort"}
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -47,13 +51,12 @@ def xml_text(value: str) -> str:
     return _NOT_XML.sub("", value)
 
 
-def feed_subject(session: Session, app_origin: str, family: str, contributor: str) -> FeedSubject:
-    """What the feed is of; UnknownFeedError for a family or handle that does not exist."""
-    query = {
-        key: value for key, value in (("family", family), ("contributor", contributor)) if value
-    }
-    self_url = f"{app_origin}{FEED_PATH}" + (f"?{urlencode(query)}" if query else "")
-    filters = FeedFilters.from_query(query)
+def feed_subject(session: Session, app_origin: str, query: Mapping[str, str]) -> FeedSubject:
+    """What the feed is of: the list API's filters (``FEED_FILTERS``), newest first.
+    UnknownFeedError for a family or handle that does not exist."""
+    kept = {key: query[key] for key in sorted(FEED_FILTERS) if query.get(key)}
+    self_url = f"{app_origin}{FEED_PATH}" + (f"?{urlencode(kept)}" if kept else "")
+    filters = replace(FeedFilters.from_query(kept), sort=NEWEST)
     parts, html_url = [], f"{app_origin}/"
     if filters.family:
         name = session.exec(
@@ -69,6 +72,9 @@ def feed_subject(session: Session, app_origin: str, family: str, contributor: st
             raise UnknownFeedError("contributor")
         parts.append(f"@{user.handle}")
         html_url = f"{app_origin}/u/{user.handle}"
+    parts += [value for value in (filters.model, filters.harness, filters.reasoning) if value]
+    if filters.q:
+        parts.append(f"“{filters.q}”")
     title = "New Tests on BenchMax" + (f": {', '.join(parts)}" if parts else "")
     return FeedSubject(title, html_url, self_url, filters)
 

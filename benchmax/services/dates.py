@@ -7,10 +7,17 @@ decided at the edge: ISO 8601 with ``+00:00`` in the JSON API, and a few fixed f
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
-from typing import Any
+import math
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from typing import Annotated, Any
+
+from pydantic import WithJsonSchema
 
 from benchmax.models._base import as_utc
+
+# A field that carries ``iso(...)`` text rather than a datetime: its JSON Schema says so.
+IsoText = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -22,6 +29,22 @@ def internet_time(moment: datetime) -> str:
     """RFC 3339 in UTC to the second with a ``Z`` (``2027-05-30T12:00:00Z``), the form files
     read by other programs use (``/.well-known/security.txt``'s ``Expires``)."""
     return as_utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def http_date(moment: datetime) -> str:
+    """RFC 9110's HTTP-date (``Wed, 02 Dec 2026 09:00:00 GMT``): Last-Modified's form."""
+    return format_datetime(as_utc(moment).replace(microsecond=0), usegmt=True)
+
+
+def seconds_until(moment: datetime, now: datetime) -> int:
+    """Whole seconds from ``now`` to ``moment``, at least 1: a Retry-After that is never 0."""
+    return max(1, math.ceil((as_utc(moment) - now).total_seconds()))
+
+
+def next_utc_day(moment: datetime) -> datetime:
+    """Midnight UTC after ``moment``, when the daily limits start again."""
+    day = as_utc(moment).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day + timedelta(days=1)
 
 
 def json_ready(dto: Any) -> dict[str, Any]:

@@ -72,10 +72,11 @@ class TooLarge(ServiceError, status=413):
 
 
 class RateLimited(ServiceError, status=429):
-    """Too many requests in a window; ``retry_after`` seconds, when known, is sent back."""
+    """Too many requests in a window; ``retry_after`` is the seconds until one is allowed
+    again, which every 429 sends back (so it is not optional here)."""
 
     def __init__(
-        self, code: str, message: str, field: str | None = None, *, retry_after: int | None = None
+        self, code: str, message: str, field: str | None = None, *, retry_after: int
     ) -> None:
         super().__init__(code, message, field)
         self.retry_after = retry_after

@@ -51,7 +51,15 @@ from benchmax.services.search import sql as search_sql
 from benchmax.services.setup_filters import FilterPart, SetupFilters, condition, setup_parts
 from benchmax.services.summaries import APPROVED_THUMBNAIL, TestSummary, summary_values
 
-__all__ = ["SORTS", "FeedFilters", "count_feed", "decode_cursor", "encode_cursor", "list_feed"]
+__all__ = [
+    "FILTER_NAMES",
+    "SORTS",
+    "FeedFilters",
+    "count_feed",
+    "decode_cursor",
+    "encode_cursor",
+    "list_feed",
+]
 
 MAX_PAGE_SIZE = 100
 # The results count stops here: past it the page says "1,000+", so a count never reads more
@@ -68,6 +76,8 @@ _FILTER_LENGTHS = {
     "compare": 8,
     "sort": 16,
 }
+# The query parameters the feed's filters are read from (the list API's and the Atom feed's).
+FILTER_NAMES = frozenset(_FILTER_LENGTHS)
 _YES = frozenset({"1", "on", "yes", "true"})
 
 

@@ -13,17 +13,20 @@ from sqlmodel import Session, select
 
 from benchmax.adapters.queue import DispatcherSlot
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.models import Job, Test
+from benchmax.models import Job, Test, User
+from benchmax.services import tokens
 from benchmax.services.errors import Conflict, Invalid
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.at_once import (
     IncomingFile,
+    Submitter,
     WholeSubmission,
     fingerprint,
     submit_at_once,
 )
 from benchmax.services.submissions.idempotency import idempotency_digest
+from benchmax.services.submissions.quota import Rate
 from benchmax.settings import Settings
 from tests.support.submission_helpers import COMPLETE, contributor
 
@@ -45,6 +48,13 @@ def _jobs(settings: Settings, engine: Engine, tmp_path: Path) -> tuple[JobContex
     return JobContext.from_settings(settings, engine=engine, storage=storage, queue=queue), sent
 
 
+def _submitter(engine: Engine, user: User) -> Submitter:
+    with Session(engine) as session:
+        row, _plaintext = tokens.create_token(session, user, "ci")
+        session.commit()
+        return Submitter(user.id, row.id, Rate("submissions", 30, 600))
+
+
 def _request(data: bytes = b"hello") -> WholeSubmission:
     files = [IncomingFile("notes.txt", io.BytesIO(data), len(data))]
     return WholeSubmission(dict(COMPLETE), files, fingerprint(COMPLETE, files))
@@ -57,19 +67,22 @@ def test_a_retry_that_lost_the_race_for_its_key_answers_with_the_first_test(
     jobs, sent = _jobs(settings, engine, tmp_path)
     storage = jobs.storage
     user = contributor(engine)
+    submitter = _submitter(engine, user)
     key = idempotency_digest("run-7")
-    first = submit_at_once(jobs, user.id, key, _request(), SafetyLimits())
+    first = submit_at_once(jobs, submitter, key, _request(), SafetyLimits()).test_id
     stored = sorted(info.key for info in storage.list())
     with Session(engine) as session:
         queued = [job_id for job_id in session.exec(select(Job.id)).all() if job_id is not None]
     assert queued
     assert sorted(sent.job_ids) == sorted(queued)  # sent once the Test committed
 
-    # A concurrent retry looked for the key before the first committed, so it creates too.
-    again = submit_at_once(jobs, user.id, key, _request(), SafetyLimits())
-    assert again == first
+    # A concurrent retry looked for the key before the first committed; under the account's
+    # lock it finds the first Test and answers with it, uncounted.
+    again = submit_at_once(jobs, submitter, key, _request(), SafetyLimits())
+    assert again.test_id == first
+    assert again.allowance is None
     with pytest.raises(Conflict) as reused:
-        submit_at_once(jobs, user.id, key, _request(b"other"), SafetyLimits())
+        submit_at_once(jobs, submitter, key, _request(b"other"), SafetyLimits())
     assert reused.value.code == "idempotency_key_reused"
 
     with Session(engine) as session:
@@ -82,10 +95,11 @@ def test_a_refused_request_keeps_no_test_and_no_object(
 ) -> None:
     jobs, sent = _jobs(settings, engine, tmp_path)
     user = contributor(engine)
+    submitter = _submitter(engine, user)
     request = _request()
     refused = [*request.files, IncomingFile("..", io.BytesIO(b"x"), 1)]
     with pytest.raises(Invalid) as caught:
-        submit_at_once(jobs, user.id, None, replace(request, files=refused), SafetyLimits())
+        submit_at_once(jobs, submitter, None, replace(request, files=refused), SafetyLimits())
     assert caught.value.code == "filename_dots_only"
 
     with Session(engine) as session:

@@ -76,3 +76,75 @@ def test_served_document_and_reference_page(api_client) -> None:
     assert "<script" not in page.text
     for path in served.json()["paths"]:
         assert path.replace("{", "").replace("}", "") in page.text.replace("{", "").replace("}", "")
+
+
+def _resolve(document: dict, schema: dict) -> dict:
+    ref = schema.get("$ref")
+    return document["components"]["schemas"][ref.rsplit("/", 1)[1]] if ref else schema
+
+
+def test_every_answer_has_a_real_schema(document: dict) -> None:
+    for path, methods in document["paths"].items():
+        for method, op in methods.items():
+            for status, answer in op["responses"].items():
+                for media in answer.get("content", {}).values():
+                    schema = _resolve(document, media["schema"])
+                    assert schema != {"type": "object"}, f"{method} {path} {status}"
+                    if schema.get("type") == "object":
+                        assert schema.get("properties"), f"{method} {path} {status}"
+
+
+def test_security_says_what_each_route_needs(document: dict) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["session"] == {**schemes["session"], "type": "apiKey", "in": "cookie"}
+    for path, methods in document["paths"].items():
+        for method, op in methods.items():
+            security = op["security"]
+            assert {} not in security, f"{method} {path}: anonymous is never an alternative"
+            if method == "get" and "/status" not in path and "/moderation/" not in path:
+                assert security == [], f"{method} {path} is a public read"
+    submit = document["paths"]["/api/v1/tests"]["post"]
+    assert submit["security"] == [{"bearer": []}]
+    assert "submitter's token" in submit["description"]
+    queues = document["paths"]["/api/v1/moderation/queues"]["get"]
+    assert queues["security"] == [{"bearer": []}, {"session": []}]
+
+
+def test_parameters_are_typed_and_bounded_as_the_server_enforces(document: dict) -> None:
+    listing = {
+        p["name"]: p["schema"] for p in document["paths"]["/api/v1/tests"]["get"]["parameters"]
+    }
+    assert listing["limit"] == {"type": "integer", "minimum": 1, "maximum": 100}
+    assert set(listing["sort"]["enum"]) == {"newest", "most_reviewed", "top_score", "relevance"}
+    assert listing["status"]["enum"] == ["awaiting", "reviewed", "ranked"]
+    form = document["paths"]["/api/v1/tests"]["post"]["requestBody"]["content"]
+    visibility = form["multipart/form-data"]["schema"]["properties"]["source_visibility"]
+    assert visibility["enum"] == ["public", "private"]
+    schemas = document["components"]["schemas"]
+    assert "malware" in schemas["ReportReason"]["enum"]
+    assert "moderator" in schemas["Role"]["enum"]
+
+
+def test_every_timestamp_is_a_date_time(document: dict) -> None:
+    def walk(node: object, name: str = "") -> None:
+        if isinstance(node, dict):
+            # chain_broken_at names a snapshot, not a time.
+            if name.endswith("_at") and name != "chain_broken_at" and "properties" not in node:
+                variants = node.get("anyOf", [node])
+                assert any(v.get("format") == "date-time" for v in variants), name
+            for key, value in node.get("properties", {}).items():
+                walk(value, key)
+            if "items" in node:
+                walk(node["items"], name)
+
+    for schema in document["components"]["schemas"].values():
+        walk(schema)
+
+
+def test_cached_reads_document_304_and_their_headers(document: dict) -> None:
+    listing = document["paths"]["/api/v1/tests"]["get"]["responses"]
+    assert "304" in listing
+    assert {"ETag", "Cache-Control", "Link"} <= set(listing["200"]["headers"])
+    submit = document["paths"]["/api/v1/tests"]["post"]["responses"]
+    assert {"RateLimit", "RateLimit-Policy"} <= set(submit["202"]["headers"])
+    assert "Retry-After" in submit["429"]["headers"]

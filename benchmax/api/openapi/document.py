@@ -33,6 +33,32 @@ _ERROR_WORDS = {
     415: "The body is not in the expected format.",
     429: "Too many recently; Retry-After says how long to wait.",
 }
+_SECURITY: dict[str, list[dict[str, list[str]]]] = {
+    "public": [],
+    "token": [{"bearer": []}],
+    "signed_in": [{"bearer": []}, {"session": []}],
+}
+
+
+def _header(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"description": description, "schema": schema or {"type": "string"}}
+
+
+_CACHE_HEADERS = {
+    "ETag": _header(
+        "The validator to send back in If-None-Match (absent for a few seconds after a change)."
+    ),
+    "Cache-Control": _header(
+        "public and short for anonymous reads, private when a "
+        "credential was sent, immutable for sealed snapshots."
+    ),
+}
+_RATE_HEADERS = {
+    "RateLimit": _header('What is left of each limit: "submissions";r=<left>;t=<seconds>.'),
+    "RateLimit-Policy": _header('Each limit: "submissions";q=<quota>;w=<window seconds>.'),
+}
+_LINK = {"Link": _header('<next page URL>; rel="next", when there is a next page.')}
+_RETRY_AFTER = {"Retry-After": _header("Seconds to wait before trying again.", {"type": "integer"})}
 
 
 class UndocumentedRouteError(LookupError):
@@ -95,6 +121,17 @@ def _content(schemas: _Schemas, answer: Answer) -> dict[str, Any]:
     return {answer.media_type: {"schema": schema}}
 
 
+def _success_headers(operation: Operation) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if operation.cached:
+        headers |= _CACHE_HEADERS
+    if operation.paged:
+        headers |= _LINK
+    if operation.limited:
+        headers |= _RATE_HEADERS
+    return headers
+
+
 def _operation(schemas: _Schemas, method: str, path: str, operation: Operation) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for answer in (operation.answer, *operation.extra_answers):
@@ -102,9 +139,20 @@ def _operation(schemas: _Schemas, method: str, path: str, operation: Operation) 
             "description": answer.description,
             "content": _content(schemas, answer),
         }
+        if headers := _success_headers(operation):
+            responses[str(answer.status)]["headers"] = headers
+    if operation.cached:
+        responses["304"] = {
+            "description": "Not modified: the If-None-Match tag is current.",
+            "headers": _CACHE_HEADERS,
+        }
     error = {"application/json": {"schema": schemas.ref(ErrorBody)}}
     for status in operation.errors:
         responses[str(status)] = {"description": _ERROR_WORDS[status], "content": error}
+        if status == 429:
+            responses["429"]["headers"] = _RETRY_AFTER | (
+                _RATE_HEADERS if operation.limited else {}
+            )
     entry: dict[str, Any] = {
         "operationId": _operation_id(method, path),
         "summary": operation.summary,
@@ -121,10 +169,7 @@ def _operation(schemas: _Schemas, method: str, path: str, operation: Operation) 
             "required": body.required,
             "content": {body.media_type: {"schema": schema}},
         }
-    if operation.security == "token":
-        entry["security"] = [{"bearer": []}]
-    elif operation.security == "optional":
-        entry["security"] = [{}, {"bearer": []}]
+    entry["security"] = _SECURITY[operation.security]
     return entry
 
 
@@ -146,6 +191,10 @@ def build_document(routes: Iterable[BaseRoute], server_url: str) -> dict[str, An
         "info": {
             "title": "BenchMax API",
             "version": "1",
+            "license": {
+                "name": "Each Test: its contributor's, under the site's terms",
+                "url": f"{server_url}/terms",
+            },
             "description": (
                 "Read public Tests, submit Tests with an API token, review, report and "
                 'moderate. Every error answers {"error": {code, message, field}}. Declared '
@@ -160,8 +209,20 @@ def build_document(routes: Iterable[BaseRoute], server_url: str) -> dict[str, An
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "An API token (bmx_…) from /me or `benchmax tokens create`.",
-                }
+                    "description": (
+                        "An API token (bmx_…) from /me or `benchmax tokens create`; routes "
+                        "that also take a session accept a session token here too."
+                    ),
+                },
+                "session": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "__session",
+                    "description": (
+                        "The browser's sign-in session. A write signed in by this cookie "
+                        "alone must come from the app's own origin."
+                    ),
+                },
             },
         },
     }

@@ -12,15 +12,18 @@ from html import escape
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from benchmax.api.html_page import html_page
+from benchmax.api.http_cache import versioned_json
 from benchmax.api.openapi.document import build_document
+from benchmax.api.openapi.showcase_schemas import OpenApiDocument
 from benchmax.api.openapi.spec import Answer, Operation, documented
 from benchmax.context import AppContext
 
 _cache: dict[int, dict[str, Any]] = {}
+_DOCUMENT_CACHE = "public, max-age=300, stale-while-revalidate=3600"
 
 
 def document_for(request: Request, origin: str) -> dict[str, Any]:
@@ -33,15 +36,12 @@ def document_for(request: Request, origin: str) -> dict[str, Any]:
 @documented(
     Operation(
         "This document", "meta",
-        Answer(200, "The OpenAPI 3.1 document of every /api/v1 route.",
-               schema={"type": "object"}),
+        Answer(200, "The OpenAPI 3.1 document of every /api/v1 route.", OpenApiDocument),
+        cached=True,
     )
 )  # fmt: skip
 async def openapi_json(ctx: AppContext, request: Request) -> Response:
-    return JSONResponse(
-        document_for(request, ctx.settings.app_origin),
-        headers={"Cache-Control": "public, max-age=300"},
-    )
+    return versioned_json(request, document_for(request, ctx.settings.app_origin), _DOCUMENT_CACHE)
 
 
 def _schema_text(schema: dict[str, Any]) -> str:
@@ -70,11 +70,11 @@ def _operation_html(method: str, path: str, op: dict[str, Any]) -> str:
         f"<tr><td>{escape(status)}</td><td>{escape(answer['description'])}</td></tr>"
         for status, answer in op["responses"].items()
     )
-    auth = {"bearer": "API token required"}.get(
-        next(iter(op.get("security", [{}])[-1]), ""), "no credentials needed"
-    )
-    if op.get("security") == [{}, {"bearer": []}]:
-        auth = "API token or signed-in session; the service decides by role"
+    auth = {
+        0: "no credentials needed",
+        1: "API token required",
+        2: "API token or signed-in session; the service decides by role",
+    }[len(op["security"])]
     return (
         f'<section class=op id="{escape(op["operationId"])}">'
         f"<p><span class=method>{escape(method.upper())}</span><code>{escape(path)}</code></p>"

@@ -124,3 +124,10 @@ def ai_review_summaries(
             models=sorted({s.reported_model or s.requested_model for s in samples}),
         )
     return summaries
+
+
+def judge_state(session: Session, snapshot_id: str) -> str:
+    """The snapshot's state ("" for no such id): part of its card's cache validator, since
+    activating a judge changes no stamp the data version reads."""
+    snapshot = session.get(JudgeSnapshot, snapshot_id) if is_public_id(snapshot_id) else None
+    return str(snapshot.state) if snapshot else ""

@@ -31,7 +31,7 @@ from benchmax.models import (
 )
 from benchmax.models._base import as_utc
 from benchmax.services import catalog
-from benchmax.services.dates import JsonReady
+from benchmax.services.dates import IsoText, JsonReady
 from benchmax.services.moderation.appeals import AppealItem, open_appeals
 from benchmax.services.moderation.cases import oldest_open
 
@@ -69,7 +69,7 @@ class ReportItem:
     reason_label: str
     details: str
     reporter_handle: str
-    created_at: str
+    created_at: IsoText
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class DisputeItem:
     review_reasoning: str
     reviewer_kind: str
     reviewer_id: str | None
-    created_at: str
+    created_at: IsoText
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class RemovedItem:
     test_id: str
     test_title: str
     contributor_handle: str
-    removed_at: str
+    removed_at: IsoText
     reason: str
     can_restore: bool
     restore_problem: str

@@ -12,7 +12,8 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from benchmax.models import Appeal, Dispute, Report
-from benchmax.models._base import utcnow
+from benchmax.models._base import as_utc, utcnow
+from benchmax.services.dates import seconds_until
 from benchmax.services.errors import RateLimited
 from benchmax.services.moderation.cases import KINDS
 
@@ -28,13 +29,16 @@ def check_hourly_limit(
 ) -> None:
     """Refuse with 429 when ``user_id`` already made ``per_hour`` rows of ``model`` this hour."""
     author = KINDS[model].author
-    recent = session.exec(
-        select(func.count())
+    now = utcnow()
+    recent, oldest = session.exec(
+        select(func.count(), func.min(model.created_at))
         .select_from(model)
-        .where(col(author) == user_id, col(model.created_at) >= utcnow() - WINDOW)
+        .where(col(author) == user_id, col(model.created_at) >= now - WINDOW)
     ).one()
-    if recent >= per_hour:
+    if recent >= per_hour and oldest is not None:
+        wait = seconds_until(as_utc(oldest) + WINDOW, now)
         raise RateLimited(
             "rate_limited",
-            f"You can send at most {per_hour} {noun} an hour. Please try again later.",
+            f"You can send at most {per_hour} {noun} an hour. Try again in {wait} seconds.",
+            retry_after=wait,
         )

@@ -23,7 +23,8 @@ from benchmax.models import (
     Test,
     TestState,
 )
-from benchmax.services.dates import human_date
+from benchmax.models._base import utcnow
+from benchmax.services.dates import human_date, next_utc_day, seconds_until
 from benchmax.services.errors import Conflict, NotFound, RateLimited
 from benchmax.services.jobs import enqueue
 from benchmax.services.preview import budget
@@ -182,6 +183,7 @@ def retry_preview(session: Session, settings: Settings, user_id: str, test_id: s
             "preview_retry_limit",
             f"You can retry previews {settings.preview_retry_daily_limit} times a day; "
             "try again tomorrow.",
+            retry_after=seconds_until(next_utc_day(utcnow()), utcnow()),
         )
     evaluation.state = PreviewState.PENDING
     evaluation.reader_reason = evaluation.error_code = ""

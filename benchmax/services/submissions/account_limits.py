@@ -33,8 +33,17 @@ _UNPUBLISHED_STATES = (
 
 
 def lock_account(session: Session, user_id: str) -> None:
-    """Hold the account's row for the rest of the transaction (a no-op on SQLite)."""
-    session.exec(select(User.id).where(User.id == user_id).with_for_update()).first()
+    """Hold the account's row for the rest of the transaction (a no-op on SQLite, which
+    serialises writers anyway).
+
+    ``FOR NO KEY UPDATE``, not ``FOR UPDATE``: every row written with a foreign key to the
+    account (a Test, a token use) takes a key-share lock on it, which ``FOR UPDATE`` would
+    wait for. Two transactions that each wrote such a row and then asked for the lock would
+    wait for each other: PostgreSQL's "deadlock detected" on parallel submissions. A
+    transaction that locks the account still takes the lock before it writes anything else
+    of the account's, so they queue in one order.
+    """
+    session.exec(select(User.id).where(User.id == user_id).with_for_update(key_share=True)).first()
 
 
 def check_open_drafts(session: Session, user: User, settings: Settings) -> None:

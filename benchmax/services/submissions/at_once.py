@@ -6,6 +6,10 @@ request stores nothing: the transaction rolls back and the quarantined objects i
 deleted again. The transaction is this module's, not the caller's, because those deletions
 must follow the commit's failure too (a concurrent retry's key taken first), and a retry that
 lost that race answers with the Test that won it.
+
+The transaction takes the account's lock before anything else (``quota.take_slot`` counts the
+submission under it), so parallel submissions of one account queue rather than deadlock, and
+a refused one leaves the account's submission count as it was.
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from sqlalchemy.exc import IntegrityError
 from benchmax.services.accounts import get_user
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
+from benchmax.services.submissions.account_limits import lock_account
 from benchmax.services.submissions.drafts import create_draft, save_draft
 from benchmax.services.submissions.files import add_file
 from benchmax.services.submissions.idempotency import prior_submission, replayed
 from benchmax.services.submissions.lifecycle import submit
+from benchmax.services.submissions.quota import Allowance, Rate, take_slot
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,24 @@ class WholeSubmission:
     fields: dict[str, str]
     files: Sequence[IncomingFile]
     fingerprint: str
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """Who submits, through which token, under which rate. Without a rate the caller has
+    counted the submission already (a batch counts each setup before it is made)."""
+
+    user_id: str
+    token_id: str = ""
+    rate: Rate | None = None
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The Test's id and the account's allowance after it (None for a replayed key)."""
+
+    test_id: str
+    allowance: Allowance | None
 
 
 def fingerprint(fields: Mapping[str, str], files: Sequence[IncomingFile]) -> str:
@@ -65,36 +89,46 @@ def _chunks(data: BinaryIO) -> Iterator[bytes]:
 
 def submit_at_once(
     jobs: JobContext,
-    user_id: str,
+    submitter: Submitter,
     key: str | None,
     submission: WholeSubmission,
     limits: SafetyLimits,
-) -> str:
-    """The new Test's id (processing), or with ``key`` (a digest) the Test a concurrent retry
+) -> Submitted:
+    """The new Test (processing), or with ``key`` (a digest) the Test a concurrent retry
     created with it a moment earlier. Its sessions are ``jobs``'s, so the scans that submit
     enqueues are sent as soon as the Test commits."""
     try:
-        return _create(jobs, user_id, key, submission, limits)
+        return _create(jobs, submitter, key, submission, limits)
     except IntegrityError:
         if key is None:
             raise
         with jobs.session() as session:
-            raced = prior_submission(session, user_id, key)
+            raced = prior_submission(session, submitter.user_id, key)
         if raced is None:
             raise
-        return replayed(raced, submission.fingerprint)
+        return Submitted(replayed(raced, submission.fingerprint), None)
 
 
 def _create(
     jobs: JobContext,
-    user_id: str,
+    submitter: Submitter,
     key: str | None,
     submission: WholeSubmission,
     limits: SafetyLimits,
-) -> str:
+) -> Submitted:
     written: list[str] = []
+    user_id = submitter.user_id
     try:
         with jobs.session() as session:
+            lock_account(session, user_id)
+            if key is not None and (prior := prior_submission(session, user_id, key)):
+                # A retry that waited for the lock behind the request that used its key.
+                return Submitted(replayed(prior, submission.fingerprint), None)
+            allowance = (
+                take_slot(session, user_id, submitter.token_id, submitter.rate)
+                if submitter.rate is not None
+                else None
+            )
             user = get_user(session, user_id)
             assert user is not None
             test = create_draft(session, user, jobs.settings, submitted_at_once=True)
@@ -117,7 +151,7 @@ def _create(
                 )
                 written.append(evidence.quarantine_key)
             submit(session, user, test.id)
-            return test.id
+            return Submitted(test.id, allowance)
     except BaseException:
         for object_key in written:
             jobs.storage.delete(object_key)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from benchmax.services.errors import Invalid, ServiceError
 from benchmax.services.jobs import JobContext
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions.at_once import WholeSubmission, submit_at_once
+from benchmax.services.submissions.at_once import Submitter, WholeSubmission, submit_at_once
 from benchmax.services.submissions.fields import REFERENCE_FIELDS, SETUP_FIELDS, clean_fields
 from benchmax.services.submissions.idempotency import prior_submission, replayed
 from benchmax.services.submissions.lifecycle import REQUIRED_MESSAGES, check_complete
@@ -151,7 +151,9 @@ def submit_batch(
         submission = WholeSubmission(values, [], fingerprint)
         setup_key = setup_digest(key, index) if key else None
         try:
-            test_id = submit_at_once(jobs, user_id, setup_key, submission, limits)
+            test_id = submit_at_once(
+                jobs, Submitter(user_id), setup_key, submission, limits
+            ).test_id
         except ServiceError as refusal:
             outcomes.append(SetupOutcome(index, refusal=refusal))
         else:

@@ -69,6 +69,14 @@ _TEXT_FIELDS: dict[str, _Text] = {
     "output_text": _Text("output", 500_000, single_line=False),
     "title": _Text("title", 200, single_line=True),
 }
+
+
+def text_limits() -> dict[str, tuple[int, bool]]:
+    """Each text field's most characters and whether it is a single line: what the API's
+    document states, so it says what ``clean_fields`` enforces."""
+    return {name: (spec.max_chars, spec.single_line) for name, spec in _TEXT_FIELDS.items()}
+
+
 # Tab, line feed and carriage return are ordinary in pasted text; other C0 controls are not
 # (and PostgreSQL refuses NUL outright).
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
