@@ -261,6 +261,37 @@ def proposal_json(raw: bytes) -> dict[str, Any]:
     }
 
 
+# The reply's canonical form (the server also finds ``bench`` under ``response`` or ``reply``,
+# as a calls-log line holds it): a collection that names the harness, and its seats.
+PANEL_REPLY: dict[str, Any] = {
+    "type": "object",
+    "required": ["bench"],
+    "properties": {
+        "bench": {
+            "type": "object",
+            "required": ["collection", "seats"],
+            "properties": {
+                "panel": {"type": "string"},
+                "collection": {
+                    "type": "string",
+                    "maxLength": 150,
+                    "pattern": r"^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*[A-Za-z0-9]"
+                    r"[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$",
+                    "description": "Names the harness (Benchwarmers <collection>).",
+                },
+                "seats": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": MAX_SETUPS,
+                    "items": {"type": "object", "additionalProperties": True},
+                    "description": "One per model asked; a seat not ok is listed with why.",
+                },
+            },
+        }
+    },
+}
+
+
 @documented(
     Operation(
         "Read a panel reply into proposed setups", "submission",
@@ -269,7 +300,7 @@ def proposal_json(raw: bytes) -> dict[str, Any]:
                PanelImport),
         (400, 401, 403, 408, 413),
         body=Body(description="A bench gateway's reply (JSON with a bench field) or one line "
-                  "of its calls log.", schema={"type": "object"}),
+                  "of its calls log.", schema=PANEL_REPLY),
         security="token",
     )
 )  # fmt: skip
