@@ -119,6 +119,11 @@ def test_no_route_runs_sql_on_the_event_loop(
                 files={"files": ("a.txt", b"hello")},
                 data={"prompt": "p", "model": "m", "harness": "h", "output": "o"},
             )
+        elif path in ("/api/v1/tests/batch", "/api/v1/panel-imports"):  # API tokens only
+            setup = {"model": "m", "harness": "h", "output": "o"}
+            response = api_client.post(
+                path, headers=by_token, json={"prompt": "p", "setups": [setup, setup]}
+            )
         elif method == "POST":
             response = api_client.request(
                 method, path, headers={**signed_in, "X-Filename": "a.txt"}, json={"reason": "x"}
