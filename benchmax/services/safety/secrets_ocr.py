@@ -14,8 +14,9 @@ ordinary rules (``find_secrets``, with their lengths and entropy checks) decide:
   only a join that yields a whole key survives the rule (a rule that ends at a word boundary
   fails if one fragment too many is joined);
 - a joined body must hold a digit, a capital and a small letter (a random key of 20 or more
-  characters almost always does; ordinary words joined together almost never do), which is
-  what keeps joining from turning prose after an ``sk-`` into a key;
+  characters almost always does) and at most one fragment that reads like a word (all
+  letters, lower or title case): that is what keeps joining from turning prose after an
+  ``sk-`` or a "key:" into a key;
 - dashes and quotes are made ASCII, and a PEM line's run of dashes is made five again.
 
 The text is never kept: only the findings (a kind and a line) leave this module.
@@ -85,7 +86,7 @@ _ASCII_FIXES = str.maketrans(
 )
 _DASH_RUN = re.compile(r"-{3,}")
 # "service account" with its underscore lost, in the JSON marker's quotes.
-_SERVICE_ACCOUNT = re.compile(r'"service.?account"', re.IGNORECASE)
+_SERVICE_ACCOUNT = re.compile(r"[\"']service.?account[\"']", re.IGNORECASE)
 # An identifier spelled with spaces for underscores right before "=" or ":" (AWS_SECRET_…).
 # A keyword's name (spaces read for its underscores allowed) and whatever OCR made of the
 # assignment after it: "=", ":", a stray letter or mark, or nothing.
@@ -175,18 +176,23 @@ def _candidates(line: str) -> Iterator[str]:
 
 def _bodies(line: str, start: int, joinable: Callable[[str], bool]) -> Iterator[str]:
     """The text after ``start`` joined over one, two, … space-separated fragments; a join
-    only when ``joinable`` says the result could be a key."""
+    only when ``joinable`` says the result could be a key and at most one of the joined
+    fragments reads like a word (prose after a keyword joins into something key-shaped;
+    a key split by OCR almost never yields two all-letter, one-case fragments)."""
     body = ""
     at = start
+    words = 0
     for count in range(_MAX_FRAGMENTS):
         if count and not line.startswith(" ", at):
             return
         fragment = _FRAGMENT.match(line, at + (1 if count else 0))
         if fragment is None:
             return
-        body += fragment.group().translate(_BODY_FIXES)
+        text = fragment.group()
+        words += text.isalpha() and (text.islower() or text.istitle())
+        body += text.translate(_BODY_FIXES)
         at = fragment.end()
-        if len(body) > _MAX_BODY:
+        if len(body) > _MAX_BODY or (count and words > 1):
             return
         if count == 0 or joinable(body):
             yield body
