@@ -153,23 +153,28 @@ def rebuild_video(path: Path, content_type: str, label: str) -> Path:
         "-f", "webm" if webm else "mp4", "-y", str(output),
     ]  # fmt: skip
     completed = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, check=False)
-    try:
-        if completed.returncode != 0 or not output.exists():
-            raise _NotCleanError
-        with output.open("rb") as file:
-            size = output.stat().st_size
-            if webm:
-                _verify_webm(file, size)
-            else:
-                _verify_mp4(file, 0, size, b"", [0])
-    except (_NotCleanError, MalformedError):
+    if completed.returncode != 0 or not output.exists() or not holds_only_playback(output, webm):
         output.unlink(missing_ok=True)
         raise BlockedError(
             "video_not_rebuildable",
             f"{label} could not be rebuilt with only its video and sound: export it again "
             "as a plain MP4 (H.264) or WebM (VP8/VP9/AV1) and upload the new file.",
-        ) from None
+        )
     return output
+
+
+def holds_only_playback(path: Path, webm: bool) -> bool:
+    """Whether every element (box) of ``path`` is on the allow-list, with a valid value."""
+    try:
+        with path.open("rb") as file:
+            size = path.stat().st_size
+            if webm:
+                _verify_webm(file, size)
+            else:
+                _verify_mp4(file, 0, size, b"", [0])
+    except (_NotCleanError, MalformedError):
+        return False
+    return True
 
 
 def _verify_webm(file: BinaryIO, size: int) -> None:
