@@ -76,16 +76,21 @@ def loaded_video(container: str, marker: str) -> bytes:
         data = out.read_bytes()
     text = f"{marker}-appended".encode()
     if webm:
+        tag = ebml(b"\x73\x73", ebml(b"\x67\xc8", ebml(b"\x45\xa3", text)))
+        # Attachments > AttachedFile > FileName, FileMimeType, FileData (the WebM muxer
+        # refuses to write attachments; Matroska players read them all the same).
+        attached = (
+            ebml(b"\x46\x6e", b"notes.txt")
+            + ebml(b"\x46\x60", b"text/plain")
+            + ebml(b"\x46\x5c", f"{marker}-attachment".encode())
+        )
         return append_to_segment(
             data,
             ebml(b"\xec", text),  # Void
             ebml(b"\x7a\xbc", text),  # an element no specification defines
-            ebml(b"\x12\x54\xc3\x67", ebml(b"\x73\x73", ebml(b"\x67\xc8", ebml(b"\x45\xa3", text)))),
-            # Attachments > AttachedFile > FileName, FileMimeType, FileData (the WebM muxer
-            # refuses to write attachments; Matroska players read them all the same).
-            ebml(b"\x19\x41\xa4\x69", ebml(b"\x61\xa7", ebml(b"\x46\x6e", b"notes.txt")
-                 + ebml(b"\x46\x60", b"text/plain") + ebml(b"\x46\x5c", f"{marker}-attachment".encode()))),
-        )  # fmt: skip
+            ebml(b"\x12\x54\xc3\x67", tag),  # Tags
+            ebml(b"\x19\x41\xa4\x69", ebml(b"\x61\xa7", attached)),
+        )
     return data + b"".join(
         box(kind, b"\x00" * 4 + text) for kind in (b"free", b"skip", b"uuid", b"meta", b"zzzz")
     )
@@ -113,11 +118,10 @@ def append_to_segment(webm: bytes, *elements: bytes) -> bytes:
 
 def probe(path: Path) -> subprocess.CompletedProcess[str]:
     """ffprobe's reading of a file: its streams' types and the container's duration."""
+    command = ["/usr/bin/ffprobe", "-v", "error", "-of", "csv=p=0"]
+    command += ["-show_entries", "stream=codec_type:format=duration", str(path)]
     return subprocess.run(
-        [
-            "/usr/bin/ffprobe", "-v", "error", "-show_entries",
-            "stream=codec_type:format=duration", "-of", "csv=p=0", str(path),
-        ],  # fmt: skip
+        command,
         capture_output=True,
         text=True,
         check=False,

@@ -75,6 +75,7 @@ _UPPER_BODY = ("AKIA", "ASIA", "ABIA", "ACCA")
 _HEX_BODY = ("sk-or-v1-",)
 _HEX_FIXES = str.maketrans("oOlIiSsZzgG", "00111552299")
 _BODY_FIXES = str.maketrans("|!", "ll")
+_GENERIC = "keyword_secret"
 _MAX_FRAGMENTS = 10
 _MAX_BODY = 300
 _FRAGMENT = re.compile(r"[^\s\"'`,;()\[\]{}<>=:]+")
@@ -142,7 +143,17 @@ def find_secrets_in_ocr(text: str) -> list[SecretFinding]:
     for number, line in enumerate(text.split("\n"), start=1):
         for candidate in _candidates(line):
             keep(find_secrets(candidate), number)
-    return sorted(findings.values(), key=lambda finding: (finding.line, finding.column))
+    # A repair can read one key both ways (its prefix, and the keyword it is assigned to):
+    # the line then reports the specific kind only.
+    specific = {line for line, code in findings if code != _GENERIC}
+    return sorted(
+        (
+            found
+            for (line, code), found in findings.items()
+            if code != _GENERIC or line not in specific
+        ),
+        key=lambda finding: (finding.line, finding.column),
+    )
 
 
 def _pem_bodies(text: str, start: int) -> Iterator[str]:

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from benchmax.services.safety import BlockedError, SafetyLimits, check_test_totals, scan_file
-from tests.unit.safety import hostile
 from tests.support.videos import loaded_video, plain_video
+from tests.unit.safety import hostile
 from tests.unit.safety.corpus import fake_secrets, write
 
 LIMITS = SafetyLimits()

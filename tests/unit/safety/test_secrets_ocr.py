@@ -75,7 +75,11 @@ def test_a_pem_key_with_its_material_spaced_out_is_found() -> None:
 
 
 def test_a_service_account_read_with_curly_quotes_is_found() -> None:
-    text = "{\n“type”: “service account’,\n“private_key”: “(not shown)”\n}"
+    opening, closing, apostrophe = "\u201c", "\u201d", "\u2019"
+    text = (
+        f"{{\n{opening}type{closing}: {opening}service account{apostrophe},\n"
+        f"{opening}private_key{closing}: {opening}x{closing}\n}}"
+    )
     assert "google_service_account" in _codes(text)
 
 

@@ -56,7 +56,8 @@ def test_served_bytes_hold_no_metadata_and_still_play(tmp_path: Path, container:
 def test_the_allow_list_refuses_what_a_remux_could_leave(tmp_path: Path) -> None:
     webm = write(tmp_path, "clean.webm", plain_video("webm"))
     clean = scan_file(webm, "clean.webm", LIMITS).sanitized_path
-    assert clean is not None and holds_only_playback(clean, webm=True)
+    assert clean is not None
+    assert holds_only_playback(clean, webm=True)
     for name, extra in {
         "void": ebml(b"\xec", b"not zeros"),
         "unknown": ebml(b"\x7a\xbc", b"\x00"),
@@ -66,7 +67,8 @@ def test_the_allow_list_refuses_what_a_remux_could_leave(tmp_path: Path) -> None
         assert not holds_only_playback(dirty, webm=True), name
     mp4 = write(tmp_path, "clean.mp4", plain_video("mp4"))
     rebuilt = scan_file(mp4, "clean.mp4", LIMITS).sanitized_path
-    assert rebuilt is not None and holds_only_playback(rebuilt, webm=False)
+    assert rebuilt is not None
+    assert holds_only_playback(rebuilt, webm=False)
     for kind in (b"free", b"skip", b"uuid", b"meta", b"udta"):
         dirty = write(tmp_path, "dirty.mp4", rebuilt.read_bytes() + box(kind, b"\x00\x00note"))
         assert not holds_only_playback(dirty, webm=False), kind
@@ -114,7 +116,9 @@ def test_a_key_shown_in_a_recording_is_found(tmp_path: Path, container: str) -> 
     frame = tmp_path / "frame.png"
     _key_frame(frame)
     out = tmp_path / f"rec.{container}"
-    codec = ["-c:v", "libvpx"] if container == "webm" else ["-c:v", "libx264", "-preset", "ultrafast"]
+    codec = (
+        ["-c:v", "libvpx"] if container == "webm" else ["-c:v", "libx264", "-preset", "ultrafast"]
+    )
     subprocess.run(
         ["/usr/bin/ffmpeg", "-v", "error", "-nostdin",
          "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=10:duration=3",
