@@ -2,12 +2,14 @@
 
 Tesseract reads a full 1440x900 screenshot of text in about two seconds on one core, which
 three screenshots per Test cannot afford. But a key is one long unbroken run of characters,
-and most lines on a screen hold none: so the picture is cut into text lines by where its
+and most lines on a screen hold none. So the picture is cut into text lines by where its
 edges are (an edge is a sharp change of brightness, which glyphs are made of whatever the
-theme), each line into words by the gaps between edges, and only lines holding a word at
-least ``_LONG_WORD`` times as wide as the line is tall are read, with their neighbours (a
-PEM header, a keyword on the line above). Each kept line is made dark-on-light (inverted
-when its own background is dark), grayscale, and scaled so its text is about as tall as
+theme), a line too tall to be text into columns at blank gutters (a sidebar, a picture
+beside text) and those into lines again, and each line into words by the gaps between
+edges. Only a line holding a word at least ``_LONG_WORD`` times as wide as the line is tall
+is read, from the start of its column to the end of that word, together with the same
+stretch of the line above (a PEM header, a keyword). Each kept line is made dark on light
+(inverted when its own background is dark), grey, and scaled so its text is about as tall as
 tesseract reads best; the lines are stacked into one image and read in one call.
 
 Runs only inside the scan's child process: tesseract is a child of that child, so it
