@@ -75,7 +75,17 @@ services: ## Start PostgreSQL and Redis when they are not already running
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || (mkdir -p /var/lib/redis /var/log/redis && redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log)
 	@for i in $$(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done; redis-cli -h 127.0.0.1 -p 6379 ping
 
-install: $(STAMP)/venv $(STAMP)/bun ## Create .venv and install Python and front-end tooling
+install: $(STAMP)/venv $(STAMP)/bun $(STAMP)/scan-tools ## Create .venv and install Python and front-end tooling
+
+# What the safety scan runs besides Python: Debian's tesseract with its English model (the
+# OCR that finds keys in screenshots and video frames; nothing is downloaded at run time) and
+# ffmpeg (video frames, and the remux that keeps only what playback needs). The DejaVu and
+# Liberation fonts draw the generated screenshots the OCR tests and benchmark read.
+$(STAMP)/scan-tools:
+	@mkdir -p $(STAMP)
+	test -x /usr/bin/tesseract -a -s /usr/share/tesseract-ocr/5/tessdata/eng.traineddata -a -x /usr/bin/ffmpeg -a -d /usr/share/fonts/truetype/dejavu -a -d /usr/share/fonts/truetype/liberation || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng ffmpeg fonts-dejavu-core fonts-liberation)
+	/usr/bin/tesseract --version | head -n1
+	touch $@
 
 # The contributor client is a distribution of its own (clients/python); it is installed here
 # with its MCP extra so the suite can test it against the app, as a harness would use it.

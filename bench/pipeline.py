@@ -20,6 +20,10 @@ Both run on each queue shape:
   threads of their own, as ``benchmax.runtime.runner`` runs them; time-to-public must match
   the judge-off figure measured in the same run.
 
+Keys in pixels make every image cost an OCR pass, so two more Tests are timed on the embedded
+default: three 1440x900 screenshots of terminals, code and chat pages (p95 target < 3 s) and
+a text-only Test with no file at all (p95 target < 1 s, as before OCR).
+
 Scan throughput is bench/scan.py's ratio (SHA-256 time / scan time, target >= 0.25), measured
 sequentially and with a Test's files scanned in parallel threads and processes.
 
@@ -62,11 +66,13 @@ from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.settings import Settings
 from tests.support.judge_helpers import JUDGE_KEY, make_active_snapshot
+from tests.support.screenshots import plain_screenshots
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB_KINDS = (pipeline.scan_evidence, pipeline.publish_test)  # importing registered them
 ROUNDS = 5
 TARGET_P95_SECONDS = 1.0
+SCREENSHOTS_TARGET_P95_SECONDS = 3.0
 PG_ADMIN_URL = os.environ.get(
     "BENCHMAX_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -76,6 +82,7 @@ _FIELDS = {
     "model_label": "Claude Sonnet 4.5",
     "harness_label": "Claude Code",
     "reasoning_label": "high",
+    "output_text": "Done: the dashboard renders and its tests pass.",
 }
 
 
@@ -398,15 +405,42 @@ def parallel_scan_ratio(files: list[Path], make_pool: Callable[[], Executor]) ->
     return hash_seconds / scan_seconds
 
 
-def _summary(label: str, seconds: list[float]) -> None:
+def _summary(label: str, seconds: list[float], target: float = TARGET_P95_SECONDS) -> None:
     ordered = sorted(seconds)
     p50 = statistics.median(ordered)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    verdict = "meets" if p95 < TARGET_P95_SECONDS else "misses"
+    verdict = "meets" if p95 < target else "misses"
     print(
         f"{label:62s} p50 {p50:5.2f} s  p95 {p95:5.2f} s  ({len(ordered)} Tests; "
-        f"{verdict} target p95 < {TARGET_P95_SECONDS:g} s)"
+        f"{verdict} target p95 < {target:g} s)"
     )
+
+
+def screenshot_test(directory: Path) -> list[Path]:
+    """Three ordinary 1440x900 screenshots (tests/support/screenshots.py), as files."""
+    paths = []
+    for shot in plain_screenshots(seed=3, count=3):
+        path = directory / shot.name
+        path.write_bytes(shot.data)
+        paths.append(path)
+    return paths
+
+
+def pixels_and_text_only(scratch: Path, rounds: int = ROUNDS) -> None:
+    """Time-to-public of a Test with three screenshots, and of one with no file at all."""
+    (scratch / "shots").mkdir()
+    cases = {
+        "three 1440x900 screenshots": (
+            screenshot_test(scratch / "shots"),
+            SCREENSHOTS_TARGET_P95_SECONDS,
+        ),
+        "text only": ([], TARGET_P95_SECONDS),
+    }
+    for index, (label, (files, target)) in enumerate(cases.items()):
+        folder = scratch / f"pixels-{index}"
+        folder.mkdir()
+        seconds = embedded(files, folder, rounds, previews=False)["submit at once"]
+        _summary(f"time-to-public, embedded, {label}", seconds, target)
 
 
 def main() -> None:
@@ -419,6 +453,7 @@ def main() -> None:
         judge_off = embedded(files, scratch)
         for case, seconds in judge_off.items():
             _summary(f"time-to-public, embedded, {case}", seconds)
+        pixels_and_text_only(scratch)
         with _slow_fake_judge() as judge_url:
             judge_on = embedded(files, scratch, judge=judge_url)
         for case, seconds in judge_on.items():

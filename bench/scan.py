@@ -15,6 +15,13 @@ alone costs many times what hashing does, so the best ratio it allows is far bel
 ceiling; scan/floor is what the checks add on top of it, and its target is <= 1.5x, judged
 on CPU time (this process's own work, which other load on the machine barely changes).
 
+Keys in pixels: every image is also read by OCR (``safety/pixel_text.py``). On generated
+screenshots (tests/support/screenshots.py: terminals, code and chat pages, dark and light,
+12-20 px monospace and proportional type, PNG and JPEG) this prints the share of those
+showing a key that are held (target >= 95%), the share of ordinary ones held (target <= 1%),
+and what OCR costs per screenshot as a ratio to decoding the same image the way the scanner
+does, in CPU time including tesseract's own process.
+
 Run: ``.venv/bin/python -m bench.scan``; ``measure_scan_ratio()`` is reused by other benches.
 """
 
@@ -24,6 +31,7 @@ import hashlib
 import io
 import json
 import random
+import resource
 import struct
 import tempfile
 import time
@@ -36,10 +44,16 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from benchmax.services.safety import SafetyLimits, scan_file
+from benchmax.services.safety import BlockedError, SafetyLimits, scan_file
 from benchmax.services.safety.images import decode_frames, encode_frames
+from benchmax.services.safety.pixel_text import check_pixels
+from tests.support.screenshots import KEY_KINDS, Screenshot, key_screenshots, plain_screenshots
 
 TARGET_RATIO = 0.25
+OCR_TARGET_RECALL = 0.95
+OCR_TARGET_HELD = 0.01
+OCR_KEY_SCREENSHOTS = 5 * len(KEY_KINDS)
+OCR_PLAIN_SCREENSHOTS = 210
 # What the checks may add on top of the floor's unavoidable work.
 TARGET_OVER_FLOOR = 1.5
 _ROUNDS = 7
@@ -251,6 +265,82 @@ def measure_scan_ratio(rounds: int = _ROUNDS) -> dict[str, Any]:
     }
 
 
+def _cpu_with_children() -> float:
+    """This process's CPU seconds plus those of its finished children (tesseract)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _decoded(shot: Screenshot) -> list[Image.Image]:
+    image_format = "PNG" if shot.name.endswith(".png") else "JPEG"
+    with tempfile.NamedTemporaryFile(suffix=shot.name) as file:
+        file.write(shot.data)
+        file.flush()
+        with Image.open(file.name, formats=[image_format]) as image:
+            frames, _ = decode_frames(image, image_format, Path(file.name))
+    return frames
+
+
+def measure_ocr(
+    key_count: int = OCR_KEY_SCREENSHOTS, plain_count: int = OCR_PLAIN_SCREENSHOTS
+) -> dict[str, Any]:
+    """Recall, false holds and the OCR/decode cost ratio on generated 1440x900 screenshots."""
+    limits = SafetyLimits()
+    shots = key_screenshots(seed=1, count=key_count) + plain_screenshots(seed=2, count=plain_count)
+    ratios: list[float] = []
+    ocr_seconds: list[float] = []
+    missed: list[str] = []
+    held: list[str] = []
+    for shot in shots:
+        started = _cpu_with_children()
+        frames = _decoded(shot)
+        decoded = _cpu_with_children()
+        try:
+            check_pixels(frames, shot.name, limits)
+            blocked = False
+        except BlockedError:
+            blocked = True
+        done = _cpu_with_children()
+        ratios.append((done - decoded) / max(decoded - started, 1e-6))
+        ocr_seconds.append(done - decoded)
+        if shot.key_kind is not None and not blocked:
+            missed.append(shot.name)
+        if shot.key_kind is None and blocked:
+            held.append(shot.name)
+    ratios.sort()
+    ocr_seconds.sort()
+    return {
+        "recall": 1 - len(missed) / key_count,
+        "held": len(held) / plain_count,
+        "missed": missed,
+        "held_names": held,
+        "key_count": key_count,
+        "plain_count": plain_count,
+        "ratio_median": ratios[len(ratios) // 2],
+        "ratio_p95": ratios[min(len(ratios) - 1, round(0.95 * (len(ratios) - 1)))],
+        "ocr_ms_median": 1000 * ocr_seconds[len(ocr_seconds) // 2],
+    }
+
+
+def print_ocr(figures: dict[str, Any]) -> None:
+    recall, held = figures["recall"], figures["held"]
+    verdict = "meets" if recall >= OCR_TARGET_RECALL else "misses"
+    print(
+        f"OCR: screenshots with a key held: {recall:.1%} of {figures['key_count']} "
+        f"({verdict} target >= {OCR_TARGET_RECALL:.0%}); missed: {figures['missed'] or 'none'}"
+    )
+    verdict = "meets" if held <= OCR_TARGET_HELD else "misses"
+    print(
+        f"OCR: ordinary screenshots held: {held:.1%} of {figures['plain_count']} "
+        f"({verdict} target <= {OCR_TARGET_HELD:.0%}); held: {figures['held_names'] or 'none'}"
+    )
+    print(
+        f"OCR cost per 1440x900 screenshot: {figures['ratio_median']:.1f}x its decode "
+        f"(median; p95 {figures['ratio_p95']:.1f}x), {figures['ocr_ms_median']:.0f} ms CPU "
+        "(median, tesseract included)"
+    )
+
+
 def main() -> None:
     figures = measure_scan_ratio()
     print(f"typical Test: {figures['bytes'] / _MB:.1f} MB in 5 files")
@@ -275,6 +365,7 @@ def main() -> None:
         f"scan/floor: {figures['scan_over_floor']:.2f}x wall, {over_cpu:.2f}x CPU "
         f"({verdict} target <= {TARGET_OVER_FLOOR}x, judged on CPU time)"
     )
+    print_ocr(measure_ocr())
 
 
 if __name__ == "__main__":

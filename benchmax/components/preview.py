@@ -109,7 +109,17 @@ def _console() -> rx.Component:
 
 def _done() -> rx.Component:
     return column(
-        _screenshot(),
+        rx.cond(
+            PREVIEW.pictures_note != "",
+            rx.callout(
+                PREVIEW.pictures_note,
+                icon="eye-off",
+                color_scheme="amber",
+                id="preview-pictures-withheld",
+                width="100%",
+            ),
+        ),
+        rx.cond(PREVIEW.screenshot_url != "", _screenshot()),
         _recording(),
         rx.text(PREVIEW.summary, size="2"),
         _fact("Load time:", PREVIEW.load_time),

@@ -130,3 +130,29 @@ def test_a_key_the_page_printed_reads_as_a_marker_and_owners_see_the_count(
     owner.set_viewport_size(PHONE)
     owner.locator("#ops-redactions").scroll_into_view_if_needed()
     owner.screenshot(path=str(ARTIFACTS / "screens" / "operations-redactions-phone.png"))
+
+
+def test_readers_are_told_why_the_preview_pictures_are_missing(
+    live_app: LiveApp, page: Page
+) -> None:
+    note = (
+        "The screenshot and recording are not shown: the page showed what looks like an "
+        "Anthropic API key."
+    )
+    with Session(live_app.engine) as session:
+        shown = done(session, f"A settings page {secrets.token_hex(3)}.", load_ms=380, errors=0)
+        evaluation = session.exec(
+            select(PreviewEvaluation).where(PreviewEvaluation.test_id == shown.id)
+        ).one()
+        evaluation.reader_reason = note
+        session.add(evaluation)
+        session.commit()
+        test_id = shown.id
+
+    page.goto(f"{live_app.url}/tests/{test_id}")
+    wait_ready(page)
+    expect(page.locator("#preview-pictures-withheld")).to_have_text(note)
+    expect(page.locator("#preview-done")).to_contain_text("0.38 s")
+    expect(page.locator("#preview-screenshot")).to_have_count(0)
+    expect(page.locator("#preview-video")).to_have_count(0)
+    _shoot(page, "#preview-done", "preview-pictures-withheld")

@@ -119,3 +119,19 @@ FORGER = {
     ),
     "sw.js": "self.addEventListener('fetch', () => {});",
 }
+
+
+def key_on_page(key: str) -> dict[str, str]:
+    """A settings page that prints ``key`` at run time (split in the source, as a page that
+    assembles it would), in a terminal-like box a screenshot shows."""
+    middle = len(key) // 2
+    return {
+        "index.html": (
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Settings</title>"
+            "</head><body style='background:#fff;color:#111;font:18px sans-serif'><main>"
+            "<h1>Settings</h1><pre id='k' style='font:16px monospace;background:#1e1e1e;"
+            "color:#eee;padding:12px'></pre></main><script>"
+            f"document.getElementById('k').textContent='export API_KEY='+'{key[:middle]}'+"
+            f"'{key[middle:]}';</script></body></html>"
+        )
+    }

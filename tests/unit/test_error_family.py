@@ -34,8 +34,16 @@ INTERNAL = {
         "a file name normalise_filename refuses; add_file turns it into Invalid on the files "
         "field, scan_file into a blocked ScanResult"
     ),
-    "benchmax.services.safety.video._MalformedError": (
-        "private to the video walker; check_video turns it into a BlockedError"
+    "benchmax.services.safety.video.MalformedError": (
+        "the video walkers' signal; check_video turns it into a BlockedError and the rebuilt "
+        "copy's proof (video_rebuild) into a refused file"
+    ),
+    "benchmax.services.safety.video_rebuild._NotCleanError": (
+        "private to the allow-list walk; holds_only_playback turns it into False"
+    ),
+    "benchmax.services.safety.ocr.OcrTimeoutError": (
+        "raised inside the scanning child when OCR passes its wall-clock net; the child "
+        "reports its name and scan_in_child raises a JobError, which the job runner retries"
     ),
     "benchmax.services.judge.verdict.VerdictError": (
         "a judge reply that is not a verdict; sampling records its code on the failed sample"

@@ -46,6 +46,7 @@ from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
 from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge.budget import seconds_to_next_day
 from benchmax.services.preview import budget
+from benchmax.services.preview.screening import screen_pictures
 from benchmax.services.stored_bytes import put_bytes
 from benchmax.settings import Settings
 
@@ -210,13 +211,15 @@ def _finish(ctx: JobContext, evaluation_id: str, output: EvaluationOutput, took_
     """Store the result and artifacts. Everything the page could put in the result (console
     text, exceptions, its title, URLs it asked for, the markup axe quoted) passes the derived
     text gate first; the public ``result.json`` is written from the gated result, never from
-    the evaluator's own bytes."""
+    the evaluator's own bytes. Its pictures pass the file scan first (``screening``), before
+    the row is locked: a scan takes seconds."""
+    pictures, note = screen_pictures(ctx, output.files)
     with ctx.session() as session:
         evaluation = session.get(PreviewEvaluation, evaluation_id, with_for_update=True)
         if evaluation is None or evaluation.state != PreviewState.PENDING:
             return
         result = gate(session, PREVIEW, output.result, clip=DERIVED_TEXT_CHARS).value
-        files = dict(output.files)
+        files = dict(pictures)
         if RESULT_FILE in files:
             files[RESULT_FILE] = _result_bytes(result)
         artifacts = _store(ctx, evaluation_id, files)
@@ -227,6 +230,9 @@ def _finish(ctx: JobContext, evaluation_id: str, output: EvaluationOutput, took_
         for artifact in artifacts:
             session.add(artifact)
         _apply_result(evaluation, result)
+        if evaluation.state == PreviewState.DONE:
+            # Shown beside the figures: why a picture is missing (set only by BenchMax).
+            evaluation.reader_reason = note[:200]
         evaluation.duration_ms = took_ms
         evaluation.finished_at = utcnow()
         session.add(evaluation)

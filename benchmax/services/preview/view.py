@@ -60,6 +60,8 @@ class PreviewView:
     template_hash: str = ""
     date: str = ""
     can_retry: bool = False
+    # Why the screenshot or recording is missing, when BenchMax withheld it.
+    pictures_note: str = ""
 
 
 def artifact_url(origin: str, artifact: PreviewArtifact) -> str:
@@ -138,6 +140,7 @@ def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -
         template=evaluation.template,
         template_hash=evaluation.template_hash[:12],
         date=human_date(evaluation.finished_at),
+        pictures_note=evaluation.reader_reason,
     )
 
 

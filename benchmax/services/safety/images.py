@@ -62,6 +62,8 @@ class SanitisedImage:
     path: Path
     width: int
     height: int
+    # The decoded frames, for the OCR check to read without decoding them again.
+    frames: list[Image.Image]
 
 
 def sanitise_image(
@@ -92,7 +94,7 @@ def sanitise_image(
     except BaseException:
         output.unlink(missing_ok=True)
         raise
-    return SanitisedImage(output, width, height)
+    return SanitisedImage(output, width, height, frames)
 
 
 def _corrupt(label: str) -> BlockedError:

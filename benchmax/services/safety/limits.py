@@ -23,6 +23,12 @@ class SafetyLimits:
     animation_max_frames: int = 1000
     animation_max_total_pixels: int = 40_000_000
     video_max_bytes: int = 500 * MIB
+    # OCR of an image's or a video's frames: how many frames at most (spread over an
+    # animation or a video), one frame per this many seconds of video at most, and a
+    # wall-clock net for a reader left running (the CPU allowance is what bounds the cost).
+    ocr_max_frames: int = 30
+    video_frame_interval_seconds: float = 2.0
+    ocr_seconds: float = 60.0
     text_max_bytes: int = 20 * MIB
     zip_max_bytes: int = 20 * MIB
     zip_max_unpacked_bytes: int = 100 * MIB

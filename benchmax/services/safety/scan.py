@@ -18,6 +18,7 @@ from benchmax.services.safety.filenames import FilenameError, normalise_filename
 from benchmax.services.safety.images import sanitise_image
 from benchmax.services.safety.injection import injection_signals
 from benchmax.services.safety.limits import MIB, SafetyLimits
+from benchmax.services.safety.pixel_text import check_pixels, sample_frames
 from benchmax.services.safety.result import BlockedError, Kind, ScanResult
 from benchmax.services.safety.secrets import find_secrets, find_secrets_json_aware, refusal
 from benchmax.services.safety.sniff import (
@@ -30,6 +31,8 @@ from benchmax.services.safety.sniff import (
 )
 from benchmax.services.safety.text import JSON_CONTENT_TYPES, check_structure, decode_utf8
 from benchmax.services.safety.video import check_video
+from benchmax.services.safety.video_frames import video_frames
+from benchmax.services.safety.video_rebuild import rebuild_video
 
 _HASH_CHUNK = 1024 * 1024
 SCAN_TOO_EXPENSIVE = "scan_too_expensive"
@@ -84,8 +87,7 @@ def scan_file(path: Path, original_name: str, limits: SafetyLimits) -> ScanResul
         if kind == "image":
             _scan_image(path, result, limits, label)
         elif kind == "video":
-            check_video(path, content_type, label)
-            result.sha256 = _sha256_of(path)
+            _scan_video(path, result, limits, label)
         elif kind == "text":
             _scan_text(path, result, label)
         else:
@@ -187,8 +189,20 @@ def _scan_image(path: Path, result: ScanResult, limits: SafetyLimits, label: str
     image = sanitise_image(path, result.content_type, limits, label)
     result.sanitized_path = image.path
     result.width, result.height = image.width, image.height
+    check_pixels(sample_frames(image.frames, limits.ocr_max_frames), label, limits)
     result.size_bytes = image.path.stat().st_size
     result.sha256 = _sha256_of(image.path)
+
+
+def _scan_video(path: Path, result: ScanResult, limits: SafetyLimits, label: str) -> None:
+    check_video(path, result.content_type, label)
+    rebuilt = rebuild_video(path, result.content_type, label)
+    result.sanitized_path = rebuilt
+    # The copy is what gets served: it is walked and scanned again, then its frames are read.
+    check_video(rebuilt, result.content_type, label)
+    check_pixels(video_frames(rebuilt, limits), label, limits)
+    result.size_bytes = rebuilt.stat().st_size
+    result.sha256 = _sha256_of(rebuilt)
 
 
 def _scan_text(path: Path, result: ScanResult, label: str) -> None:

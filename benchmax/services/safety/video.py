@@ -33,7 +33,7 @@ _MEDIA_BOX = b"mdat"
 _Span = tuple[int, int]
 
 
-class _MalformedError(Exception):
+class MalformedError(Exception):
     pass
 
 
@@ -46,7 +46,7 @@ def check_video(path: Path, content_type: str, label: str) -> None:
             else:
                 metadata = _walk_webm(file, size)
             _check_no_secrets(file, metadata, label)
-    except _MalformedError:
+    except MalformedError:
         raise BlockedError(
             "video_corrupt",
             f"{label} is not a complete MP4 or WebM video: it may be truncated or damaged. "
@@ -57,7 +57,7 @@ def check_video(path: Path, content_type: str, label: str) -> None:
 def _check_no_secrets(file: BinaryIO, metadata: list[_Span], label: str) -> None:
     found: list[SecretFinding] = []
     for offset, length in metadata:
-        found.extend(readable_texts(_read_exactly(file, offset, length)).secrets())
+        found.extend(readable_texts(read_exactly(file, offset, length)).secrets())
     if not found:
         file.seek(0)
         for run in printable_runs(file):
@@ -82,16 +82,16 @@ def _walk_mp4(file: BinaryIO, size: int) -> list[_Span]:
     for _ in range(_MAX_TOP_LEVEL_BOXES):
         if offset == size:
             break
-        header = _read_exactly(file, offset, 8)
+        header = read_exactly(file, offset, 8)
         box_size, box_type = int.from_bytes(header[:4], "big"), header[4:]
         if not (box_type.isascii() and box_type.isalnum()):
-            raise _MalformedError
+            raise MalformedError
         if box_size == 1:
-            box_size = int.from_bytes(_read_exactly(file, offset + 8, 8), "big")
+            box_size = int.from_bytes(read_exactly(file, offset + 8, 8), "big")
         elif box_size == 0:
             box_size = size - offset
         if box_size < 8 or offset + box_size > size:
-            raise _MalformedError
+            raise MalformedError
         seen.add(box_type)
         if box_type != _MEDIA_BOX:
             # The payload alone: its box type must not run into text at its start.
@@ -99,34 +99,34 @@ def _walk_mp4(file: BinaryIO, size: int) -> list[_Span]:
             metadata.append((offset + header_length, box_size - header_length))
         offset += box_size
     else:
-        raise _MalformedError
+        raise MalformedError
     if b"ftyp" not in seen or b"moov" not in seen:
-        raise _MalformedError
+        raise MalformedError
     return metadata
 
 
 def _walk_webm(file: BinaryIO, size: int) -> list[_Span]:
-    element_id, offset = _read_id(file, 0)
+    element_id, offset = read_ebml_id(file, 0)
     if element_id != _EBML_HEADER_ID:
-        raise _MalformedError
-    header_size, offset = _read_size(file, offset)
+        raise MalformedError
+    header_size, offset = read_ebml_size(file, offset)
     if header_size is None:
-        raise _MalformedError
-    segment_id, offset = _read_id(file, offset + header_size)
+        raise MalformedError
+    segment_id, offset = read_ebml_id(file, offset + header_size)
     if segment_id != _SEGMENT_ID:
-        raise _MalformedError
-    segment_size, offset = _read_size(file, offset)
+        raise MalformedError
+    segment_size, offset = read_ebml_size(file, offset)
     # Live recordings (MediaRecorder) leave the Segment size "unknown"; that is valid.
     if segment_size is not None and offset + segment_size > size:
-        raise _MalformedError
+        raise MalformedError
     end = size if segment_size is None else offset + segment_size
     metadata: list[_Span] = [(0, offset)]
     for _ in range(_MAX_SEGMENT_ELEMENTS):
         if offset >= end:
             break
         start = offset
-        element_id, offset = _read_id(file, offset)
-        element_size, offset = _read_size(file, offset)
+        element_id, offset = read_ebml_id(file, offset)
+        element_size, offset = read_ebml_size(file, offset)
         if element_size is None or offset + element_size > end:
             # A live recording's Cluster of unknown size runs on to the next Cluster; the
             # rest of the file is covered by the printable-run scan.
@@ -138,11 +138,11 @@ def _walk_webm(file: BinaryIO, size: int) -> list[_Span]:
     return metadata
 
 
-def _read_exactly(file: BinaryIO, offset: int, count: int) -> bytes:
+def read_exactly(file: BinaryIO, offset: int, count: int) -> bytes:
     file.seek(offset)
     data = file.read(count)
     if len(data) != count:
-        raise _MalformedError
+        raise MalformedError
     return data
 
 
@@ -150,20 +150,20 @@ def _vint_length(first: int) -> int:
     for length in range(1, 9):
         if first & (0x80 >> (length - 1)):
             return length
-    raise _MalformedError
+    raise MalformedError
 
 
-def _read_id(file: BinaryIO, offset: int) -> tuple[int, int]:
+def read_ebml_id(file: BinaryIO, offset: int) -> tuple[int, int]:
     """An EBML element ID keeps its length marker bits, as the specification writes IDs."""
-    length = _vint_length(_read_exactly(file, offset, 1)[0])
-    return int.from_bytes(_read_exactly(file, offset, length), "big"), offset + length
+    length = _vint_length(read_exactly(file, offset, 1)[0])
+    return int.from_bytes(read_exactly(file, offset, length), "big"), offset + length
 
 
-def _read_size(file: BinaryIO, offset: int) -> tuple[int | None, int]:
+def read_ebml_size(file: BinaryIO, offset: int) -> tuple[int | None, int]:
     """An EBML data size with its marker removed; ``None`` when it is the "unknown" value."""
-    raw = _read_exactly(file, offset, 1)[0]
+    raw = read_exactly(file, offset, 1)[0]
     length = _vint_length(raw)
-    value = int.from_bytes(_read_exactly(file, offset, length), "big")
+    value = int.from_bytes(read_exactly(file, offset, length), "big")
     value &= (1 << (7 * length)) - 1
     unknown = value == (1 << (7 * length)) - 1
     return (None if unknown else value), offset + length
