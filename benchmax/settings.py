@@ -219,7 +219,16 @@ class Settings(CoreSettings):
     job_lease_seconds: int = Field(default=180, ge=1)
     job_backoff_base_seconds: float = Field(default=2.0, gt=0)
     job_backoff_max_seconds: float = Field(default=600.0, gt=0)
-    sweep_interval_seconds: int = Field(default=15, ge=1)
+    sweep_interval_seconds: int = Field(default=5, ge=1)
+    # Recovery that does not wait for a lease: every process that runs jobs writes a heartbeat
+    # this often, and one silent for worker_dead_after_seconds is dead, so the sweeper releases
+    # its running jobs at once. A due job whose message may be lost is re-sent after
+    # job_resend_seconds untouched; a Redis message left unacknowledged (its claim failed, or
+    # its worker died before claiming) is redelivered after queue_redeliver_seconds.
+    worker_heartbeat_seconds: float = Field(default=3.0, gt=0)
+    worker_dead_after_seconds: float = Field(default=10.0, gt=0)
+    job_resend_seconds: int = Field(default=20, ge=1)
+    queue_redeliver_seconds: int = Field(default=10, ge=1)
     # On SIGTERM or SIGINT, how long in-flight jobs get to finish before their leases are
     # released for the sweeper to re-send, and how long `benchmax dev` and `benchmax stack`
     # wait for their children before SIGKILL (a few seconds more, so a worker can release).
@@ -360,6 +369,12 @@ class Settings(CoreSettings):
             raise ValueError(
                 "BENCHMAX_SCAN_TIMEOUT_SECONDS must be shorter than BENCHMAX_JOB_LEASE_SECONDS, "
                 "or a slow scan would be started twice"
+            )
+        if self.worker_heartbeat_seconds * 2 > self.worker_dead_after_seconds:
+            raise ValueError(
+                "BENCHMAX_WORKER_DEAD_AFTER_SECONDS must be at least twice "
+                "BENCHMAX_WORKER_HEARTBEAT_SECONDS, or one late heartbeat would release a live "
+                "worker's jobs"
             )
         if self.resolved_scan_cpu_seconds >= self.scan_timeout_seconds:
             raise ValueError(

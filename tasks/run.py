@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 
-from taskiq import TaskiqDepends, TaskiqEvents, TaskiqState
+from taskiq import Context, TaskiqDepends, TaskiqEvents, TaskiqState
 
 from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher
 from benchmax.context import AppContext
@@ -23,9 +23,15 @@ from tasks.broker import SETTINGS, broker
 
 
 @broker.task(task_name=RUN_JOB_TASK)
-async def run_job_task(job_id: int, state: TaskiqState = TaskiqDepends()) -> str:  # noqa: B008
+async def run_job_task(
+    job_id: int,
+    state: TaskiqState = TaskiqDepends(),  # noqa: B008
+    context: Context = TaskiqDepends(),  # noqa: B008
+) -> str:
+    """Messages of this task are acknowledged by hand (``RUN_JOB_LABELS``), right after the
+    claim commits: a claim that fails leaves the message to be redelivered."""
     runtime: JobRuntime = state.runtime
-    return await runtime.run_job(job_id)
+    return await runtime.run_job(job_id, context.ack if context.is_ackable else None)
 
 
 def _schedule(job: PeriodicJob) -> None:

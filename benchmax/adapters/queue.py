@@ -8,7 +8,7 @@ an id it cannot claim does nothing.
 ``JobDispatcher`` is the port. ``TaskiqDispatcher`` is the implementation: it sends the
 ``benchmax.run_job`` task through a Taskiq broker — ``InMemoryBroker`` in the embedded default
 (the job runs in this process) or ``RedisStreamBroker`` in production (a worker acks the
-message only after running it, so a killed worker's message is re-delivered).
+message only once its claim has committed, so a failed claim's message is re-delivered).
 
 Each process's context holds a ``DispatcherSlot`` (``AppContext.queue``, the same object as
 its ``JobContext.queue``); the process's start-up hook attaches the running dispatcher to it.
@@ -35,6 +35,10 @@ logger = logging.getLogger(__name__)
 
 RUN_JOB_TASK = "benchmax.run_job"
 """The one task name every job message uses; its only argument is the job id."""
+RUN_JOB_LABELS = {"ack_type": "manual"}
+"""A job message is acknowledged by the task itself once its claim has committed (see
+``tasks.run``), never before: a worker killed, or a database cut, between receiving and
+claiming leaves the message to be redelivered after ``queue_redeliver_seconds``."""
 
 # Acked entries stay in a Redis stream until trimmed. Trimming can only drop messages the
 # sweeper would re-send anyway, so a generous approximate cap bounds memory safely.
@@ -54,7 +58,7 @@ def build_broker(settings: Settings) -> AsyncBroker:
     """The Taskiq broker the settings choose, always with the JSON serializer (never pickle)."""
     broker: AsyncBroker
     if settings.queue_backend == "redis":
-        lease_ms = settings.job_lease_seconds * 1000
+        redeliver_ms = settings.queue_redeliver_seconds * 1000
         broker = RedisStreamBroker(
             url=settings.redis_url,
             queue_name=settings.queue_name,
@@ -62,10 +66,11 @@ def build_broker(settings: Settings) -> AsyncBroker:
             # "0": a group created after messages were sent still reads them.
             consumer_id="0",
             maxlen=_STREAM_MAXLEN,
-            # A message unacked for a lease period belongs to a dead worker: let another
-            # worker claim it, at the moment the job's own lease also expires.
-            idle_timeout=lease_ms,
-            unacknowledged_lock_timeout=float(settings.job_lease_seconds),
+            # Messages are acknowledged as soon as their claim commits, so one unacked for
+            # a few seconds had its claim fail or its worker die first (or waits in a busy
+            # worker's backlog): any worker may take it over; a duplicate claim is a no-op.
+            idle_timeout=redeliver_ms,
+            unacknowledged_lock_timeout=float(settings.queue_redeliver_seconds),
             socket_connect_timeout=_CONNECT_TIMEOUT_SECONDS,
             # How long one read waits for a message; a stopping worker notices its signal
             # only between reads, and that delay comes out of the supervisor's margin.
@@ -119,7 +124,9 @@ class TaskiqDispatcher:
             logger.warning("sending jobs %s timed out; the sweeper will re-send them", job_ids)
 
     async def _send_all(self, job_ids: list[int]) -> None:
-        kicker: AsyncKicker[Any, Any] = AsyncKicker(RUN_JOB_TASK, self._broker, labels={})
+        kicker: AsyncKicker[Any, Any] = AsyncKicker(
+            RUN_JOB_TASK, self._broker, labels=dict(RUN_JOB_LABELS)
+        )
         for job_id in job_ids:
             try:
                 await kicker.kiq(job_id)
@@ -172,7 +179,11 @@ class DispatcherSlot:
 
     def send(self, job_ids: Sequence[int]) -> None:
         if self._dispatcher is None:
-            logger.warning("no job dispatcher started; jobs %s wait for the sweeper", job_ids)
+            logger.warning(
+                "no job dispatcher in this process; jobs %s run when a process that runs "
+                "jobs finds them due (the embedded poll, or the sweeper)",
+                job_ids,
+            )
             return
         self._dispatcher.send(job_ids)
 

@@ -8,6 +8,8 @@ Exit status is 0 on success, 1 when an action was refused or a verify found diff
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from benchmax.cli.output import fail
@@ -52,12 +54,38 @@ def _cmd_jobs_act(args: argparse.Namespace) -> int:
     ctx = args.context()
     action = requeue_job if args.jobs == "requeue" else discard_job
     try:
-        with ctx.session() as session:
+        with sending_jobs(ctx), ctx.session() as session:
             job = action(session, args.job_id, actor=None, reason=args.reason)
     except ServiceError as exc:
         return fail(exc)
     print(f"job {job.id} ({job.kind}) is now {job.state}")
+    if job.state == JobState.PENDING:
+        if ctx.settings.queue_backend == "redis":
+            print("sent to the workers")
+        else:
+            print("the running app (benchmax dev, or the web process) runs it within seconds")
     return 0
+
+
+@contextmanager
+def sending_jobs(ctx: Any) -> Iterator[None]:
+    """With Redis, this command sends what it commits to the workers itself.
+
+    The embedded default's queue lives inside the web process, out of this process's reach:
+    there the committed row is all it takes, since that process polls for due jobs.
+    """
+    if ctx.settings.queue_backend != "redis":
+        yield
+        return
+    from benchmax.adapters.queue import TaskiqDispatcher, build_broker
+
+    dispatcher = TaskiqDispatcher(build_broker(ctx.settings))
+    previous = ctx.queue.attach(dispatcher)
+    try:
+        yield
+    finally:
+        ctx.queue.attach(previous)
+        dispatcher.close()
 
 
 def _target_storage(args: argparse.Namespace) -> Any:

@@ -10,7 +10,7 @@ from benchmax.models.catalog import (
     ModelVersion,
 )
 from benchmax.models.evidence import EvidenceFile, EvidenceKind, EvidenceState
-from benchmax.models.job import Job, JobState
+from benchmax.models.job import Job, JobState, WorkerBeat
 from benchmax.models.judge import (
     JUDGE_APPEND_ONLY_TABLES,
     JudgeBudgetDay,
@@ -123,6 +123,7 @@ __all__ = [
     "Test",
     "TestState",
     "User",
+    "WorkerBeat",
     "audit",
     "normalise_prompt",
     "prompt_key",

@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import Index, String
-from sqlmodel import Field
+from sqlmodel import Field, SQLModel
 
 from benchmax.models._base import created_field, time_field
 from benchmax.models._columns import Stamped
@@ -43,3 +43,16 @@ class Job(Stamped, table=True):
     lease_expires_at: datetime | None = time_field()
     last_error_code: str = Field(default="", max_length=64)
     finished_at: datetime | None = time_field()
+
+
+class WorkerBeat(SQLModel, table=True):
+    """A process that runs jobs, and when it last said it was alive.
+
+    ``worker_id`` is the prefix of its leases (``host:pid``), so the sweeper can tell whose
+    running jobs to release once the heartbeats stop, instead of waiting for each lease.
+    """
+
+    __tablename__ = "worker_beat"
+
+    worker_id: str = Field(primary_key=True, max_length=90)
+    seen_at: datetime = created_field()

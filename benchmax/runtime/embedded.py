@@ -13,8 +13,12 @@ from contextlib import suppress
 
 from benchmax.runtime.periodic import PERIODIC_JOBS
 from benchmax.runtime.runner import JobRuntime
+from benchmax.services.jobs import sweep
 
 logger = logging.getLogger(__name__)
+
+DUE_POLL_SECONDS = 2.0
+"""How often the embedded process looks for due jobs it is not already running."""
 
 
 async def run_periodic_jobs(runtime: JobRuntime, stop: asyncio.Event) -> None:
@@ -43,3 +47,22 @@ async def run_periodic_jobs(runtime: JobRuntime, stop: asyncio.Event) -> None:
         wait = max(0.0, min(due.values()) - time.monotonic())
         with suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), wait)
+
+
+async def poll_due_jobs(runtime: JobRuntime, stop: asyncio.Event) -> None:
+    """Send every due job this process is not running, every ``DUE_POLL_SECONDS``.
+
+    With the in-memory queue nothing outside this process can reach its queue: a job
+    requeued or enqueued by the CLI, or by another process on the same database, is only a
+    row. Polling for due rows (minus the ids already in flight here, so nothing is sent
+    twice) runs such a job within seconds instead of after ``job_resend_seconds``.
+    """
+    while not stop.is_set():
+        try:
+            await asyncio.to_thread(
+                sweep, runtime.jobs, resend_after=0, in_flight=frozenset(runtime.in_flight)
+            )
+        except Exception as exc:
+            logger.warning("due-job poll failed (%s); trying again", type(exc).__name__)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), DUE_POLL_SECONDS)

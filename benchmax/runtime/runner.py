@@ -7,6 +7,9 @@ publishing never wait behind them (publication must not depend on the judge); a 
 a browser for up to a couple of minutes, so previews run one at a time per process, beside
 the other jobs, never in front of them.
 
+The runtime also writes the process's heartbeat (``benchmax.runtime.heartbeat``) while it
+lives, so the sweeper releases this process's jobs within seconds of its death.
+
 The runtime is built once by whoever starts the process (the web app's lifespan, a Taskiq
 worker's start-up hook, a test) from the process's ``JobContext`` and closed when it stops:
 running jobs get the grace period to finish, and the leases of those that do not are released
@@ -20,11 +23,14 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from taskiq import InMemoryBroker
 
 from benchmax.adapters.queue import RUN_JOB_TASK, TaskiqDispatcher, build_broker
+from benchmax.runtime.heartbeat import Heartbeat
 from benchmax.runtime.periodic import PeriodicJob
 from benchmax.services.jobs import JobContext, run_job
 from benchmax.services.jobs.release import release_leases
@@ -32,6 +38,8 @@ from benchmax.services.judge.review import JUDGE_REVIEW, job_kind
 from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 
 logger = logging.getLogger(__name__)
+
+ACK_TIMEOUT_SECONDS = 10.0
 
 
 def worker_id() -> str:
@@ -55,27 +63,46 @@ class JobRuntime:
         # Jobs running now, counted across the event loops that hand them over.
         self._in_flight = 0
         self._idle = threading.Condition()
+        self.in_flight: set[int] = set()
+        """Ids received and not yet finished here (the embedded poll does not send them again)."""
+        self._heartbeat = Heartbeat(jobs, worker_id())
 
-    async def run_job(self, job_id: int) -> str:
-        """Run job ``job_id`` in the pool its kind needs; the job's outcome."""
+    async def run_job(
+        self, job_id: int, acknowledge: Callable[[], Coroutine[Any, Any, None]] | None = None
+    ) -> str:
+        """Run job ``job_id`` in the pool its kind needs; the job's outcome.
+
+        ``acknowledge`` (a queue message's ack) is awaited once the claim has committed, from
+        the pool's thread, so a message whose claim failed is never acknowledged.
+        """
         with self._idle:
             self._in_flight += 1
+        self.in_flight.add(job_id)
         try:
-            return await self._run_job(job_id)
+            return await self._run_job(job_id, acknowledge)
         finally:
+            self.in_flight.discard(job_id)
             with self._idle:
                 self._in_flight -= 1
                 self._idle.notify_all()
 
-    async def _run_job(self, job_id: int) -> str:
+    async def _run_job(
+        self, job_id: int, acknowledge: Callable[[], Coroutine[Any, Any, None]] | None
+    ) -> str:
         settings = self.jobs.settings
+        loop = asyncio.get_running_loop()
+        on_claimed = None
+        if acknowledge is not None:
+
+            def on_claimed() -> None:
+                asyncio.run_coroutine_threadsafe(acknowledge(), loop).result(ACK_TIMEOUT_SECONDS)
+
         own_threads = settings.judge_enabled or settings.preview_sandbox != "off"
         kind = await asyncio.to_thread(job_kind, self.jobs, job_id) if own_threads else None
         pool = self._pools.get(kind or "")
-        if pool is not None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(pool, run_job, job_id, self.jobs, worker_id())
-        return await asyncio.to_thread(run_job, job_id, self.jobs, worker_id())
+        return await loop.run_in_executor(
+            pool, run_job, job_id, self.jobs, worker_id(), on_claimed
+        )
 
     async def run_periodic(self, job: PeriodicJob) -> int:
         """Run one periodic job now; how many things it did."""
@@ -98,6 +125,7 @@ class JobRuntime:
                 left,
                 released,
             )
+        self._heartbeat.stop()
         return left
 
 

@@ -12,7 +12,8 @@ A claim is one conditional UPDATE — the row must be pending and due, or runnin
 expired lease — so of any number of workers holding the same id exactly one wins, on SQLite
 and PostgreSQL alike; the others get ``SKIPPED`` and the duplicate message is harmless. The
 claim commits before the handler starts, so the attempt and the lease survive a killed
-worker: once the lease expires the sweeper re-sends the id and another worker claims it.
+worker: once the sweeper sees the worker's heartbeats stop (``liveness``), or the lease
+expires, it re-sends the id and another worker claims it.
 Every later update is conditional on still holding the lease, so a worker that outlived its
 lease cannot overwrite the outcome of the one that took over.
 
@@ -31,6 +32,7 @@ import logging
 import random
 import secrets
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
@@ -216,11 +218,20 @@ def _where(exc: BaseException) -> str:
     return f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
 
 
-def run_job(job_id: int, ctx: JobContext, worker_id: str) -> JobOutcome:
+def run_job(
+    job_id: int,
+    ctx: JobContext,
+    worker_id: str,
+    on_claimed: Callable[[], None] | None = None,
+) -> JobOutcome:
     """Claim ``job_id``, run its handler and record the outcome. Never raises for a handler.
 
     ``worker_id`` names the process in the lease (e.g. ``host:pid``); each claim adds a random
     suffix so that even the same worker re-claiming its own expired job holds a new lease.
+    ``on_claimed`` runs once the claim's transaction has committed (whether it took the job,
+    deferred it or found nothing to do): that is when a queue message may be acknowledged. A
+    claim that fails (the database unreachable, the connection cut) raises before it, so the
+    message stays unacknowledged and is delivered again.
     """
     owner = f"{worker_id[:90]}:{secrets.token_hex(4)}"
     cap = ctx.settings.scan_concurrency_per_account
@@ -229,6 +240,8 @@ def run_job(job_id: int, ctx: JobContext, worker_id: str) -> JobOutcome:
             session, job_id, owner, lease_seconds=ctx.settings.job_lease_seconds, account_cap=cap
         )
         deferred = claimed is None and _defer_if_waiting(session, job_id)
+    if on_claimed is not None:
+        _quietly(on_claimed, job_id)
     if deferred:
         logger.debug("job %s waits for its account's turn", job_id)
         return JobOutcome.DEFERRED
@@ -240,6 +253,14 @@ def run_job(job_id: int, ctx: JobContext, worker_id: str) -> JobOutcome:
     finally:
         if claimed.account_id:
             _hand_off_quietly(ctx, claimed.account_id, cap)
+
+
+def _quietly(on_claimed: Callable[[], None], job_id: int) -> None:
+    """A lost acknowledgement only means the message comes again and is skipped."""
+    try:
+        on_claimed()
+    except Exception as exc:
+        logger.warning("job %s: acknowledging its message failed with %s", job_id, error_code(exc))
 
 
 def _hand_off_quietly(ctx: JobContext, account_id: str, cap: int) -> None:
@@ -277,7 +298,10 @@ def _run_claimed(claimed: ClaimedJob, ctx: JobContext) -> JobOutcome:
         return outcome
 
     with ctx.session() as session:
-        finished = _finish(session, claimed, state=JobState.DONE, finished_at=utcnow())
+        # The error of an earlier attempt no longer describes a job that succeeded.
+        finished = _finish(
+            session, claimed, state=JobState.DONE, finished_at=utcnow(), last_error_code=""
+        )
     outcome = JobOutcome.DONE if finished else JobOutcome.LEASE_LOST
     logger.info("job %s (%s) attempt %d: %s", job_id, claimed.kind, claimed.attempts, outcome)
     return outcome
