@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -13,10 +16,11 @@ from sqlalchemy import Engine
 from benchmax.context import AppContext
 from benchmax.lifespan import job_runtime
 from benchmax.models import JobState
-from benchmax.runtime.embedded import run_periodic_jobs
+from benchmax.runtime.embedded import DUE_POLL_SECONDS, run_periodic_jobs
 from benchmax.runtime.runner import JobRuntime, start_dispatcher
 from benchmax.services.jobs import JobContext, enqueue, job_handler
 from benchmax.settings import Settings
+from tests.conftest import ROOT
 from tests.support.jobs_fixtures import ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -106,3 +110,62 @@ async def test_the_web_apps_lifespan_runs_the_jobs_its_context_commits(
         job_id = _enqueue(app_ctx.jobs, "from-the-web-app")
         await asyncio.to_thread(_wait_done, app_ctx.jobs, job_id)
     assert app_ctx.queue.attached is None  # stopped with the app
+
+
+def _cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    """``benchmax ...`` as its own process on the same database, as an operator types it."""
+    env = {
+        **os.environ,
+        "BENCHMAX_ENV": "test",
+        "BENCHMAX_DATABASE_URL": settings.resolved_database_url,
+        "BENCHMAX_DATA_DIR": str(settings.data_dir),
+        "BENCHMAX_QUEUE_BACKEND": "memory",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "benchmax.cli", *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_a_cli_requeue_runs_in_the_web_app_within_seconds(
+    settings: Settings, engine: Engine
+) -> None:
+    """The CLI cannot reach the web process's in-memory queue; the app finds the row itself."""
+    quiet = settings.model_copy(update={"leaderboard_snapshot_interval_seconds": 0})
+    app_ctx = AppContext.from_settings(quiet, engine=engine)
+    subject = uuid.uuid4().hex
+    job_id = _enqueue(app_ctx.jobs, subject)  # nothing attached: only the row exists
+    set_job(engine, job_id, state=JobState.DEAD, attempts=5, last_error_code="ScannerCrashed")
+    async with job_runtime(app_ctx):
+        listed = await asyncio.to_thread(_cli, quiet, "jobs", "list", "--state", "dead")
+        assert "ScannerCrashed" in listed.stdout  # failing: its error is shown
+        done = await asyncio.to_thread(
+            _cli, quiet, "jobs", "requeue", str(job_id), "--reason", "Scanner fixed in 1.2"
+        )
+        assert done.returncode == 0, done.stderr
+        assert "runs it within seconds" in done.stdout
+        requeued = time.monotonic()
+        await asyncio.to_thread(_wait_done, app_ctx.jobs, job_id, 10.0)
+        assert time.monotonic() - requeued < 10
+    assert ran.count(subject) == 1
+    job = reload_job(engine, job_id)
+    assert (job.attempts, job.last_error_code) == (1, "")
+    listed = _cli(quiet, "jobs", "list")
+    line = next(row for row in listed.stdout.splitlines() if row.split()[:1] == [str(job_id)])
+    assert "ScannerCrashed" not in line and " done " in line  # succeeded: no stale error
+
+
+@pytest.mark.asyncio
+async def test_the_embedded_poll_sends_each_due_job_once(settings: Settings, engine: Engine) -> None:
+    """Rows committed by another process run once, however many polls see them meanwhile."""
+    quiet = settings.model_copy(update={"leaderboard_snapshot_interval_seconds": 0})
+    app_ctx = AppContext.from_settings(quiet, engine=engine)
+    subjects = [uuid.uuid4().hex for _ in range(5)]
+    job_ids = [_enqueue(app_ctx.jobs, subject) for subject in subjects]
+    async with job_runtime(app_ctx):
+        for job_id in job_ids:
+            await asyncio.to_thread(_wait_done, app_ctx.jobs, job_id, 10.0)
+        await asyncio.sleep(DUE_POLL_SECONDS * 2)  # more polls: nothing is sent again
+    assert [ran.count(subject) for subject in subjects] == [1] * 5
+    assert [reload_job(engine, job_id).attempts for job_id in job_ids] == [1] * 5

@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session
 
-from benchmax.models import JobState
+from benchmax.models import JobState, WorkerBeat
 from benchmax.models._base import utcnow
 from benchmax.services.jobs import LEASE_EXPIRED, JobContext, claim_job, enqueue, sweep
+from benchmax.services.jobs.liveness import beat, retire
 from tests.support.jobs_fixtures import RecordedJobQueue, ago, reload_job, set_job
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
@@ -26,17 +27,95 @@ def _job(ctx: JobContext, **columns: object) -> int:
     return job.id
 
 
-def test_due_job_whose_message_was_lost_is_resent_once_then_again_when_stale(
+def test_due_job_whose_message_was_lost_is_resent_within_seconds_not_a_lease(
     job_ctx: JobContext, job_queue: RecordedJobQueue
 ) -> None:
     sent_at = ago(5)
     job_id = _job(job_ctx, next_attempt_at=sent_at, updated_at=sent_at)  # sent 5 s ago
     assert sweep(job_ctx) == 0  # its message may still be on its way
 
-    set_job(job_ctx.engine, job_id, updated_at=ago(job_ctx.settings.job_lease_seconds + 1))
+    # Never attempted, untouched for job_resend_seconds (far less than a lease).
+    resend = job_ctx.settings.job_resend_seconds
+    assert resend < job_ctx.settings.job_lease_seconds
+    set_job(job_ctx.engine, job_id, updated_at=ago(resend + 1))
+    assert reload_job(job_ctx.engine, job_id).attempts == 0
     assert sweep(job_ctx) == 1
     assert job_queue.wait_for(1) == [job_id]
-    assert sweep(job_ctx) == 0  # not again until a whole lease period passes
+    assert sweep(job_ctx) == 0  # not again until it is untouched that long once more
+
+
+def test_running_job_of_a_silent_worker_is_released_at_once(
+    job_ctx: JobContext, job_queue: RecordedJobQueue
+) -> None:
+    """Its lease has most of its time left; the worker's heartbeats stopped."""
+    dead_id, live_id = _job(job_ctx, next_attempt_at=ago(10)), _job(job_ctx, next_attempt_at=ago(10))
+    with job_ctx.session() as session:
+        beat(session, "host:111", utcnow() - timedelta(seconds=60))
+        beat(session, "host:222")
+        assert claim_job(session, dead_id, "host:111:aaaa", lease_seconds=180) is not None
+        assert claim_job(session, live_id, "host:222:bbbb", lease_seconds=180) is not None
+    set_job(job_ctx.engine, dead_id, updated_at=ago(20))
+    set_job(job_ctx.engine, live_id, updated_at=ago(20))
+
+    assert sweep(job_ctx) == 1
+    assert job_queue.wait_for(1) == [dead_id]
+    released = reload_job(job_ctx.engine, dead_id)
+    assert released.state == JobState.RUNNING and released.lease_expires_at is not None
+    with job_ctx.session() as session:
+        # Another worker takes it over now, not in three minutes.
+        assert claim_job(session, dead_id, "host:333:cccc", lease_seconds=180) is not None
+        assert claim_job(session, live_id, "host:333:dddd", lease_seconds=180) is None
+        assert session.get(WorkerBeat, "host:111") is None  # the dead worker is forgotten
+        assert session.get(WorkerBeat, "host:222") is not None
+
+
+def test_a_retired_worker_is_dead_at_the_next_sweep(
+    job_ctx: JobContext, job_queue: RecordedJobQueue
+) -> None:
+    job_id = _job(job_ctx, next_attempt_at=ago(10))
+    with job_ctx.session() as session:
+        beat(session, "host:444")
+        assert claim_job(session, job_id, "host:444:eeee", lease_seconds=180) is not None
+    set_job(job_ctx.engine, job_id, updated_at=ago(1))
+    assert sweep(job_ctx) == 0
+    with job_ctx.session() as session:
+        retire(session, "host:444")
+    assert sweep(job_ctx) == 1
+    assert job_queue.wait_for(1) == [job_id]
+
+
+def test_a_worker_with_no_heartbeat_row_keeps_its_lease(
+    job_ctx: JobContext, job_queue: RecordedJobQueue
+) -> None:
+    job_id = _job(job_ctx, next_attempt_at=ago(10))
+    with job_ctx.session() as session:
+        assert claim_job(session, job_id, "script:1:ffff", lease_seconds=180) is not None
+    set_job(job_ctx.engine, job_id, updated_at=ago(60))
+    assert sweep(job_ctx) == 0
+    assert reload_job(job_ctx.engine, job_id).lease_owner == "script:1:ffff"
+
+
+def test_an_accounts_next_job_is_resent_once_nothing_of_it_runs(
+    job_ctx: JobContext, job_queue: RecordedJobQueue
+) -> None:
+    """A deferred scan whose hand-off was lost is not left waiting behind a job nobody runs."""
+    with job_ctx.session() as session:
+        first = enqueue(session, "test.sweep", "a1", account_id="acct")
+        second = enqueue(session, "test.sweep", "a2", account_id="acct")
+        third = enqueue(session, "test.sweep", "a3", account_id="acct")
+    ids = [job.id for job in (first, second, third)]
+    assert None not in ids
+    job_queue.wait_for(3)
+    job_queue.received.clear()
+    with job_ctx.session() as session:
+        beat(session, "host:555")
+        assert claim_job(session, ids[0], "host:555:gggg", lease_seconds=180, account_cap=1)
+    for job_id in ids:
+        set_job(job_ctx.engine, job_id, updated_at=ago(60))  # deferred long ago
+    assert sweep(job_ctx) == 0  # the account's one slot is taken by a live job
+    set_job(job_ctx.engine, ids[0], state=JobState.DONE, lease_owner="", lease_expires_at=None)
+    assert sweep(job_ctx) == 1  # its turn: the oldest waiting one only
+    assert job_queue.wait_for(1) == [ids[1]]
 
 
 def test_retry_is_sent_when_it_falls_due(job_ctx: JobContext, job_queue: RecordedJobQueue) -> None:
