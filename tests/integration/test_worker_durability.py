@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,14 +20,15 @@ from pathlib import Path
 
 import pytest
 import redis
-from sqlalchemy import Engine, func
-from sqlmodel import Session, select
+from sqlalchemy import Engine, func, make_url
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, col, select
 
 from benchmax.adapters.queue import TaskiqDispatcher, build_broker
-from benchmax.models import AuditEvent, JobState
+from benchmax.models import AuditEvent, Job, JobState
 from benchmax.services.jobs import JobContext, enqueue, sweep
 from benchmax.settings import Settings
-from tests.conftest import REDIS_KEY_PREFIX, ROOT
+from tests.conftest import PG_ADMIN_URL, REDIS_KEY_PREFIX, ROOT
 from tests.integration import durability_jobs as jobs
 from tests.support.jobs_fixtures import reload_job
 
@@ -60,6 +62,10 @@ class Stack:
             "BENCHMAX_JOB_BACKOFF_BASE_SECONDS": str(settings.job_backoff_base_seconds),
             "BENCHMAX_JOB_BACKOFF_MAX_SECONDS": str(settings.job_backoff_max_seconds),
             "BENCHMAX_SWEEP_INTERVAL_SECONDS": str(settings.sweep_interval_seconds),
+            "BENCHMAX_WORKER_HEARTBEAT_SECONDS": str(settings.worker_heartbeat_seconds),
+            "BENCHMAX_WORKER_DEAD_AFTER_SECONDS": str(settings.worker_dead_after_seconds),
+            "BENCHMAX_JOB_RESEND_SECONDS": str(settings.job_resend_seconds),
+            "BENCHMAX_QUEUE_REDELIVER_SECONDS": str(settings.queue_redeliver_seconds),
             jobs.DIR_ENV: str(directory),
             jobs.SLEEP_ENV: "2",
         }
@@ -244,3 +250,119 @@ def test_job_that_always_crashes_ends_dead_with_its_code_only(stack: Stack) -> N
         f"job {job_id} ({jobs.CRASH}) attempt 3/3 failed with RuntimeError at durability_jobs.py:"
     ) in log
     assert jobs.CANARY not in log
+
+
+@pytest.fixture
+def long_lease_stack(
+    settings: Settings, engine: Engine, redis_url: str, tmp_path: Path
+) -> Iterator[Stack]:
+    """Production's three-minute lease: recovery must not wait for it."""
+    del engine
+    yield from run_stack(
+        settings,
+        tmp_path,
+        redis_url,
+        job_lease_seconds=180,
+        scan_timeout_seconds=60,
+        job_backoff_base_seconds=0.2,
+        job_backoff_max_seconds=0.5,
+        sweep_interval_seconds=1,
+        worker_heartbeat_seconds=1.0,
+        worker_dead_after_seconds=4.0,
+        queue_redeliver_seconds=2,
+        job_resend_seconds=5,
+    )
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_a_killed_workers_job_is_released_when_its_heartbeats_stop_not_its_lease(
+    long_lease_stack: Stack,
+) -> None:
+    stack = long_lease_stack
+    job_id = stack.enqueue(jobs.SLOW, "killed-long-lease")
+    first = stack.start_worker()
+    wait_until(lambda: stack.runs() == 1, "the first worker to start the job")
+    stack.kill(first)
+    killed = time.monotonic()
+    stack.start_worker()
+    stack.start(*SCHEDULER)
+    wait_until(
+        lambda: reload_job(stack.ctx.engine, job_id).state == JobState.DONE,
+        "another worker to finish the killed worker's job",
+        timeout=30,
+    )
+    assert time.monotonic() - killed < 30  # the lease alone would take 180 s
+    assert (reload_job(stack.ctx.engine, job_id).attempts, stack.runs()) == (2, 2)
+    assert stack.effects("killed-long-lease") == 1
+
+
+def _terminate_backends(database_url: str, stop: threading.Event, counter: list[int]) -> None:
+    """Cut every other connection to the test's database, again and again."""
+    import psycopg
+
+    name = make_url(database_url).database
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        while not stop.is_set():
+            cut = conn.execute(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (name,),
+            ).fetchone()
+            counter.append(cut[0] if cut else 0)
+            stop.wait(0.15)
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_postgres_connections_cut_during_claims_lose_and_double_nothing(
+    long_lease_stack: Stack,
+) -> None:
+    stack = long_lease_stack
+    stack.env[jobs.SLEEP_ENV] = "0.2"
+    for _ in range(2):
+        stack.start_worker()
+    stack.start(*SCHEDULER)
+    stop, counter = threading.Event(), [0]
+    cutter = threading.Thread(
+        target=_terminate_backends,
+        args=(stack.settings.resolved_database_url, stop, counter),
+        daemon=True,
+    )
+    subjects = [f"cut-{n}" for n in range(20)]
+    started = time.monotonic()
+    cutter.start()
+    job_ids = []
+    try:
+        for subject in subjects:
+            job_ids.append(_enqueue_through_cuts(stack, subject))
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        cutter.join()
+    assert sum(counter) > 0, "no connection was cut: nothing was tested"
+
+    def all_done() -> bool:
+        with Session(stack.ctx.engine) as session:
+            states = session.exec(select(Job.state).where(col(Job.id).in_(job_ids))).all()
+        return len(states) == len(job_ids) and set(states) == {JobState.DONE}
+
+    wait_until(all_done, "every job done after the cuts", timeout=30)
+    assert time.monotonic() - started < 60
+    assert [stack.effects(subject) for subject in subjects] == [1] * len(subjects)
+    with Session(stack.ctx.engine) as session:
+        kinds = session.exec(select(func.count()).where(Job.kind == jobs.SLOW)).one()
+    assert kinds == len(subjects)  # one row each: nothing enqueued twice
+
+
+def _enqueue_through_cuts(stack: Stack, subject: str) -> int:
+    """The enqueue's own connection may be cut too: retry as a careful caller would, taking
+    the row a commit that did land (though its answer was lost) already made."""
+    for _ in range(50):
+        try:
+            with Session(stack.ctx.engine) as session:
+                landed = session.exec(
+                    select(Job.id).where(Job.kind == jobs.SLOW, Job.subject_id == subject)
+                ).first()
+            return landed or stack.enqueue(jobs.SLOW, subject)
+        except OperationalError:
+            time.sleep(0.05)
+    raise AssertionError(f"{subject} could not be enqueued")
