@@ -42,6 +42,7 @@ from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    Job,
     ReviewState,
     Test,
     TestState,
@@ -63,7 +64,8 @@ logger = logging.getLogger(__name__)
 
 _CHUNK = 1024 * 1024
 _SETTLING_STATES = (TestState.PROCESSING, TestState.FAILED)
-UPLOAD_MISSING = "upload_missing"
+STORED_OBJECT_MISSING = "stored_object_missing"
+STORED_OBJECT_TRUNCATED = "stored_object_truncated"
 
 
 def evidence_key(test_id: str, evidence_id: str) -> str:
@@ -76,6 +78,7 @@ class _Pending:
     test_id: str
     quarantine_key: str
     name: str
+    size_bytes: int
 
 
 def _mark_failed(ctx: JobContext, test_id: str, code: str, reason: str) -> None:
@@ -96,6 +99,22 @@ def _scan_dead(ctx: JobContext, evidence_id: str) -> None:
         if evidence is None:
             return
         test_id, name = evidence.test_id, evidence.safe_name
+        last_error = session.scalar(
+            select(col(Job.last_error_code))
+            .where(col(Job.kind) == SCAN_EVIDENCE, col(Job.subject_id) == evidence_id)
+            .order_by(col(Job.id).desc())
+            .limit(1)
+        )
+    if last_error in (STORED_OBJECT_MISSING, STORED_OBJECT_TRUNCATED):
+        _mark_failed(
+            ctx,
+            test_id,
+            "storage_failed",
+            f"Our storage could not give back the copy of “{name}” you uploaded. This is a "
+            "fault on our side, not in your file, and the operators see it: use Retry to "
+            "process it again.",
+        )
+        return
     _mark_failed(
         ctx,
         test_id,
@@ -122,26 +141,15 @@ def scan_evidence(ctx: JobContext, evidence_id: str) -> None:
         return
     with tempfile.TemporaryDirectory(prefix="bmx-scan-") as scratch:
         path = Path(scratch) / "upload"
-        try:
-            _download(ctx.storage, pending.quarantine_key, path)
-        except ObjectNotFoundError:
-            result = ScanResult(
-                verdict="blocked",
-                block_code=UPLOAD_MISSING,
-                block_reason=(
-                    f"The upload of “{pending.name}” did not arrive complete. Upload the file "
-                    "again."
-                ),
-            )
-        else:
-            result = scan_in_child(
-                path,
-                pending.name,
-                scan_limits(ctx.settings),
-                timeout_seconds=ctx.settings.scan_timeout_seconds,
-                cpu_seconds=ctx.settings.resolved_scan_cpu_seconds,
-                memory_limit_bytes=ctx.settings.scan_memory_limit_mib * 1024 * 1024,
-            )
+        _download_stored(ctx.storage, pending, path)
+        result = scan_in_child(
+            path,
+            pending.name,
+            scan_limits(ctx.settings),
+            timeout_seconds=ctx.settings.scan_timeout_seconds,
+            cpu_seconds=ctx.settings.resolved_scan_cpu_seconds,
+            memory_limit_bytes=ctx.settings.scan_memory_limit_mib * 1024 * 1024,
+        )
         if result.approved:
             stored_key = evidence_key(pending.test_id, pending.evidence_id)
             _store_verified(ctx.storage, stored_key, result.sanitized_path or path, result)
@@ -164,13 +172,33 @@ def _pending_file(ctx: JobContext, evidence_id: str) -> _Pending | None:
             if evidence.quarantine_key:
                 ctx.storage.delete(evidence.quarantine_key)
             return None
-        return _Pending(evidence.id, evidence.test_id, evidence.quarantine_key, evidence.safe_name)
+        return _Pending(
+            evidence.id,
+            evidence.test_id,
+            evidence.quarantine_key,
+            evidence.safe_name,
+            evidence.size_bytes,
+        )
 
 
-def _download(storage: ObjectStorage, key: str, path: Path) -> None:
-    with path.open("wb") as file:
-        for chunk in storage.get(key, chunk_size=_CHUNK):
-            file.write(chunk)
+def _download_stored(storage: ObjectStorage, pending: _Pending, path: Path) -> None:
+    """Fetch the quarantined upload; a missing or short object is the storage's fault.
+
+    The row is only committed after the whole upload was stored and measured, so an upload
+    that reached a scan did arrive complete: if its object is gone or shorter now, storage
+    lost it (a wiped bucket, a restore that missed it). That is retried like any failure of
+    ours, then ends as "failed on our side" with Retry — never "upload it again".
+    """
+    written = 0
+    try:
+        with path.open("wb") as file:
+            for chunk in storage.get(pending.quarantine_key, chunk_size=_CHUNK):
+                file.write(chunk)
+                written += len(chunk)
+    except ObjectNotFoundError:
+        raise JobError(STORED_OBJECT_MISSING) from None
+    if written != pending.size_bytes:
+        raise JobError(STORED_OBJECT_TRUNCATED)
 
 
 def _store_verified(storage: ObjectStorage, key: str, source: Path, result: ScanResult) -> None:

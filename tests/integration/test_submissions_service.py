@@ -421,3 +421,36 @@ def test_scan_whose_worker_died_on_its_last_attempt_shows_processing_failed(
     sweep(_ctx(job_ctx, storage))
     test, _ = load(engine, test_id)
     assert (test.state, test.failure_code) == (TestState.FAILED, "scan_failed")
+
+
+@pytest.mark.parametrize("fault", ["missing", "truncated"])
+def test_a_lost_stored_upload_fails_on_our_side_with_retry_not_upload_again(
+    engine: Engine, storage: LocalStorage, job_ctx: JobContext, fault: str
+) -> None:
+    """Storage lost the quarantined upload (a wiped bucket, a restore that missed it)."""
+    user = contributor(engine)
+    test_id = draft_with(engine, storage, user, COMPLETE, {"a.txt": b"hello\n"})
+    key = load(engine, test_id)[1][0].quarantine_key
+    kept = b"".join(storage.get(key))
+    if fault == "missing":
+        storage.delete(key)
+    else:
+        storage.put(key, [kept[:3]])
+    ctx = _ctx(job_ctx, storage)
+    exhaust_only_job(ctx)
+    test, rows = load(engine, test_id)
+    assert (test.state, test.failure_code) == (TestState.FAILED, "storage_failed")
+    assert "upload it again" not in test.failure_reason.lower()
+    assert "our side" in test.failure_reason
+    assert rows[0].state == EvidenceState.QUARANTINED  # not blocked: nothing was wrong with it
+    with Session(engine) as session:
+        job = session.exec(select(Job).where(Job.kind == "scan_evidence")).one()
+        assert job.last_error_code == f"stored_object_{fault}"
+        row = submissions.my_tests(session, user, job_ctx.settings)[0]
+        assert (row.plain_status, row.action) == ("Processing failed", "retry")
+    storage.put(key, [kept])  # the operator restores the object
+    with Session(engine) as session:
+        submissions.retry_processing(session, user, test_id)
+        session.commit()
+    drain(ctx)
+    assert load(engine, test_id)[0].state == TestState.PUBLIC
