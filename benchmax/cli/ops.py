@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from benchmax.cli.output import fail
@@ -108,17 +109,27 @@ def _target_storage(args: argparse.Namespace) -> Any:
 
 def _cmd_backup_create(args: argparse.Namespace) -> int:
     from benchmax.services.backup import BackupBusyError, create_backup
+    from benchmax.services.backup.keys import signing_key_of
     from benchmax.services.operations import CLI_ACTOR
 
     ctx = args.context()
     try:
         result = create_backup(
-            ctx.engine, ctx.storage, created_by=CLI_ACTOR, snapshot_format=args.format
+            ctx.engine,
+            ctx.storage,
+            created_by=CLI_ACTOR,
+            snapshot_format=args.format,
+            signing_key=signing_key_of(ctx.settings),
         )
     except BackupBusyError as exc:
         return fail(exc)
     manifest = result.manifest
     print(f"manifest: {result.manifest_key}")
+    if manifest.signing_key_sha256:
+        print(
+            "warning: this backup holds the local sign-in key, unencrypted: whoever can read "
+            "the backup can sign in as anyone. Keep backups as private as the key."
+        )
     print(f"manifest sha256: {result.manifest_sha256}")
     print(
         f"snapshot: {manifest.snapshot_format}, {manifest.snapshot_bytes} bytes; "
@@ -145,13 +156,24 @@ def _cmd_backup_verify(args: argparse.Namespace) -> int:
 
 def _cmd_backup_restore(args: argparse.Namespace) -> int:
     from benchmax.services.backup import ManifestError, RestoreRefusedError, restore
+    from benchmax.services.backup.keys import SIGNING_KEY_NAME
 
     ctx = args.context()
+    key_path = Path(args.key_path) if args.key_path else None
+    if key_path is None and args.storage_dir:
+        # The layout of a data directory: <data>/objects beside <data>/keys.
+        key_path = Path(args.storage_dir).resolve().parent / "keys" / SIGNING_KEY_NAME
     try:
-        result = restore(args.manifest, ctx.storage, args.database_url, _target_storage(args))
+        result = restore(
+            args.manifest, ctx.storage, args.database_url, _target_storage(args), key_path=key_path
+        )
     except (ManifestError, RestoreRefusedError) as exc:
         return fail(exc)
     print(f"restored {result.manifest_key}: {result.objects_copied} objects copied")
+    if result.signing_key_written:
+        print(f"local sign-in key restored to {result.signing_key_written}")
+    elif result.has_signing_key and not result.differences:
+        print("warning: the backup's local sign-in key was not restored; pass --key-path")
     heading = f"verify found {len(result.differences)} differences:"
     status = _verdict(
         result.differences, heading, "verify: the restored system matches the manifest"
@@ -204,6 +226,12 @@ def register(sub: Any) -> None:
         "--s3-bucket",
         help="an empty bucket (credentials from BENCHMAX_S3_ACCESS_KEY_ID and "
         "BENCHMAX_S3_SECRET_ACCESS_KEY)",
+    )
+    rebuild.add_argument(
+        "--key-path",
+        default="",
+        help="where the backup's local sign-in key goes (default with --storage-dir: "
+        "keys/local-issuer.pem beside it)",
     )
     rebuild.add_argument("--s3-endpoint-url", default="")
     rebuild.add_argument("--s3-region", default="")

@@ -141,7 +141,11 @@ class OperationsState(SessionState):
         ctx = app_context()
         try:
             result = await asyncio.to_thread(
-                backups.create_backup, ctx.engine, ctx.storage, created_by=user.id
+                backups.create_backup,
+                ctx.engine,
+                ctx.storage,
+                created_by=user.id,
+                signing_key=backups.signing_key_of(ctx.settings),
             )
         except backups.BackupBusyError:
             message, ok = "A backup is already running.", False

@@ -48,7 +48,10 @@ def test_running_job_of_a_silent_worker_is_released_at_once(
     job_ctx: JobContext, job_queue: RecordedJobQueue
 ) -> None:
     """Its lease has most of its time left; the worker's heartbeats stopped."""
-    dead_id, live_id = _job(job_ctx, next_attempt_at=ago(10)), _job(job_ctx, next_attempt_at=ago(10))
+    dead_id, live_id = (
+        _job(job_ctx, next_attempt_at=ago(10)),
+        _job(job_ctx, next_attempt_at=ago(10)),
+    )
     with job_ctx.session() as session:
         beat(session, "host:111", utcnow() - timedelta(seconds=60))
         beat(session, "host:222")
@@ -60,7 +63,8 @@ def test_running_job_of_a_silent_worker_is_released_at_once(
     assert sweep(job_ctx) == 1
     assert job_queue.wait_for(1) == [dead_id]
     released = reload_job(job_ctx.engine, dead_id)
-    assert released.state == JobState.RUNNING and released.lease_expires_at is not None
+    assert released.state == JobState.RUNNING
+    assert released.lease_expires_at is not None
     with job_ctx.session() as session:
         # Another worker takes it over now, not in three minutes.
         assert claim_job(session, dead_id, "host:333:cccc", lease_seconds=180) is not None

@@ -8,6 +8,7 @@ is docs/backup-restore.md.
 """
 
 from benchmax.services.backup.create import BackupBusyError, BackupResult, create_backup
+from benchmax.services.backup.keys import SIGNING_KEY_NAME, signing_key_of
 from benchmax.services.backup.manifest import BACKUP_PREFIX, Manifest, ObjectEntry
 from benchmax.services.backup.restore import RestoreRefusedError, RestoreResult, restore
 from benchmax.services.backup.snapshot import SNAPSHOT_FILES
@@ -22,6 +23,7 @@ from benchmax.services.backup.verify import (
 
 __all__ = [
     "BACKUP_PREFIX",
+    "SIGNING_KEY_NAME",
     "SNAPSHOT_FILES",
     "BackupBusyError",
     "BackupResult",
@@ -36,5 +38,6 @@ __all__ = [
     "load_manifest",
     "record_verification",
     "restore",
+    "signing_key_of",
     "verify",
 ]

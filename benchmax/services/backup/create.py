@@ -29,6 +29,7 @@ from benchmax.adapters.storage import DEFAULT_CHUNK_SIZE, ObjectStorage
 from benchmax.db import session_scope
 from benchmax.models import BackupRecord
 from benchmax.models._base import new_id, utcnow
+from benchmax.services.backup.keys import store_signing_key
 from benchmax.services.backup.manifest import (
     BACKUP_PREFIX,
     MANIFEST_HASH_NAME,
@@ -98,8 +99,12 @@ def create_backup(
     created_by: str,
     snapshot_format: str = "auto",
     now: datetime | None = None,
+    signing_key: Path | None = None,
 ) -> BackupResult:
-    """Write a snapshot and its manifest to private storage and record the backup."""
+    """Write a snapshot and its manifest to private storage and record the backup.
+
+    ``signing_key`` is the local sign-in key's file when the system signs in locally; it is
+    stored in the backup too (see ``keys``)."""
     if not _running.acquire(blocking=False):
         raise BackupBusyError()
     try:
@@ -111,6 +116,7 @@ def create_backup(
             objects = inventory_objects(storage)
             snapshot_key = prefix + snapshot.path.name
             snapshot_sha256, snapshot_bytes = _upload_file(storage, snapshot_key, snapshot.path)
+        signing_key_sha256 = store_signing_key(storage, prefix, signing_key)
         manifest = Manifest(
             created_at=now.isoformat(),
             schema_revision=snapshot.revision,
@@ -121,6 +127,7 @@ def create_backup(
             snapshot_bytes=snapshot_bytes,
             tables=snapshot.tables,
             objects=tuple(objects),
+            signing_key_sha256=signing_key_sha256,
         )
         manifest_key, digest = _store_manifest(storage, prefix, manifest)
         # Read back what was stored: a backup that cannot be read is no backup.

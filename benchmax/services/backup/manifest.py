@@ -91,9 +91,15 @@ class Manifest:
     snapshot_bytes: int
     tables: dict[str, TableFingerprint]
     objects: tuple[ObjectEntry, ...]
+    # The local sign-in key stored beside the snapshot (keys.py); "" when there is none.
+    signing_key_sha256: str = ""
 
     def to_json(self) -> dict[str, Any]:
+        signing_key = (
+            {"signing_key_sha256": self.signing_key_sha256} if self.signing_key_sha256 else {}
+        )
         return {
+            **signing_key,
             "format": MANIFEST_FORMAT,
             "created_at": self.created_at,
             "schema_revision": self.schema_revision,
@@ -131,6 +137,7 @@ class Manifest:
                 for name, fp in raw["tables"].items()
             },
             objects=tuple(ObjectEntry(**entry) for entry in raw["objects"]),
+            signing_key_sha256=raw.get("signing_key_sha256", ""),
         )
 
     @property

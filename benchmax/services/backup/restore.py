@@ -5,7 +5,9 @@ restore can never overwrite a running system. The snapshot is checked against th
 before anything is written; objects are copied key for key from the source storage (keys under
 ``private/`` stay under ``private/``, so nothing private becomes servable); then the result is
 verified against the manifest at the manifest's schema revision, and only after a clean
-verify is the database migrated to this code's head revision if that is newer.
+verify is the database migrated to this code's head revision if that is newer and the
+backup's local sign-in key written where the restored system will look for it. The backup's
+own folder is copied as well, so ``backup verify <same backup>`` works after the switch-over.
 """
 
 from __future__ import annotations
@@ -19,9 +21,16 @@ from typing import BinaryIO
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.db import make_engine
 from benchmax.migrations import head_revision, upgrade
+from benchmax.services.backup.keys import read_signing_key, write_signing_key
 from benchmax.services.backup.manifest import sha256_chunks
 from benchmax.services.backup.snapshot import database_is_empty, load_snapshot
-from benchmax.services.backup.verify import Difference, check_snapshot, load_manifest, verify
+from benchmax.services.backup.verify import (
+    Difference,
+    backup_folder,
+    check_snapshot,
+    load_manifest,
+    verify,
+)
 from benchmax.services.errors import Conflict
 
 
@@ -38,6 +47,10 @@ class RestoreResult:
     objects_copied: int
     differences: tuple[Difference, ...]
     migrated_to: str | None
+    # Where the backup's local sign-in key was written; None if it holds none or none was
+    # asked for (``has_signing_key`` tells which).
+    signing_key_written: Path | None = None
+    has_signing_key: bool = False
 
     @property
     def ok(self) -> bool:
@@ -56,9 +69,25 @@ def restore(
     source: ObjectStorage,
     target_url: str,
     target: ObjectStorage,
+    *,
+    key_path: Path | None = None,
 ) -> RestoreResult:
+    """Rebuild into ``target_url`` and ``target``; the backup's sign-in key goes to
+    ``key_path`` (the restored system's ``BENCHMAX_LOCAL_ISSUER_KEY_PATH`` or
+    ``<data>/keys/local-issuer.pem``). The backup folder itself is copied too, so the restored
+    system can verify against the same backup after the switch-over."""
     loaded = load_manifest(source, manifest_ref)
     manifest = loaded.manifest
+    folder = backup_folder(manifest)
+    signing_key = None
+    if manifest.signing_key_sha256:
+        signing_key = read_signing_key(source, folder, manifest.signing_key_sha256)
+        if signing_key is None:
+            raise RestoreRefusedError("the backup's sign-in key is missing or damaged")
+    if signing_key is not None and key_path is not None and key_path.exists():
+        raise RestoreRefusedError(
+            f"a sign-in key already exists at {key_path}; restore into new resources"
+        )
     if not database_is_empty(target_url):
         raise RestoreRefusedError("the target database is not empty; restore into a new one")
     if next(iter(target.list()), None) is not None:
@@ -76,6 +105,8 @@ def restore(
 
     for entry in manifest.objects:
         target.put(entry.key, source.get(entry.key))
+    for info in source.list(folder):
+        target.put(info.key, source.get(info.key))
 
     engine = make_engine(target_url)
     try:
@@ -87,4 +118,15 @@ def restore(
     if not differences and manifest.schema_revision != head:
         upgrade(target_url, head)
         migrated_to = head
-    return RestoreResult(loaded.key, len(manifest.objects), differences, migrated_to)
+    written = None
+    if not differences and signing_key is not None and key_path is not None:
+        write_signing_key(key_path, signing_key)
+        written = key_path
+    return RestoreResult(
+        loaded.key,
+        len(manifest.objects),
+        differences,
+        migrated_to,
+        signing_key_written=written,
+        has_signing_key=signing_key is not None,
+    )

@@ -18,6 +18,7 @@ from benchmax.adapters.storage import ObjectNotFoundError, ObjectStorage
 from benchmax.db import session_scope
 from benchmax.models import BackupRecord
 from benchmax.models._base import utcnow
+from benchmax.services.backup.keys import SIGNING_KEY_NAME, read_signing_key
 from benchmax.services.backup.manifest import (
     BACKUP_PREFIX,
     MANIFEST_HASH_NAME,
@@ -93,7 +94,18 @@ def check_snapshot(storage: ObjectStorage, manifest: Manifest) -> list[Differenc
         return [Difference("snapshot", manifest.snapshot_key, "missing")]
     if (digest, size) != (manifest.snapshot_sha256, manifest.snapshot_bytes):
         return [Difference("snapshot", manifest.snapshot_key, "bytes differ from the manifest")]
+    folder = backup_folder(manifest)
+    if manifest.signing_key_sha256 and (
+        read_signing_key(storage, folder, manifest.signing_key_sha256) is None
+    ):
+        key = folder + SIGNING_KEY_NAME
+        return [Difference("snapshot", key, "the sign-in key is missing or changed")]
     return []
+
+
+def backup_folder(manifest: Manifest) -> str:
+    """The storage prefix that holds a backup's snapshot, manifest and key."""
+    return manifest.snapshot_key.rsplit("/", 1)[0] + "/"
 
 
 def verify_database(engine: Engine, manifest: Manifest) -> list[Difference]:

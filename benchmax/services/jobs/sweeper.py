@@ -111,9 +111,7 @@ def _to_send(
     ]
     # An account's turn comes round at every sweep, not only after job_resend_seconds.
     turn_untouched = now - timedelta(seconds=min(resend_after, ctx.settings.sweep_interval_seconds))
-    turns = _account_turns(
-        session, now, ctx.settings.scan_concurrency_per_account, turn_untouched
-    )
+    turns = _account_turns(session, now, ctx.settings.scan_concurrency_per_account, turn_untouched)
     return sorted(set(job_ids) | set(turns))[:limit]
 
 
