@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import Session
@@ -29,7 +30,7 @@ from tests.support.s3server import make_s3_settings
 OWNER = "drillowner"
 
 
-def _settings(data_dir: Path, **values: object) -> Settings:
+def _settings(data_dir: Path, **values: Any) -> Settings:
     return Settings(_env_file=None, env="test", data_dir=data_dir, preview_sandbox="off", **values)
 
 
@@ -133,7 +134,7 @@ def test_runbook_on_postgres_and_s3(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     source, fresh = make_s3_settings(s3_endpoint), make_s3_settings(s3_endpoint)  # empty bucket
-    storage = {
+    storage: dict[str, Any] = {
         "storage_backend": "s3",
         "s3_endpoint_url": s3_endpoint,
         "s3_region": "us-east-1",

@@ -10,8 +10,8 @@ sits on ports past every worker's API-only stack, with its Redis inside its own 
 for one module, so its processes do not idle through the rest of the session. That test runs
 in the backend invocation, not the browser suite's: the browser suite hands out its files
 biggest first, so a one-test file there would run last and alone, while here the unit tests
-keep the other worker busy. Leases and sweeps are short so the fault tests see the sweeper at
-work within seconds.
+keep the other worker busy. Sweeps are short and leases long, so the fault tests see recovery
+come from the workers' heartbeats, within seconds, and never from a lease running out.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ PORT = BASE_PORT + 20 * WORKER_INDEX
 REDIS_PORT = int(os.environ.get("BENCHMAX_STACK_TEST_REDIS_PORT", "6390")) + WORKER_INDEX
 FRONTEND_PORT = BASE_PORT + 20 * (WORKER_COUNT + WORKER_INDEX)
 SHORT_TIMINGS = {
-    "BENCHMAX_JOB_LEASE_SECONDS": "12",
+    # Long enough that no recovery here can be the lease running out: a killed worker's jobs
+    # come back through its heartbeats stopping (10 s) and the sweep.
+    "BENCHMAX_JOB_LEASE_SECONDS": "120",
     "BENCHMAX_SCAN_TIMEOUT_SECONDS": "10",
     "BENCHMAX_SWEEP_INTERVAL_SECONDS": "2",
     "BENCHMAX_API_SUBMISSION_RATE_LIMIT": "10000",

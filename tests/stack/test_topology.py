@@ -109,3 +109,35 @@ def test_the_sweeper_resends_what_was_in_flight_when_redis_lost_it(
     states = stack_client.wait_done(proxy, ids, timeout=120)
     assert set(states.values()) == {"public"}
     stack_client.assert_exactly_once(titles)
+
+
+def test_a_worker_killed_mid_scan_costs_its_contributor_seconds_not_a_lease(
+    stack_client: StackClient,
+) -> None:
+    """One contributor's scans run one at a time; the worker holding one is SIGKILLed. That
+    Test and the contributor's next ones are public within 30 s, with a 120 s lease."""
+    stack = stack_client.stack
+    proxy, _first, second = _ports(stack)
+    run = uuid.uuid4().hex[:6]
+    titles = [f"killed {run} {i}" for i in range(6)]
+    ids: dict[str, str] = {}
+
+    def contributor() -> None:
+        for title in titles:
+            ids[title] = stack_client.submit_until_accepted(proxy, title, time.monotonic() + 60)
+
+    thread = threading.Thread(target=contributor)
+    thread.start()
+    killed_worker = _worker_holding_a_scan(stack, stack_client, timeout=60)
+    assert killed_worker is not None, "no scan was running to kill"
+    stack.kill(killed_worker)
+    killed = time.monotonic()
+    thread.join()
+    try:
+        states = stack_client.wait_done(second, ids.values(), timeout=30)
+        assert time.monotonic() - killed < 30
+        assert set(states.values()) == {"public"}
+        stack_client.assert_exactly_once(titles)
+    finally:
+        stack.spawn(killed_worker, stack._commands[killed_worker])
+        stack.wait_ready([killed_worker], timeout=120)

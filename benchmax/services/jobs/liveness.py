@@ -68,9 +68,9 @@ def release_dead_workers(session: Session, now: datetime, dead_after_seconds: fl
             col(Job.state) == JobState.RUNNING, col(Job.lease_expires_at) > now
         )
     ).all()
-    released = []
+    released: list[int] = []
     for job_id, owner in held:
-        if worker_of(owner) not in silent:
+        if job_id is None or worker_of(owner) not in silent:
             continue
         result = session.execute(
             update(Job)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
+import sqlalchemy
 from sqlalchemy import and_, func, literal, or_, update
 from sqlalchemy.orm import Session
 from sqlmodel import col, select
@@ -49,7 +50,7 @@ def _account_turns(
         .subquery()
     )
     ranked = (
-        select(
+        sqlalchemy.select(
             col(Job.id).label("id"),
             col(Job.account_id).label("account_id"),
             col(Job.updated_at).label("updated_at"),
