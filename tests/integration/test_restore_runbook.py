@@ -21,6 +21,7 @@ from benchmax.context import AppContext
 from benchmax.models import Role
 from benchmax.services.accounts import current_user
 from benchmax.services.backup import SIGNING_KEY_NAME
+from benchmax.services.jobs.liveness import beat
 from benchmax.settings import Settings
 from tests.conftest import _pg_admin, _pg_url
 from tests.integration.test_backup_drill import build_world
@@ -98,7 +99,12 @@ def _follow_runbook(
     finally:
         ctx.engine.dispose()
 
-    # Roll back stays possible: the old system still matches its backup.
+    # Roll back stays possible: the old system still matches its backup, though its workers
+    # kept writing heartbeats meanwhile.
+    ctx = AppContext.from_settings(old)
+    with ctx.jobs.session() as session:
+        beat(session, "host:1")
+    ctx.engine.dispose()
     status, out = _run(capsys, old, "backup", "verify", folder)
     assert status == 0, out
 

@@ -33,8 +33,9 @@ MANIFEST_FORMAT = "benchmax-backup/1"
 BACKUP_PREFIX = f"{PRIVATE_PREFIX}backups/"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_HASH_NAME = "manifest.sha256"
-# Operator bookkeeping that changes every minute: snapshotted, but not pinned by the manifest.
-VOLATILE_TABLES = frozenset({"metric_sample", "backup_record"})
+# Rows that change while nothing happens (samples, backups, worker heartbeats): in the
+# snapshot, never pinned by the manifest.
+VOLATILE_TABLES = frozenset({"metric_sample", "backup_record", "worker_beat"})
 # The revision is recorded on its own; the table is Alembic's.
 UNPINNED_TABLES = VOLATILE_TABLES | {"alembic_version"}
 
