@@ -1,7 +1,7 @@
 """worker heartbeats: a dead worker's running jobs are released as soon as it falls silent
 
-Revision ID: 0020
-Revises: 0019
+Revision ID: 0021
+Revises: 0020
 Create Date: 2026-12-02 09:50:00
 """
 
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "0020"
-down_revision: str | None = "0019"
+revision: str = "0021"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
