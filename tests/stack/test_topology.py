@@ -139,5 +139,5 @@ def test_a_worker_killed_mid_scan_costs_its_contributor_seconds_not_a_lease(
         assert set(states.values()) == {"public"}
         stack_client.assert_exactly_once(titles)
     finally:
-        stack.spawn(killed_worker, stack._commands[killed_worker])
+        stack.respawn(killed_worker)
         stack.wait_ready([killed_worker], timeout=120)
