@@ -100,9 +100,7 @@ class JobRuntime:
         own_threads = settings.judge_enabled or settings.preview_sandbox != "off"
         kind = await asyncio.to_thread(job_kind, self.jobs, job_id) if own_threads else None
         pool = self._pools.get(kind or "")
-        return await loop.run_in_executor(
-            pool, run_job, job_id, self.jobs, worker_id(), on_claimed
-        )
+        return await loop.run_in_executor(pool, run_job, job_id, self.jobs, worker_id(), on_claimed)
 
     async def run_periodic(self, job: PeriodicJob) -> int:
         """Run one periodic job now; how many things it did."""
