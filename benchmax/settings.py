@@ -337,7 +337,9 @@ class Settings(CoreSettings):
     preview_cpu_seconds: int = Field(default=120, ge=1)
     preview_max_tasks: int = Field(default=768, ge=16)
     preview_disk_mib: int = Field(default=256, ge=8)
-    preview_file_mib: int = Field(default=64, ge=1)
+    # At least 40: the evaluator's full-size screenshot (up to 1440x8000 pixels of noise,
+    # ~35 MB as PNG) is written before it is scaled down to its cap.
+    preview_file_mib: int = Field(default=64, ge=40)
     e2b_api_key: SecretStr | None = None
     e2b_template_id: str = ""
     # Empty: the SDK's own endpoints. Tests point these at a local fake of both planes.

@@ -282,3 +282,29 @@ def test_an_oversized_picture_is_left_out_not_a_failure(tmp_path: Path) -> None:
     output = read_outputs(tmp_path)
     assert output.result["status"] == "ok"
     assert "screenshot.png" not in output.files
+
+
+# Noise over a canvas 8,000 px tall: a PNG of it is about 35 MB, over the 16 MiB accepted.
+NOISY_TALL = {
+    "index.html": "<!doctype html><html><body style='margin:0'><canvas id='c' width='1440'"
+    " height='8000'></canvas><script>"
+    "const c = document.getElementById('c').getContext('2d');"
+    "const image = c.createImageData(1440, 8000);"
+    "for (let i = 0; i < image.data.length; i++) image.data[i] = (Math.random() * 256) | 0;"
+    "c.putImageData(image, 0, 0);"
+    "</script></body></html>"
+}
+
+
+def test_an_oversized_screenshot_is_scaled_down_never_a_failure(tmp_path: Path) -> None:
+    site = tmp_path / "site.zip"
+    site.write_bytes(zip_of(NOISY_TALL))
+    output = LocalSandbox().evaluate(site, 90)
+    assert output.result["status"] == "ok", output.result
+    picture = output.files["screenshot.png"]
+    assert picture.startswith(b"\x89PNG")
+    assert len(picture) <= 12 * MIB
+    shot = output.result["screenshot"]
+    assert shot["width"] < 1440  # scaled down, not cut off
+    assert shot["height"] > 4000
+

@@ -52,13 +52,22 @@ FILE_SIZE = "file_size_limit"
 LIMIT_CODES = (MEMORY, CPU, TASKS, DISK, FILE_SIZE)
 
 
+def _default(name: str) -> int:
+    value = Settings.model_fields[name].default
+    assert isinstance(value, int)
+    return value
+
+
 @dataclass(frozen=True)
 class Limits:
-    memory_bytes: int
-    cpu_seconds: int
-    tasks: int
-    disk_bytes: int
-    file_bytes: int
+    """Defaults: the settings' own (no environment read), for a sandbox built by hand (a
+    bench, a test); a worker builds its limits from its settings."""
+
+    memory_bytes: int = _default("preview_memory_mib") * MIB
+    cpu_seconds: int = _default("preview_cpu_seconds")
+    tasks: int = _default("preview_max_tasks")
+    disk_bytes: int = _default("preview_disk_mib") * MIB
+    file_bytes: int = _default("preview_file_mib") * MIB
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
@@ -71,7 +80,7 @@ class Limits:
         )
 
 
-DEFAULT_LIMITS = Limits.from_settings(Settings())
+DEFAULT_LIMITS = Limits()
 
 
 def set_rlimits(limits: Limits) -> None:
