@@ -13,11 +13,16 @@ import pytest
 from sqlmodel import Session, col, select
 
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.models import Job, JobState, PreviewEvaluation, PreviewState, Test, User
+from benchmax.models import EvidenceFile, Job, JobState, PreviewEvaluation, PreviewState, Test, User
 from benchmax.services.jobs import JobContext, claim_job, enqueue
 from benchmax.services.preview import budget
 from benchmax.services.preview.fair import active_previews, let_in_next
-from benchmax.services.preview.jobs import PREVIEW_EVALUATE, evaluation_for, request_preview
+from benchmax.services.preview.jobs import (
+    PREVIEW_EVALUATE,
+    evaluation_for,
+    request_preview,
+    source_zip,
+)
 from benchmax.services.preview.view import retry_preview
 from tests.support.factories import make_stored_evidence, make_test, make_user
 from tests.support.jobs_fixtures import RecordedJobQueue
@@ -173,9 +178,7 @@ def test_the_contributors_retry_waits_its_turn_too(
     assert retried.id in job_queue.wait_for(3)
 
 
-def _source(session: Session, test_id: str):  # type: ignore[no-untyped-def]
-    from benchmax.services.preview.jobs import source_zip
-
+def _source(session: Session, test_id: str) -> EvidenceFile:
     source = source_zip(session, test_id)
     assert source is not None
     return source
