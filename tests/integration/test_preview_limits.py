@@ -307,4 +307,3 @@ def test_an_oversized_screenshot_is_scaled_down_never_a_failure(tmp_path: Path) 
     shot = output.result["screenshot"]
     assert shot["width"] < 1440  # scaled down, not cut off
     assert shot["height"] > 4000
-
