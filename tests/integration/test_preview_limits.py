@@ -164,10 +164,11 @@ def test_a_memory_hog_is_stopped_at_the_memory_limit(tmp_path: Path, cgroup: boo
         run = evaluate_site(tmp_path, MEMORY_HOG, cgroup=cgroup)
     assert run.breach == MEMORY
     assert time.monotonic() - started < 60
-    # The page asked for 6 GiB; the host never lost more than the limit and some slack
-    # (other processes on a shared machine move too).
-    assert available[0] - min(available) < SMALL.memory_bytes + 600 * MIB
-    assert memory_comes_back(available[0] - 300 * MIB)
+    # The page asked for 6 GiB; the host never lost more than the limit and some slack.
+    assert available[0] - min(available) < SMALL.memory_bytes + 1024 * MIB
+    # Back within the machine's own noise (several engineers share it: a gigabyte moves in
+    # seconds without us), far from the 6 GiB the page asked for.
+    assert memory_comes_back(available[0] - 1024 * MIB, seconds=20)
     assert_nothing_left(run)
 
 
