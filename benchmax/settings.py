@@ -340,6 +340,9 @@ class Settings(CoreSettings):
     # At least 40: the evaluator's full-size screenshot (up to 1440x8000 pixels of noise,
     # ~35 MB as PNG) is written before it is scaled down to its cap.
     preview_file_mib: int = Field(default=64, ge=40)
+    # cgroup v2: a cgroup delegated to the worker (memory and pids in its subtree control)
+    # under which each run gets its own; unset, the worker's own cgroup if it qualifies.
+    preview_cgroup_parent: str = ""
     e2b_api_key: SecretStr | None = None
     e2b_template_id: str = ""
     # Empty: the SDK's own endpoints. Tests point these at a local fake of both planes.

@@ -68,6 +68,7 @@ class Limits:
     tasks: int = _default("preview_max_tasks")
     disk_bytes: int = _default("preview_disk_mib") * MIB
     file_bytes: int = _default("preview_file_mib") * MIB
+    cgroup_parent: str = ""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
@@ -77,6 +78,7 @@ class Limits:
             tasks=settings.preview_max_tasks,
             disk_bytes=settings.preview_disk_mib * MIB,
             file_bytes=settings.preview_file_mib * MIB,
+            cgroup_parent=settings.preview_cgroup_parent,
         )
 
 
@@ -109,17 +111,22 @@ class Cgroup:
 
     @classmethod
     def create(cls, limits: Limits, root: Path = Path("/sys/fs/cgroup")) -> Cgroup | None:
+        """On cgroup v2 each run's group is made under ``limits.cgroup_parent`` (a cgroup
+        delegated to the worker with ``memory`` and ``pids`` in its subtree control), else
+        under the worker's own cgroup — which v2 allows only if that one holds no process
+        itself, so in practice the parent must be configured. On v1, under the worker's own
+        groups in the ``memory`` and ``pids`` hierarchies."""
         name = f"benchmax-preview-{uuid.uuid4().hex[:12]}"
         try:
             if (root / "cgroup.controllers").exists():
-                return cls._create_v2(root, name, limits)
+                parent = limits.cgroup_parent or str(root / _own_cgroup("0::"))
+                return cls._create_v2(Path(parent), name, limits)
             return cls._create_v1(root, name, limits)
         except OSError:
             return None
 
     @classmethod
-    def _create_v2(cls, root: Path, name: str, limits: Limits) -> Cgroup | None:
-        parent = root / _own_cgroup("0::")
+    def _create_v2(cls, parent: Path, name: str, limits: Limits) -> Cgroup | None:
         if not {"memory", "pids"} <= set((parent / "cgroup.subtree_control").read_text().split()):
             return None
         path = parent / name
