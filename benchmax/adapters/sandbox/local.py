@@ -129,9 +129,14 @@ class LocalSandbox:
                 os.chown(out_dir, NOBODY, NOBODY)
             command = bwrap_command(zip_path, out_dir, timeout_seconds, self.probes, self.limits)
             run = run_bounded(command, timeout_seconds + GRACE_SECONDS, self.limits, out_dir)
-            if run.breach is not None:
-                return limit_result(run.breach)
-            return read_outputs(out_dir)
+            if run.breach is None:
+                return read_outputs(out_dir)
+            try:
+                read_outputs(out_dir)  # an open network still fails closed, limit or not
+            except SandboxError as exc:
+                if exc.code == "egress_open":
+                    raise
+            return limit_result(run.breach)
         finally:
             shutil.rmtree(out_dir, ignore_errors=True)
 
