@@ -186,7 +186,10 @@ def test_a_worker_flood_ends_at_a_named_limit(tmp_path: Path, cgroup: bool) -> N
 def test_a_fork_bomb_in_the_box_is_stopped_and_leaves_nothing(tmp_path: Path, cgroup: bool) -> None:
     started = time.monotonic()
     run, _ = in_the_box(tmp_path, "bomb() { bomb | bomb & }; bomb; sleep 60", cgroup=cgroup)
-    assert run.breach == TASKS
+    # The cgroup refuses the 301st task. The watch looks ten times a second, and by then a
+    # fork bomb may have thousands of shells: whichever of their count or their memory it
+    # sees past its limit first is the one named.
+    assert run.breach == TASKS if cgroup else run.breach in (TASKS, MEMORY)
     assert time.monotonic() - started < 30
     assert_nothing_left(run)
 
