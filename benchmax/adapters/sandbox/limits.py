@@ -280,12 +280,15 @@ def tree_use(root_pid: int) -> TreeUse:
 
 
 def _start_time(pid: int) -> int | None:
+    """When ``pid`` started; None once it is gone or only a zombie (it holds nothing but
+    its number until its parent, outside the run, reaps it)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             raw = handle.read().decode(errors="replace")
     except OSError:
         return None
-    return int(raw[raw.rfind(")") + 2 :].split()[19])
+    fields = raw[raw.rfind(")") + 2 :].split()
+    return None if fields[0] in ("Z", "X") else int(fields[19])
 
 
 def proportional_bytes(pids: tuple[int, ...]) -> int:
@@ -405,7 +408,7 @@ class Watch:
             return (usage.f_blocks - usage.f_bavail) / usage.f_blocks >= FULL_SHARE
         return False
 
-    def wait_gone(self, seconds: float = 10.0) -> list[int]:
+    def wait_gone(self, seconds: float = 30.0) -> list[int]:
         """Wait for every process the watch saw to be gone (a PID namespace ends a moment
         after its first process); those still there when ``seconds`` ran out."""
         deadline = time.monotonic() + seconds
