@@ -15,7 +15,14 @@ For contrast, the embedded run also measures one victim with the per-account cap
 (``BENCHMAX_SCAN_CONCURRENCY_PER_ACCOUNT`` larger than the flood), which is how the queue
 behaved before scans were shared fairly.
 
-Run: ``.venv/bin/python -m bench.fairness`` (needs PostgreSQL and Redis for the second part).
+Previews get the same treatment (``previews``, embedded default, the real local sandbox):
+account A has 20 ZIPs published at once, account B one; B's time from publication to a
+finished preview is measured on an idle worker and then right after A's flood started (A's
+first preview already running: the worst moment), and the ratio printed. The day's budget
+is set so that A alone could spend it; A's share of it must leave B's evaluations counted.
+
+Run: ``.venv/bin/python -m bench.fairness`` (needs PostgreSQL and Redis for the second part);
+``.venv/bin/python -m bench.fairness previews`` runs the preview part alone.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import io
 import logging
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -38,9 +46,21 @@ from bench.scan import _photo
 from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli.main import db_upgrade
 from benchmax.db import make_engine
-from benchmax.models import Job, JobState, Test, TestState, User
+from benchmax.models import (
+    EvidenceKind,
+    Job,
+    JobState,
+    PreviewAccountDay,
+    PreviewBudgetDay,
+    PreviewEvaluation,
+    PreviewState,
+    Test,
+    TestState,
+    User,
+)
 from benchmax.services import submissions
 from benchmax.services.jobs import JobContext
+from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 from benchmax.services.submissions import SCAN_EVIDENCE
 from benchmax.settings import Settings
 
@@ -194,7 +214,150 @@ def _report(label: str, figures: dict[str, float]) -> None:
     )
 
 
+PREVIEW_FLOOD = 20
+PREVIEW_BUDGET, PREVIEW_SHARE = 6, 3
+
+
+@contextmanager
+def _embedded_previews(scratch: Path) -> Iterator[JobContext]:
+    from benchmax.runtime.runner import JobRuntime, start_dispatcher
+
+    database = scratch / "previews.db"
+    db_upgrade(f"sqlite:///{database}")
+    settings = _settings(
+        scratch / "var-previews",
+        f"sqlite:///{database}",
+        preview_sandbox="local",
+        job_lease_seconds=120,
+        preview_timeout_seconds=60,
+        preview_daily_budget=PREVIEW_BUDGET,
+        preview_account_daily_budget=PREVIEW_SHARE,
+    )
+    ctx = JobContext.from_settings(
+        settings,
+        engine=make_engine(settings.resolved_database_url),
+        storage=LocalStorage(scratch / "objects-previews"),
+    )
+    runtime = JobRuntime(ctx)
+    dispatcher = start_dispatcher(runtime)
+    ctx.queue.attach(dispatcher)
+    try:
+        yield ctx
+    finally:
+        ctx.queue.attach(None)
+        dispatcher.close()
+        runtime.close()
+        ctx.engine.dispose()
+
+
+def _publish_with_zip(ctx: JobContext, user: User) -> str:
+    """A public Test of ``user`` with an approved source ZIP, its preview requested as
+    publication requests it."""
+    from benchmax.services.preview.jobs import request_preview
+    from tests.support.factories import make_stored_evidence, make_test
+    from tests.support.preview_sites import WORKING, zip_of
+
+    with ctx.session() as session:
+        test = make_test(session, contributor=session.get(User, user.id))
+        make_stored_evidence(
+            session,
+            ctx.storage,
+            test,
+            zip_of(WORKING),
+            kind=EvidenceKind.SOURCE,
+            content_type="application/zip",
+            original_name="site.zip",
+            safe_name="site.zip",
+        )
+        request_preview(session, ctx.settings, test.id)
+        session.commit()
+        return test.id
+
+
+def _preview_finished(ctx: JobContext, test_id: str) -> bool:
+    with ctx.session() as session:
+        states = session.exec(
+            select(PreviewEvaluation.state).where(PreviewEvaluation.test_id == test_id)
+        ).all()
+    return bool(states) and all(state != PreviewState.PENDING for state in states)
+
+
+def _preview_round(ctx: JobContext, user: User, timeout: float = 600) -> float:
+    started = time.perf_counter()
+    test_id = _publish_with_zip(ctx, user)
+    deadline = time.monotonic() + timeout
+    while not _preview_finished(ctx, test_id):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the preview did not finish")
+        time.sleep(0.05)
+    return time.perf_counter() - started
+
+
+def _previews_running(ctx: JobContext, user: User) -> int:
+    with ctx.session() as session:
+        return session.exec(
+            select(func.count()).where(
+                Job.kind == PREVIEW_EVALUATE,
+                Job.account_id == user.id,
+                col(Job.state) == JobState.RUNNING,
+            )
+        ).one()
+
+
+def _used(ctx: JobContext, user: User | None) -> int:
+    with ctx.session() as session:
+        if user is None:
+            return sum(session.exec(select(PreviewBudgetDay.used)).all())
+        return sum(
+            session.exec(
+                select(PreviewAccountDay.used).where(PreviewAccountDay.contributor_id == user.id)
+            ).all()
+        )
+
+
+def previews(scratch: Path) -> None:
+    with _embedded_previews(scratch) as ctx:
+        flooder, other = _account(ctx, "preview-a"), _account(ctx, "preview-b")
+        unloaded = _preview_round(ctx, other)
+        for _ in range(PREVIEW_FLOOD):
+            _publish_with_zip(ctx, flooder)
+        deadline = time.monotonic() + 120
+        while not _previews_running(ctx, flooder):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the flood never started")
+            time.sleep(0.05)
+        loaded = _preview_round(ctx, other)
+        deadline = time.monotonic() + 600
+        while _used(ctx, flooder) < PREVIEW_SHARE or _previews_running(ctx, flooder):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the flood never spent its share")
+            time.sleep(0.2)
+        ratio = loaded / unloaded
+        verdict = "meets" if ratio <= TARGET_RATIO else "misses"
+        print(
+            f"{'preview, embedded (1 preview slot)':34s} unloaded {unloaded:5.2f} s  loaded "
+            f"{loaded:5.2f} s  ratio {ratio:4.2f} ({verdict} target <= {TARGET_RATIO:g}; "
+            f"A had {PREVIEW_FLOOD} ZIPs queued, its first preview running)"
+        )
+        spent_by_flood, spent = _used(ctx, flooder), _used(ctx, None)
+        left = PREVIEW_BUDGET - spent
+        kept = left > 0 and spent_by_flood <= PREVIEW_SHARE
+        print(
+            f"{'preview budget':34s} day {spent} of {PREVIEW_BUDGET} used; A {spent_by_flood} "
+            f"of its share {PREVIEW_SHARE}, the rest of its flood waits for tomorrow; "
+            f"B {_used(ctx, other)}; {left} left for other accounts "
+            f"({'A never exhausted it' if kept else 'EXHAUSTED'})"
+        )
+        # The flood's last preview may still be ending as the runtime stops; its abandoned
+        # message is expected, and not worth a screen of warnings.
+        logging.disable(logging.ERROR)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["previews"]:
+        with tempfile.TemporaryDirectory(prefix="bmx-bench-fairness-") as directory:
+            previews(Path(directory))
+        return
     with tempfile.TemporaryDirectory(prefix="bmx-bench-fairness-") as directory:
         scratch = Path(directory)
         (scratch / "files").mkdir()
@@ -231,6 +394,8 @@ def main() -> None:
                 f"{'for contrast, embedded, no cap':34s} unloaded {unloaded:5.2f} s  loaded "
                 f"{loaded:5.2f} s  ratio {loaded / unloaded:4.2f} (one round)"
             )
+            logging.disable(logging.NOTSET)
+        previews(scratch)
 
 
 if __name__ == "__main__":

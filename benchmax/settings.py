@@ -335,6 +335,23 @@ class Settings(CoreSettings):
     preview_timeout_seconds: float = Field(default=120.0, gt=10)
     preview_daily_budget: int = Field(default=500, ge=0)
     preview_retry_daily_limit: int = Field(default=10, ge=0)
+    # Fair previews: one account's previews running or waiting in the queue at once (the
+    # rest wait their turn in the database), and its share of the daily budget.
+    preview_queue_per_account: int = Field(default=1, ge=1)
+    preview_account_daily_budget: int = Field(default=50, ge=0)
+    # What one sandboxed run may use; past any of them the run ends as the site's own result.
+    # Memory is the whole process tree's (Chromium's renderers included), the disk figure is
+    # each writable path's (its /tmp, its output), the file figure any one file's.
+    preview_memory_mib: int = Field(default=1536, ge=64)
+    preview_cpu_seconds: int = Field(default=120, ge=1)
+    preview_max_tasks: int = Field(default=768, ge=16)
+    preview_disk_mib: int = Field(default=256, ge=8)
+    # At least 40: the evaluator's full-size screenshot (up to 1440x8000 pixels of noise,
+    # ~35 MB as PNG) is written before it is scaled down to its cap.
+    preview_file_mib: int = Field(default=64, ge=40)
+    # cgroup v2: a cgroup delegated to the worker (memory and pids in its subtree control)
+    # under which each run gets its own; unset, the worker's own cgroup if it qualifies.
+    preview_cgroup_parent: str = ""
     e2b_api_key: SecretStr | None = None
     e2b_template_id: str = ""
     # Empty: the SDK's own endpoints. Tests point these at a local fake of both planes.

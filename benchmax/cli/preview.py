@@ -15,6 +15,8 @@ import sys
 from benchmax.adapters.storage import PRIVATE_PREFIX
 
 RECORD_PREFIX = f"{PRIVATE_PREFIX}preview/templates/"
+# Chromium's browser and renderer processes each get one.
+TEMPLATE_CPUS = 2
 
 
 def _cmd_build_template(args: argparse.Namespace) -> int:
@@ -33,13 +35,22 @@ def _cmd_build_template(args: argparse.Namespace) -> int:
     template = Template(file_context_path=str(EVALUATOR_DIR)).from_dockerfile(
         str(EVALUATOR_DIR / "e2b.Dockerfile")
     )
-    info = Template.build(template, f"benchmax-{TEMPLATE}:{digest[:12]}", **options)
+    # The microVM's memory is the preview's memory limit (see adapters/sandbox/e2b.py).
+    info = Template.build(
+        template,
+        f"benchmax-{TEMPLATE}:{digest[:12]}",
+        cpu_count=TEMPLATE_CPUS,
+        memory_mb=settings.preview_memory_mib,
+        **options,
+    )
     record = {
         "template": TEMPLATE,
         "template_hash": digest,
         "template_id": info.template_id,
         "build_id": info.build_id,
         "name": info.name,
+        "cpu_count": TEMPLATE_CPUS,
+        "memory_mb": settings.preview_memory_mib,
     }
     body = json.dumps(record, sort_keys=True).encode()
     args.context().storage.put(f"{RECORD_PREFIX}{digest}.json", [body])

@@ -42,6 +42,7 @@ from benchmax.models.moderation import (
 )
 from benchmax.models.operations import BackupRecord, MetricSample, RedactionDay
 from benchmax.models.preview import (
+    PreviewAccountDay,
     PreviewArtifact,
     PreviewArtifactKind,
     PreviewBudgetDay,
@@ -100,6 +101,7 @@ __all__ = [
     "ModerationAction",
     "ModerationDecision",
     "ModerationHold",
+    "PreviewAccountDay",
     "PreviewArtifact",
     "PreviewArtifactKind",
     "PreviewBudgetDay",

@@ -88,3 +88,9 @@ class PreviewRetryDay(ContributorDayCount, table=True):
     """Retries one contributor asked for on one UTC day."""
 
     __tablename__ = "preview_retry_day"
+
+
+class PreviewAccountDay(ContributorDayCount, table=True):
+    """Evaluations one contributor's Tests started on one UTC day (their share of the budget)."""
+
+    __tablename__ = "preview_account_day"

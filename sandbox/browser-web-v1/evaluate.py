@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import errno
 import functools
 import http.server
 import json
@@ -57,6 +58,8 @@ MAX_UNPACKED = 64 * 1024 * 1024
 MAX_ENTRIES = 2000
 VIEWPORT = {"width": 1440, "height": 1000}
 MAX_SHOT_HEIGHT = 8000
+# Well under what the worker accepts for screenshot.png (16 MiB).
+MAX_SHOT_BYTES = 12 * 1024 * 1024
 # 2025-01-01T00:00:00Z: every preview sees the same date.
 FIXED_TIME_MS = 1735689600000
 RANDOM_SEED = 20250101
@@ -72,6 +75,8 @@ MESSAGE_CHARS = 2000
 # Elements quoted per failed accessibility rule (selector and markup).
 KEEP_NODES = 3
 VERSION = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}")
+# The sandbox's disk and file-size limits, as the worker names them.
+LIMIT_ERRORS = {errno.ENOSPC: "disk_limit", errno.EFBIG: "file_size_limit"}
 DEFAULT_PROBES = ("1.1.1.1:443", "8.8.8.8:53", "[2606:4700:4700::1111]:443")
 
 # Runs before any page script, in every frame. Replaces Math.random with a seeded generator
@@ -426,17 +431,52 @@ def _observe(
 
 
 def _screenshot(page: Any, world: IsolatedWorld, out: Path, deadline: float) -> dict[str, Any]:
+    """The page, at most ``MAX_SHOT_HEIGHT`` tall and ``MAX_SHOT_BYTES`` big.
+
+    The picture is BenchMax's own artifact, so a page that makes it huge (noise over a tall
+    canvas does not compress) gets a smaller picture, never a failed preview: it is scaled
+    down until it fits, or, without Pillow, taken again shorter.
+    """
     height = int(_number(world.evaluate(HEIGHT_SCRIPT)))
     height = max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT))
     path = out / "screenshot.png"
-    page.screenshot(
-        path=str(path),
-        full_page=True,
-        clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height},
-        timeout=_ms_left(deadline, 20),
-        animations="disabled",
-    )
-    return {"file": path.name, "width": VIEWPORT["width"], "height": height, "blank": _blank(path)}
+    width = VIEWPORT["width"]
+    while True:
+        page.screenshot(
+            path=str(path),
+            full_page=True,
+            clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height},
+            timeout=_ms_left(deadline, 20),
+            animations="disabled",
+        )
+        size = path.stat().st_size
+        if size <= MAX_SHOT_BYTES:
+            break
+        shrunk = _shrink(path, size)
+        if shrunk is not None:
+            width, height = shrunk
+            break
+        height = max(1, int(height * MAX_SHOT_BYTES / size * 0.9))
+    return {"file": path.name, "width": width, "height": height, "blank": _blank(path)}
+
+
+def _shrink(path: Path, size: int) -> tuple[int, int] | None:
+    """Scale the PNG at ``path`` down until it is at most ``MAX_SHOT_BYTES``; its new size,
+    or None without Pillow."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    with Image.open(path) as image:
+        original = image.convert("RGB")
+    scale = 1.0
+    while size > MAX_SHOT_BYTES:
+        scale *= min(0.9, (MAX_SHOT_BYTES / size) ** 0.5 * 0.95)
+        box = (max(1, round(original.width * scale)), max(1, round(original.height * scale)))
+        original.resize(box, Image.Resampling.LANCZOS).save(path, optimize=True)
+        size = path.stat().st_size
+    with Image.open(path) as image:
+        return image.width, image.height
 
 
 def _blank(path: Path) -> bool | None:
@@ -709,6 +749,12 @@ def evaluate(zip_path: Path, out: Path, timeout: float, probes: list[str]) -> No
         extract(zip_path, site)
     except Refused as refused:
         write_result(out, "not_applicable", refused.code, summary="This ZIP cannot be previewed.")
+        return
+    except OSError as exc:
+        if exc.errno not in LIMIT_ERRORS:
+            raise
+        summary = "The preview was stopped: the site is larger than a preview allows."
+        write_result(out, "failed", LIMIT_ERRORS[exc.errno], summary=summary)
         return
     if not (site / "index.html").is_file():
         write_result(out, "not_applicable", "no_root_index", summary="No index.html at the root.")

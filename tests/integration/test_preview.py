@@ -28,6 +28,7 @@ from benchmax.models import (
 from benchmax.services.errors import RateLimited
 from benchmax.services.jobs import JobContext
 from benchmax.services.preview import jobs as preview_jobs
+from benchmax.services.preview.fair import MAX_ATTEMPTS
 from benchmax.services.preview.view import preview_view, retry_preview
 from tests.support.preview_sites import INFINITE, MISBEHAVING, NO_INDEX, WORKING, publish_site
 from usercontent_service.service import create_app
@@ -255,5 +256,5 @@ def test_publication_queues_the_preview_and_never_waits_for_it(
                 select(PreviewEvaluation).where(PreviewEvaluation.test_id == test.id)
             ).all()
         assert len(queued) == expected
-        assert all(job.max_attempts == preview_jobs.MAX_ATTEMPTS for job in queued)
+        assert all(job.max_attempts == MAX_ATTEMPTS for job in queued)
         assert evaluations == []

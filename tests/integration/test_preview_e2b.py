@@ -8,6 +8,7 @@ import pytest
 
 from benchmax.adapters.sandbox import SandboxError
 from benchmax.adapters.sandbox.e2b import E2BSandbox
+from benchmax.adapters.sandbox.limits import CPU_RLIMIT_MARGIN, MIB, Limits
 from tests.support.fake_e2b import SANDBOX_ID, FakeE2B, result_json
 from tests.support.preview_sites import WORKING, zip_of
 
@@ -61,4 +62,28 @@ def test_an_open_sandbox_fails_closed(tmp_path: Path) -> None:
     with FakeE2B(outputs) as fake, pytest.raises(SandboxError) as refused:
         _sandbox(fake).evaluate(_site(tmp_path), 30)
     assert refused.value.code == "egress_open"
+    assert fake.killed == [SANDBOX_ID]
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "limit"),
+    [(128 + 9, "memory_limit"), (128 + 24, "cpu_limit"), (128 + 25, "file_size_limit")],
+)
+def test_an_evaluator_killed_by_a_limit_is_the_sites_result(
+    tmp_path: Path, exit_code: int, limit: str
+) -> None:
+    """The VM's out-of-memory killer (SIGKILL), RLIMIT_CPU (SIGXCPU) and RLIMIT_FSIZE
+    (SIGXFSZ) end the evaluator as the local sandbox's limits do: a result naming the limit,
+    not a sandbox fault to retry."""
+    limits = Limits(cpu_seconds=30, file_bytes=50 * MIB)
+    with FakeE2B({}, exit_code=exit_code) as fake:
+        sandbox = _sandbox(fake)
+        sandbox.limits = limits
+        output = sandbox.evaluate(_site(tmp_path), 30)
+    assert output.result["status"] == "failed"
+    assert output.result["reason"] == limit
+    assert output.files == {}
+    command = fake.commands[0]
+    assert f"--cpu=30:{30 + CPU_RLIMIT_MARGIN}" in command
+    assert f"--fsize={50 * MIB}" in command
     assert fake.killed == [SANDBOX_ID]

@@ -4,6 +4,12 @@
 in an E2B sandbox with internet access off (production). Both take a source ZIP on disk and
 hand back the evaluator's result and files; neither lets the site reach the network, and both
 fail closed (``SandboxError``) when they cannot say so.
+
+A run that crossed one of its resource limits (memory, processor time, tasks, disk, file
+size) is not a sandbox fault: both adapters hand back ``limit_result``, a failed result that
+names the limit, so it is recorded for the site and never retried automatically. Pictures
+and recordings are BenchMax's own artifacts: the evaluator keeps them under their caps, and
+one that still arrives too large is left out of the result, not a failure.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from benchmax.adapters.sandbox.limits import LIMIT_CODES, Limits
 from benchmax.settings import Settings
 
 EVALUATOR_DIR = Path(__file__).resolve().parents[3] / "sandbox" / "browser-web-v1"
@@ -22,6 +29,7 @@ TEMPLATE = "browser-web-v1"
 # node_modules is not hashed: the lockfile pins (and integrity-checks) what it holds.
 TEMPLATE_FILES = ("evaluate.py", "package.json", "package-lock.json", "e2b.Dockerfile")
 RESULT_FILE = "result.json"
+LIMIT_SUMMARY = "The preview was stopped: the page used more than a preview allows."
 # Files an evaluation may hand back, with the most bytes each may have.
 OUTPUT_FILES = {
     RESULT_FILE: 1 * 1024 * 1024,
@@ -73,9 +81,18 @@ def read_outputs(directory: Path) -> EvaluationOutput:
         if not path.is_file() or path.is_symlink():
             continue
         if path.stat().st_size > limit:
-            raise SandboxError(f"output_too_large:{name}")
+            if name == RESULT_FILE:
+                raise SandboxError("output_too_large:result")
+            continue  # a picture or recording too large to keep: the result stands without it
         files[name] = path.read_bytes()
     return parse_outputs(files)
+
+
+def limit_result(code: str) -> EvaluationOutput:
+    """The site's result of a run stopped at a resource limit (``code`` in ``LIMIT_CODES``)."""
+    assert code in LIMIT_CODES, code
+    result = {"template": TEMPLATE, "status": "failed", "reason": code, "summary": LIMIT_SUMMARY}
+    return EvaluationOutput(result=result, files={})
 
 
 def parse_outputs(files: dict[str, bytes]) -> EvaluationOutput:
@@ -98,7 +115,7 @@ def build_sandbox(settings: Settings) -> SandboxPort | None:
     if settings.preview_sandbox == "local":
         from benchmax.adapters.sandbox.local import LocalSandbox
 
-        return LocalSandbox()
+        return LocalSandbox(limits=Limits.from_settings(settings))
     if settings.preview_sandbox == "e2b":
         from benchmax.adapters.sandbox.e2b import E2BSandbox
 

@@ -13,19 +13,36 @@ user, bubblewrap's user namespace does the same job.
 
 The evaluator's first step is the egress self-test: if any connection out succeeds, it
 writes ``egress_open`` and stops, and this adapter fails closed (``SandboxError``).
+
+Every run is bounded in memory, processor time, tasks, disk and file size as well as time
+(``limits``); a run that crosses one ends as the site's result naming the limit.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from benchmax.adapters.sandbox import EVALUATOR_DIR, EvaluationOutput, SandboxError, read_outputs
+from benchmax.adapters.sandbox import (
+    EVALUATOR_DIR,
+    EvaluationOutput,
+    SandboxError,
+    limit_result,
+    read_outputs,
+)
+from benchmax.adapters.sandbox.limits import (
+    DEFAULT_LIMITS,
+    Cgroup,
+    Limits,
+    TreeUse,
+    Watch,
+    set_rlimits,
+)
 
 NOBODY = 65534
 BWRAP = "/usr/bin/bwrap"
@@ -57,7 +74,11 @@ def _dirs_for(targets: list[str]) -> list[str]:
 
 
 def bwrap_command(
-    zip_path: Path, out_dir: Path, timeout_seconds: float, probes: list[str] | None = None
+    zip_path: Path,
+    out_dir: Path,
+    timeout_seconds: float,
+    probes: list[str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[str]:
     """The full command line; separate so tests can run other programs in the same box."""
     python_home = sys.base_prefix
@@ -72,7 +93,8 @@ def bwrap_command(
     for link in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink(f"/{link}"):
             command += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", TMP]
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777"]
+    command += ["--size", str(limits.disk_bytes), "--tmpfs", TMP]
     command += _dirs_for([inside for _, inside in binds] + [INSIDE_OUT])
     for outside, inside in binds:
         command += ["--ro-bind", outside, inside]
@@ -92,8 +114,9 @@ def bwrap_command(
 class LocalSandbox:
     name = "local"
 
-    def __init__(self, probes: list[str] | None = None) -> None:
+    def __init__(self, probes: list[str] | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
         self.probes = probes
+        self.limits = limits
 
     def evaluate(
         self, zip_path: Path, timeout_seconds: float, *, labels: dict[str, str] | None = None
@@ -104,27 +127,69 @@ class LocalSandbox:
         try:
             if os.geteuid() == 0:
                 os.chown(out_dir, NOBODY, NOBODY)
-            command = bwrap_command(zip_path, out_dir, timeout_seconds, self.probes)
-            run_bounded(command, timeout_seconds + GRACE_SECONDS)
-            return read_outputs(out_dir)
+            command = bwrap_command(zip_path, out_dir, timeout_seconds, self.probes, self.limits)
+            run = run_bounded(command, timeout_seconds + GRACE_SECONDS, self.limits, out_dir)
+            if run.breach is None:
+                return read_outputs(out_dir)
+            try:
+                read_outputs(out_dir)  # an open network still fails closed, limit or not
+            except SandboxError as exc:
+                if exc.code == "egress_open":
+                    raise
+            return limit_result(run.breach)
         finally:
             shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def run_bounded(command: list[str], seconds: float) -> int:
-    """Run ``command`` in its own process group; kill the whole group at the deadline."""
+@dataclass(frozen=True)
+class BoundedRun:
+    """How a bounded run ended: its exit status (-1 at the deadline), the limit it crossed,
+    the most it used at once and every process the watch saw in its tree."""
+
+    returncode: int
+    breach: str | None
+    peak: TreeUse
+    seen: frozenset[int]
+
+
+def run_bounded(
+    command: list[str], seconds: float, limits: Limits, out_dir: Path, *, cgroup: bool = True
+) -> BoundedRun:
+    """Run ``command`` in its own process group (and cgroup, where one can be made and
+    ``cgroup`` allows it) under ``limits``; kill the whole tree at the deadline or past a
+    limit. Killing bubblewrap ends its PID namespace, so nothing started inside survives."""
+    group = Cgroup.create(limits) if cgroup else None
+
+    def enter_limits() -> None:
+        set_rlimits(limits)
+        if group is not None:
+            group.join()
+
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        # Runs between fork and exec: rlimits and one small write, no locks taken.
+        preexec_fn=enter_limits,
     )
+    watch = Watch(process.pid, limits, group, out_dir, [TMP])
+    watch.start()
+    returncode = -1
     try:
-        return process.wait(timeout=seconds)
+        returncode = process.wait(timeout=seconds)
     except subprocess.TimeoutExpired:
-        return -1
+        pass
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        watch.kill(tuple(p for p in [process.pid] if process.poll() is None))
+        process.wait()
+        watch.stop()
+        if group is not None:
+            group.kill()
+        left = watch.wait_gone()
+        if group is not None:
+            group.remove()
+    if left:
+        raise SandboxError("processes_left")
+    return BoundedRun(returncode, watch.breach, watch.peak, frozenset(watch.seen))

@@ -81,6 +81,7 @@ def enqueue_unless_pending(
     *,
     delay_seconds: float,
     max_attempts: int | None = None,
+    account_id: str = "",
 ) -> None:
     """A delayed job for ``subject_id``, unless one of ``kind`` is already waiting for it.
 
@@ -95,7 +96,14 @@ def enqueue_unless_pending(
         )
     ).first()
     if waiting is None:
-        enqueue(session, kind, subject_id, delay_seconds=delay_seconds, max_attempts=max_attempts)
+        enqueue(
+            session,
+            kind,
+            subject_id,
+            delay_seconds=delay_seconds,
+            max_attempts=max_attempts,
+            account_id=account_id,
+        )
 
 
 def send_after_commit(session: Session, job_id: int) -> None:

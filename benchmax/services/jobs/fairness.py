@@ -1,7 +1,8 @@
 """Sharing the workers fairly between accounts: a cap on each account's running jobs.
 
-A job enqueued with an ``account_id`` (every safety scan) may be claimed only while fewer
-than ``cap`` jobs of the same account are running with a live lease. The check is part of
+A job enqueued with an ``account_id`` (every safety scan, every preview) may be claimed only
+while fewer than ``cap`` jobs of the same account and kind are running with a live lease (a
+contributor's preview never holds up their scans). The check is part of
 the claim's one conditional UPDATE, so it holds across any number of workers and queues:
 SQLite runs the statement under its database write lock, and on PostgreSQL the claim first
 takes a transaction-scoped advisory lock on the account, so two claims for one account are
@@ -38,6 +39,7 @@ def account_has_room(now: datetime, cap: int) -> ColumnElement[bool]:
         .select_from(other)
         .where(
             other.account_id == Job.account_id,  # type: ignore[arg-type]
+            other.kind == Job.kind,  # type: ignore[arg-type]
             other.state == JobState.RUNNING,  # type: ignore[arg-type]
             other.lease_expires_at > now,  # type: ignore[arg-type, operator]
         )

@@ -4,9 +4,15 @@ Idempotent: the evaluation row for (Test, ZIP SHA-256, template hash) is created
 unique index) and the job does nothing unless that row is still pending, so a job that runs
 twice — or a second job for the same Test — evaluates at most once. A site that fails (its
 page never loads, the run hits its bound) is a *result*: recorded as "the preview failed" and
-not retried. A sandbox that fails is retried by the runner (3 attempts), then the job is dead
-on /operations and the Test reads "Automated preview unavailable". The Test's public state is
-never touched.
+not retried. So is a run stopped at one of the sandbox's resource limits: the Test reads
+which one in plain words ("the page used more memory than a preview allows"), and only the
+contributor's own retry runs it again. A sandbox that fails is retried by the runner (3
+attempts), then the job is dead on /operations and the Test reads "Automated preview
+unavailable". The Test's public state is never touched.
+
+Every preview job carries its contributor's account and waits its turn behind that account's
+other previews (``fair``); each evaluation counts against the day's budget and the
+account's share of it.
 """
 
 from __future__ import annotations
@@ -26,13 +32,16 @@ from benchmax.adapters.sandbox import (
     TEMPLATE,
     EvaluationOutput,
     SandboxError,
+    SandboxPort,
     template_hash,
 )
+from benchmax.adapters.sandbox.limits import CPU, DISK, FILE_SIZE, MEMORY, TASKS
 from benchmax.adapters.storage import PREVIEW_PREFIX
 from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    Job,
     PreviewArtifact,
     PreviewArtifactKind,
     PreviewEvaluation,
@@ -42,18 +51,24 @@ from benchmax.models import (
 )
 from benchmax.models._base import utcnow
 from benchmax.services.derived_text import PREVIEW, gate
-from benchmax.services.jobs import JobContext, JobError, enqueue, job_handler
+from benchmax.services.jobs import JobContext, JobError, job_handler
 from benchmax.services.jobs.enqueue import enqueue_unless_pending
 from benchmax.services.judge.budget import seconds_to_next_day
 from benchmax.services.preview import budget
+from benchmax.services.preview.fair import (
+    MAX_ATTEMPTS,
+    enqueue_preview,
+    let_in_next,
+)
+from benchmax.services.preview.fair import (
+    PREVIEW_EVALUATE as PREVIEW_EVALUATE,  # the job kind, named where its handler is
+)
 from benchmax.services.preview.screening import screen_pictures
 from benchmax.services.stored_bytes import put_bytes
 from benchmax.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-PREVIEW_EVALUATE = "preview_evaluate"
-MAX_ATTEMPTS = 3
 MAX_PACKED = 20 * 1024 * 1024
 # Every string of a stored result is at most this long, cut after its credentials are removed.
 DERIVED_TEXT_CHARS = 500
@@ -64,6 +79,14 @@ REASON_NO_INDEX = "this ZIP has no index.html at its root"
 REASON_CANNOT = "this ZIP cannot be previewed (too large, too many files or unsafe paths)"
 REASON_FAILED = "the preview failed"
 REASON_OFF = "previews are not enabled on this instance"
+# A run stopped at one of the sandbox's limits, in the words the Test page shows.
+LIMIT_REASONS = {
+    MEMORY: "the page used more memory than a preview allows",
+    CPU: "the page used more processor time than a preview allows",
+    TASKS: "the page started more processes or threads than a preview allows",
+    DISK: "the site wrote more data than a preview allows",
+    FILE_SIZE: "the site wrote a file larger than a preview allows",
+}
 
 _ARTIFACT_KINDS = {
     "screenshot.png": (PreviewArtifactKind.SCREENSHOT, "image/png"),
@@ -97,7 +120,9 @@ def request_preview(session: Session, settings: Settings, test_id: str) -> None:
     """Called in the transaction that publishes ``test_id``: queue its preview if eligible."""
     if settings.preview_sandbox == "off" or source_zip(session, test_id) is None:
         return
-    enqueue(session, PREVIEW_EVALUATE, test_id, max_attempts=MAX_ATTEMPTS)
+    test = session.get(Test, test_id)
+    if test is not None:
+        enqueue_preview(session, settings, test_id, test.contributor_id)
 
 
 def evaluation_for(session: Session, test_id: str, source: EvidenceFile) -> PreviewEvaluation:
@@ -124,8 +149,9 @@ def evaluation_for(session: Session, test_id: str, source: EvidenceFile) -> Prev
     return evaluation
 
 
-def _defer(ctx: JobContext, test_id: str) -> None:
-    """The day's evaluations are spent: a new job waits for the next UTC day."""
+def _defer(ctx: JobContext, test_id: str, account_id: str) -> None:
+    """The day's evaluations (or the account's share) are spent: a new job waits for the
+    next UTC day, still counted as the account's one in the queue."""
     with ctx.session() as session:
         enqueue_unless_pending(
             session,
@@ -133,12 +159,35 @@ def _defer(ctx: JobContext, test_id: str) -> None:
             test_id,
             delay_seconds=seconds_to_next_day() + 60,
             max_attempts=MAX_ATTEMPTS,
+            account_id=account_id,
         )
     logger.info("preview of %s deferred to the next UTC day (budget spent)", test_id)
 
 
+def account_of(ctx: JobContext, test_id: str) -> str:
+    """The account whose preview of ``test_id`` this is, as its jobs record it."""
+    with ctx.session() as session:
+        return (
+            session.exec(
+                select(col(Job.account_id)).where(
+                    col(Job.kind) == PREVIEW_EVALUATE, col(Job.subject_id) == test_id
+                )
+            ).first()
+            or ""
+        )
+
+
+def _next_in_line(ctx: JobContext, test_id: str, account_id: str) -> None:
+    """This preview has ended: the account's next parked one may join the queue."""
+    if not account_id:
+        return
+    with ctx.session() as session:
+        let_in_next(session, ctx.settings, account_id, test_id)
+
+
 def _claim(ctx: JobContext, test_id: str) -> tuple[str, str, int] | bool | None:
-    """(evaluation id, ZIP key, size) to run; None for nothing to do; False for no budget."""
+    """(evaluation id, ZIP key, size) to run; None for nothing to do; False for no budget
+    (the instance's or the contributor's share)."""
     with ctx.session() as session:
         test = session.get(Test, test_id)
         if test is None or test.state != TestState.PUBLIC:
@@ -149,7 +198,13 @@ def _claim(ctx: JobContext, test_id: str) -> tuple[str, str, int] | bool | None:
         evaluation = evaluation_for(session, test_id, source)
         if evaluation.state != PreviewState.PENDING:
             return None
-        if not budget.take_evaluation(session, ctx.settings.preview_daily_budget):
+        settings = ctx.settings
+        if not budget.take_evaluation(
+            session,
+            settings.preview_daily_budget,
+            test.contributor_id,
+            settings.preview_account_daily_budget,
+        ):
             session.rollback()
             return False
         evaluation.attempts += 1
@@ -163,9 +218,17 @@ def evaluate_preview(ctx: JobContext, test_id: str) -> None:
     sandbox = ctx.sandbox
     if sandbox is None:
         return
+    account_id = account_of(ctx, test_id)
+    try:
+        _evaluate(ctx, sandbox, test_id, account_id)
+    finally:
+        _next_in_line(ctx, test_id, account_id)
+
+
+def _evaluate(ctx: JobContext, sandbox: SandboxPort, test_id: str, account_id: str) -> None:
     claimed = _claim(ctx, test_id)
     if claimed is False:
-        _defer(ctx, test_id)
+        _defer(ctx, test_id, account_id)
         return
     if not claimed:
         return
@@ -258,7 +321,7 @@ def _apply_result(evaluation: PreviewEvaluation, result: dict[str, Any]) -> None
         evaluation.error_code = reason[:64]
     else:
         evaluation.state = PreviewState.FAILED
-        evaluation.reader_reason = REASON_FAILED
+        evaluation.reader_reason = LIMIT_REASONS.get(reason, REASON_FAILED)
         evaluation.error_code = (reason or "failed")[:64]
 
 
@@ -268,6 +331,7 @@ def _int(value: object) -> int | None:
 
 def mark_dead(ctx: JobContext, test_id: str) -> None:
     """Every attempt failed in the sandbox: the pending evaluation reads "the preview failed"."""
+    _next_in_line(ctx, test_id, account_of(ctx, test_id))
     with ctx.session() as session:
         for evaluation in session.exec(
             select(PreviewEvaluation).where(

@@ -26,14 +26,9 @@ from benchmax.models import (
 from benchmax.models._base import utcnow
 from benchmax.services.dates import human_date, next_utc_day, seconds_until
 from benchmax.services.errors import Conflict, NotFound, RateLimited
-from benchmax.services.jobs import enqueue
 from benchmax.services.preview import budget
-from benchmax.services.preview.jobs import (
-    MAX_ATTEMPTS,
-    PREVIEW_EVALUATE,
-    REASON_OFF,
-    source_zip,
-)
+from benchmax.services.preview.fair import enqueue_preview
+from benchmax.services.preview.jobs import REASON_OFF, source_zip
 from benchmax.services.safety.redact import redact
 from benchmax.settings import Settings
 
@@ -192,4 +187,4 @@ def retry_preview(session: Session, settings: Settings, user_id: str, test_id: s
     evaluation.reader_reason = evaluation.error_code = ""
     evaluation.finished_at = None
     session.add(evaluation)
-    enqueue(session, PREVIEW_EVALUATE, test_id, max_attempts=MAX_ATTEMPTS)
+    enqueue_preview(session, settings, test_id, user_id)
