@@ -185,10 +185,17 @@ def test_a_worker_flood_ends_at_a_named_limit(tmp_path: Path, cgroup: bool) -> N
 @pytest.mark.parametrize("cgroup", ENFORCERS)
 def test_a_fork_bomb_in_the_box_is_stopped_and_leaves_nothing(tmp_path: Path, cgroup: bool) -> None:
     started = time.monotonic()
-    run, _ = in_the_box(tmp_path, "bomb() { bomb | bomb & }; bomb; sleep 60", cgroup=cgroup)
-    # The cgroup refuses the 301st task. The watch looks ten times a second, and by then a
-    # fork bomb may have thousands of shells: whichever of their count or their memory it
-    # sees past its limit first is the one named.
+    # The kernel's cgroup takes the real, exponential bomb. The watch alone looks ten times a
+    # second, so it gets a bomb bounded at 2,000 processes: an unbounded one outruns a poll
+    # by thousands of shells and starves every other process on a shared test machine.
+    bomb = (
+        "bomb() { bomb | bomb & }; bomb; sleep 60"
+        if cgroup
+        else "i=0; while [ $i -lt 2000 ]; do sleep 60 & i=$((i+1)); done; wait"
+    )
+    run, _ = in_the_box(tmp_path, bomb, cgroup=cgroup)
+    # The cgroup refuses the 301st task; the watch names whichever of the count or the memory
+    # it sees past its limit first.
     assert run.breach == TASKS if cgroup else run.breach in (TASKS, MEMORY)
     assert time.monotonic() - started < 30
     assert_nothing_left(run)

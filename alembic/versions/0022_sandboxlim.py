@@ -1,7 +1,7 @@
 """preview_account_day: each contributor's share of the daily preview budget
 
-Revision ID: 0021
-Revises: 0020
+Revision ID: 0022
+Revises: 0021
 Create Date: 2026-12-02 09:40:00
 """
 
@@ -12,8 +12,8 @@ import sqlmodel
 from alembic import op
 
 
-revision: str = "0021"
-down_revision: str | None = "0020"
+revision: str = "0022"
+down_revision: str | None = "0021"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
