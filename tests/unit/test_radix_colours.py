@@ -14,10 +14,39 @@ from benchmax.components.radix_styles import COLOURS, STYLESHEETS
 
 ROOT = Path(__file__).resolve().parents[2]
 # Radix Themes' colour scales (one file each under @radix-ui/themes/tokens/colors/).
-SCALES = (
-    "amber blue bronze brown crimson cyan gold grass gray green indigo iris jade lime mauve "
-    "mint olive orange pink plum purple red ruby sage sand sky slate teal tomato violet yellow"
-).split()
+SCALES = [
+    "amber",
+    "blue",
+    "bronze",
+    "brown",
+    "crimson",
+    "cyan",
+    "gold",
+    "grass",
+    "gray",
+    "green",
+    "indigo",
+    "iris",
+    "jade",
+    "lime",
+    "mauve",
+    "mint",
+    "olive",
+    "orange",
+    "pink",
+    "plum",
+    "purple",
+    "red",
+    "ruby",
+    "sage",
+    "sand",
+    "sky",
+    "slate",
+    "teal",
+    "tomato",
+    "violet",
+    "yellow",
+]
 _QUOTED = re.compile(r"[\"'](" + "|".join(SCALES) + r")[\"']")
 _CSS_VAR = re.compile(r"var\(--(" + "|".join(SCALES) + r")-a?\d+")
 
