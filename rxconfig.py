@@ -39,8 +39,8 @@ config = rx.Config(
         )
     ],
     disable_plugins=[SitemapPlugin],
-    # Reflex would otherwise import the whole Radix Themes namespace on every page (for
-    # dynamic components, which the app has none of), defeating tree-shaking of the feed.
+    # Libraries Reflex offers to dynamic components (the app has none) load when one is first
+    # evaluated, not as whole namespaces on every page (see components/radix_styles.py).
     frontend_lazy_bundled_libraries=True,
     **_state_mode,
 )

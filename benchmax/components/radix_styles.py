@@ -32,3 +32,9 @@ class TrimmedRadixThemesPlugin(rx.plugins.RadixThemesPlugin):
 
     def get_stylesheet_paths(self, **context: Any) -> tuple[str, ...]:
         return STYLESHEETS if self.enabled else ()
+
+    def get_frontend_dependencies(self, **context: Any) -> tuple[str, ...]:
+        # Reflex offers every plugin dependency to dynamic components by importing its whole
+        # namespace on every page, so the bundler keeps every Radix component; the app has no
+        # dynamic components, and the components it renders declare the package themselves.
+        return ()
