@@ -131,7 +131,7 @@ $(STAMP)/openapi-lint: $(OPENAPI_LINT_DIR)/package-lock.json
 
 # The pinned Lighthouse bench/pageload.py scores pages with, run on Debian's Chromium (CHROME_PATH):
 # no browser is downloaded.
-LIGHTHOUSE_DIR := bench/lighthouse
+LIGHTHOUSE_DIR := tools/lighthouse
 $(STAMP)/lighthouse: $(STAMP)/chromium $(LIGHTHOUSE_DIR)/package-lock.json
 	@mkdir -p $(STAMP)
 	cd $(LIGHTHOUSE_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error

@@ -18,7 +18,7 @@ the feed card, the contributor page's card and the Test page's prompt. Also prin
 page's cumulative layout shift from navigation until the live page has replaced the first
 view (target < 0.1).
 
-Then the phone score: the pinned Lighthouse (``bench/lighthouse``, ``make bench`` installs it)
+Then the phone score: the pinned Lighthouse (``tools/lighthouse``, ``make bench`` installs it)
 on Debian's Chromium, its default throttled-mobile run (simulated slow 4G, 4x CPU), Performance
 category only, on the feed, a Test page and the leaderboard, each round also scoring the
 baseline page so every figure sits beside the best this machine can do at that moment (the
@@ -72,8 +72,8 @@ PHONE: dict[str, Any] = {
 DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}}
 TARGET_MS = {"desktop": 500.0, "phone": 2500.0}
 HANDLE = "benchreader"
-LIGHTHOUSE = ROOT / "bench" / "lighthouse" / "node_modules" / ".bin" / "lighthouse"
-LIGHTHOUSE_VERSION = json.loads((ROOT / "bench" / "lighthouse" / "package.json").read_text())[
+LIGHTHOUSE = ROOT / "tools" / "lighthouse" / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE_VERSION = json.loads((ROOT / "tools" / "lighthouse" / "package.json").read_text())[
     "dependencies"
 ]["lighthouse"]
 VISIBLE = """sel => new Promise(resolve => {
