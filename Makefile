@@ -66,7 +66,7 @@ format: install ## Apply ruff formatting and safe fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: install services ## Run every benchmark under bench/ and print its figures
+bench: install services $(STAMP)/chromium $(STAMP)/lighthouse ## Run every benchmark under bench/ and print its figures
 	@for script in bench/*.py; do name=$$(basename $$script .py); echo "== bench/$$name"; $(PY) -m bench.$$name || exit 1; done
 
 services: ## Start PostgreSQL and Redis when they are not already running
@@ -127,6 +127,15 @@ $(STAMP)/openapi-lint: $(OPENAPI_LINT_DIR)/package-lock.json
 	@mkdir -p $(STAMP)
 	cd $(OPENAPI_LINT_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	test -x $(OPENAPI_LINT_DIR)/node_modules/.bin/redocly
+	touch $@
+
+# The pinned Lighthouse bench/pageload.py scores pages with, run on Debian's Chromium (CHROME_PATH):
+# no browser is downloaded.
+LIGHTHOUSE_DIR := tools/lighthouse
+$(STAMP)/lighthouse: $(STAMP)/chromium $(LIGHTHOUSE_DIR)/package-lock.json
+	@mkdir -p $(STAMP)
+	cd $(LIGHTHOUSE_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(LIGHTHOUSE_DIR)/node_modules/.bin/lighthouse --version
 	touch $@
 
 clean: ## Remove the virtualenv, build output and embedded data

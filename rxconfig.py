@@ -7,6 +7,7 @@ import reflex as rx
 from reflex.constants import StateManagerMode
 from reflex.plugins.sitemap import SitemapPlugin
 
+from benchmax.components.radix_styles import TrimmedRadixThemesPlugin
 from benchmax.settings import get_settings
 
 _settings = get_settings()
@@ -31,12 +32,15 @@ config = rx.Config(
     telemetry_enabled=False,
     show_built_with_reflex=False,
     plugins=[
-        rx.plugins.RadixThemesPlugin(
+        TrimmedRadixThemesPlugin(
             theme=rx.theme(
                 appearance="inherit", accent_color="iris", gray_color="slate", radius="medium"
             )
         )
     ],
     disable_plugins=[SitemapPlugin],
+    # Libraries Reflex offers to dynamic components (the app has none) load when one is first
+    # evaluated, not as whole namespaces on every page (see components/radix_styles.py).
+    frontend_lazy_bundled_libraries=True,
     **_state_mode,
 )

@@ -16,13 +16,30 @@ Each on desktop (localhost, no throttling) and on a throttled phone (CDP: 150 ms
 1.6 Mbps down, 4x CPU). Targets: <= 500 ms desktop and <= 2.5 s phone for the first paint of
 the feed card, the contributor page's card and the Test page's prompt. Also prints each
 page's cumulative layout shift from navigation until the live page has replaced the first
-view (target < 0.1). Exits non-zero when a target is missed.
+view (target < 0.1).
+
+Then the phone score: the pinned Lighthouse (``tools/lighthouse``, ``make bench`` installs it)
+on Debian's Chromium, its default throttled-mobile run (simulated slow 4G, 4x CPU), Performance
+category only, on the feed, a Test page and the leaderboard, each round also scoring the
+baseline page so every figure sits beside the best this machine can do at that moment (the
+order alternates; medians of ``BENCHMAX_LIGHTHOUSE_RUNS``, default 3). Targets: Performance
+>= 90 and Total Blocking Time <= 200 ms (on a quiet machine; on a busy one the figures are
+indicative). Also the JavaScript the feed loads before it can run (compressed KB): as Lighthouse
+saw it, and counted from the build (the scripts the feed's HTML names and everything they
+import statically), for this tree and, with ``--before-build DIR`` (a copy of an earlier
+``.web/build``), for that one. ``--only lighthouse`` skips the paint timings.
+
+Exits non-zero when a target is missed.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import gzip
+import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -55,6 +72,10 @@ PHONE: dict[str, Any] = {
 DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}}
 TARGET_MS = {"desktop": 500.0, "phone": 2500.0}
 HANDLE = "benchreader"
+LIGHTHOUSE = ROOT / "tools" / "lighthouse" / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE_VERSION = json.loads((ROOT / "tools" / "lighthouse" / "package.json").read_text())[
+    "dependencies"
+]["lighthouse"]
 VISIBLE = """sel => new Promise(resolve => {
   const tick = () => {
     const el = document.querySelector(sel);
@@ -194,7 +215,110 @@ def _report(
     return missed
 
 
+def _paint(base: str, test_id: str) -> int:
+    """The paint timings on desktop and phone; targets missed."""
+    missed = 0
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        for device in ("desktop", "phone"):
+            print(f"== {device} (median of {RUNS} fresh contexts)")
+            baseline = 0.0
+            for url, elements in _pages(base, test_id):
+                found, shift = _measure(browser, device, url, elements)
+                baseline = baseline or found[0]
+                missed += _report(device, elements, found, shift, baseline)
+        browser.close()
+    return missed
+
+
+def _lighthouse(url: str) -> dict[str, Any]:
+    """One throttled-mobile Lighthouse run: Performance score (0-100), TBT (ms), and the
+    compressed KB of the scripts the page loaded."""
+    result = subprocess.run(
+        [
+            str(LIGHTHOUSE), url, "--quiet", "--only-categories=performance",
+            "--output=json", "--output-path=stdout",
+            "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+        ],
+        env={**os.environ, "CHROME_PATH": CHROMIUM},
+        capture_output=True, check=True, timeout=600,
+    )  # fmt: skip
+    report = json.loads(result.stdout)
+    requests = report["audits"]["network-requests"]["details"]["items"]
+    scripts = [r for r in requests if r.get("resourceType") == "Script"]
+    return {
+        "score": 100 * (report["categories"]["performance"]["score"] or 0),
+        "tbt": report["audits"]["total-blocking-time"]["numericValue"],
+        "script_kb": sum(r.get("transferSize", 0) for r in scripts) / 1024,
+    }
+
+
+_ASSET = re.compile(r"/assets/[\w.-]+\.js")
+_STATIC_IMPORT = re.compile(r"(?:from|import)\s*[\"']\./([\w.-]+\.js)[\"']")
+
+
+def build_script_kb(client_dir: Path, page: str = "index.html") -> tuple[int, float]:
+    """Scripts (count, compressed KB) a prerendered page starts with: those its HTML names and
+    everything they import statically (dynamic ``import()``s load later, on demand)."""
+    assets = client_dir / "assets"
+    pending = [Path(a).name for a in _ASSET.findall((client_dir / page).read_text())]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen or not (assets / name).is_file():
+            continue
+        seen.add(name)
+        pending += _STATIC_IMPORT.findall((assets / name).read_text(errors="replace"))
+    total = sum(len(gzip.compress((assets / name).read_bytes(), 9)) for name in seen)
+    return len(seen), total / 1024
+
+
+def _score(base: str, test_id: str, before_build: Path | None) -> int:
+    """Lighthouse on each page beside the baseline, alternating; targets missed."""
+    runs = int(os.environ.get("BENCHMAX_LIGHTHOUSE_RUNS", "3"))
+    pages = {
+        "feed": f"{base}/",
+        "Test page": f"{base}/tests/{test_id}",
+        "leaderboard": f"{base}/leaderboard",
+    }
+    found: dict[str, list[dict[str, Any]]] = {name: [] for name in pages}
+    baselines: dict[str, list[dict[str, Any]]] = {name: [] for name in pages}
+    for _ in range(runs):
+        for name, url in pages.items():
+            baselines[name].append(_lighthouse(f"{base}/api"))
+            found[name].append(_lighthouse(url))
+    print(f"== Lighthouse {LIGHTHOUSE_VERSION}, throttled mobile (median of {runs})")
+    missed = 0
+    for name in pages:
+        score = statistics.median(r["score"] for r in found[name])
+        tbt = statistics.median(r["tbt"] for r in found[name])
+        b_score = statistics.median(r["score"] for r in baselines[name])
+        b_tbt = statistics.median(r["tbt"] for r in baselines[name])
+        ok = score >= 90 and tbt <= 200
+        missed += not ok
+        print(
+            f"  {name:<12} Performance {score:3.0f} (baseline {b_score:3.0f})  "
+            f"TBT {tbt:6.0f} ms (baseline {b_tbt:4.0f})  "
+            f"target >= 90, <= 200 ms: {'ok' if ok else 'MISSED'}"
+        )
+    live = statistics.median(r["script_kb"] for r in found["feed"])
+    print(f"  feed JavaScript before interactive: {live:.0f} KB compressed, as loaded")
+    rows = [("this tree", ROOT / ".web" / "build" / "client")]
+    if before_build:
+        rows.insert(0, ("before", before_build / "client"))
+    for label, client in rows:
+        count, kb = build_script_kb(client)
+        print(f"  feed JavaScript before interactive, {label:<9}: {kb:4.0f} KB gzip, {count} files")
+    return missed
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", choices=("paint", "lighthouse"))
+    parser.add_argument("--before-build", type=Path, help="an earlier .web/build to compare")
+    args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="bench-pageload-"))
     process = _start(data_dir)
     missed = 0
@@ -202,18 +326,10 @@ def main() -> int:
         base = f"http://localhost:{PORT}"
         _wait(f"{base}/healthz", process)
         test_id = _seed(data_dir)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-            )
-            for device in ("desktop", "phone"):
-                print(f"== {device} (median of {RUNS} fresh contexts)")
-                baseline = 0.0
-                for url, elements in _pages(base, test_id):
-                    found, shift = _measure(browser, device, url, elements)
-                    baseline = baseline or found[0]
-                    missed += _report(device, elements, found, shift, baseline)
-            browser.close()
+        if args.only != "lighthouse":
+            missed += _paint(base, test_id)
+        if args.only != "paint":
+            missed += _score(base, test_id, args.before_build)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
