@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from benchmax.api.errors import name_fields
+from benchmax.api.openapi.operations import BATCH_FORM
 from benchmax.api.openapi.spec import Answer, Body, Operation, Param, documented
 from benchmax.api.submissions import (
     DRAFT_TO_API,
@@ -64,26 +65,6 @@ MAX_BATCH_BYTES = 32 * 1024 * 1024
 _NAMES = {**DRAFT_TO_API, "gateway_call_id": "gateway_call_id"}
 _SHARED_API = {_NAMES[name]: name for name in SHARED_FIELDS}
 _SETUP_API = {_NAMES[name]: name for name in PER_SETUP_FIELDS}
-
-
-class SetupCreate(BaseModel):
-    model: str = Field(description="The declared model, free text (required).")
-    harness: str = Field(description="The declared harness, free text (required).")
-    reasoning: str = Field(description="The declared reasoning level (required).")
-    output: str = Field(description="The model's output, Markdown (required).")
-    model_version: str = ""
-    settings: str = Field(default="", description="Declared settings, free text.")
-    attempts: str | int = Field(default="", description="How many tries it was picked from.")
-    gateway_call_id: str = Field(
-        default="", description="The bench gateway's call id, a declared reference."
-    )
-
-
-class BatchCreate(BaseModel):
-    prompt: str = Field(description="The one prompt every setup was given (required).")
-    title: str = ""
-    notes: str = ""
-    setups: list[SetupCreate] = Field(min_length=1, max_length=MAX_SETUPS)
 
 
 class SetupError(BaseModel):
@@ -212,9 +193,13 @@ def _slot_taker(ctx: AppContext, caller: Caller) -> Any:
     Operation(
         "Submit one prompt with several setups", "submission",
         Answer(202, "One result per setup: its new Test (processing) or why it was refused, "
-               "with nothing of it stored. 200 when no setup was accepted.", BatchResult),
+               "with nothing of it stored.", BatchResult),
         (400, 401, 403, 408, 409, 413, 415),
-        params=(_KEY,), body=Body(model=BatchCreate), security="token",
+        extra_answers=(
+            Answer(200, "No setup was accepted: why each was refused; nothing stored.",
+                   BatchResult),
+        ),
+        params=(_KEY,), body=Body(schema=BATCH_FORM), security="token",
         description="Each setup becomes its own Test, checked and scanned on its own, and "
                     "counts as one submission against the account's rate; setups past the "
                     "rate are refused with rate_limited. One Idempotency-Key covers the "

@@ -38,7 +38,8 @@ from benchmax.services.moderation.queues import Queues
 from benchmax.services.moderation.reviews import ReviewEntry
 from benchmax.services.prompts.groups import PromptGroup
 from benchmax.services.safety import SafetyLimits
-from benchmax.services.submissions.fields import text_limits
+from benchmax.services.submissions.batch import MAX_SETUPS
+from benchmax.services.submissions.fields import MAX_CALL_ID_CHARS, text_limits
 from benchmax.services.submissions.status import StatusView
 
 ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{16}$"
@@ -263,6 +264,49 @@ SUBMISSION_FORM: dict[str, Any] = {
         {"required": ["output"], "properties": {"output": {"pattern": _REQUIRED_TEXT}}},
         {"required": ["files"], "properties": {"files": {"minItems": 1}}},
     ],
+    "additionalProperties": False,
+}
+_ATTEMPTS_TEXT = {"type": "string", "pattern": r"^([1-9][0-9]{0,5}|1000000)$"}
+
+
+def _batch_text(api_name: str, required: bool) -> dict[str, Any]:
+    """A batch's JSON field: the same rules as the same field of the form."""
+    if api_name == "attempts":
+        return {**_ATTEMPTS_TEXT, "description": "How many attempts: 1 to 1,000,000, as text."}
+    return _text_field(api_name, required)
+
+
+_SETUP_REQUIRED = ["model", "harness", "reasoning", "output"]
+_GATEWAY_CALL_ID = {
+    "type": "string",
+    "pattern": rf"^[A-Za-z0-9._:-]{{0,{MAX_CALL_ID_CHARS}}}$",
+    "description": "The bench gateway's call id: a declared reference, shown as text.",
+}
+# The batch body, built from the form's field rules (a setup's output is required: a batch
+# carries no files), so the two cannot drift apart.
+BATCH_FORM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **{name: _batch_text(name, name == "prompt") for name in ("prompt", "title", "notes")},
+        "setups": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_SETUPS,
+            "items": {
+                "type": "object",
+                "properties": {
+                    **{
+                        name: _batch_text(name, name in _SETUP_REQUIRED)
+                        for name in (*_SETUP_REQUIRED, "model_version", "settings", "attempts")
+                    },
+                    "gateway_call_id": _GATEWAY_CALL_ID,
+                },
+                "required": _SETUP_REQUIRED,
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["prompt", "setups"],
     "additionalProperties": False,
 }
 _AUTH_ERRORS = (401, 403)
