@@ -322,4 +322,6 @@ def main(argv: Sequence[str] | None = None, ctx: AppContext | None = None) -> in
     use, so commands that need none (``dev``, ``worker``) build nothing."""
     args = build_parser().parse_args(argv)
     args.context = (lambda: ctx) if ctx is not None else functools.cache(_context_from_settings)
+    # Settings alone, for commands that start processes and build no context (``stack``).
+    args.settings = (lambda: ctx.settings) if ctx is not None else _settings
     return int(args.func(args))

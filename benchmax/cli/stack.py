@@ -21,11 +21,10 @@ def _running(stack: Any) -> str:
 
 
 def _cmd_stack(args: argparse.Namespace) -> int:
-    from benchmax.cli.main import _settings
     from benchmax.runtime.supervisor import EXIT_FAILED, StopRequested, exit_now
     from benchmax.stack.topology import Stack, StackConfig
 
-    grace = _settings().shutdown_grace_seconds
+    grace = args.settings().shutdown_grace_seconds
     config = StackConfig(
         base_port=args.port,
         redis_port=args.redis_port,

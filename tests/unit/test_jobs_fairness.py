@@ -111,7 +111,7 @@ def test_a_deferred_job_waits_and_is_handed_on_when_its_account_frees_up(
     )
     with ctx.session() as session:
         first = enqueue(session, KIND, "flooder-1", account_id="flooder")
-        second = enqueue(session, "test.fairness.none", "flooder-2", account_id="flooder")
+        second = enqueue(session, KIND, "flooder-2", account_id="flooder")  # the cap is per kind
         enqueue(session, "test.fairness.none", "other-1", account_id="other")
         session.commit()
         first_id, second_id = first.id, second.id

@@ -22,7 +22,7 @@ from benchmax.adapters.storage import ObjectStorage
 from benchmax.db import make_engine
 from benchmax.migrations import head_revision, upgrade
 from benchmax.services.backup.keys import read_signing_key, write_signing_key
-from benchmax.services.backup.manifest import sha256_chunks
+from benchmax.services.backup.manifest import Manifest, sha256_chunks
 from benchmax.services.backup.snapshot import database_is_empty, load_snapshot
 from benchmax.services.backup.verify import (
     Difference,
@@ -64,6 +64,31 @@ def _written(handle: BinaryIO, chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
+def _signing_key(
+    source: ObjectStorage, folder: str, manifest: Manifest, key_path: Path | None
+) -> bytes | None:
+    """The backup's sign-in key, refused before anything is written if it is damaged or would
+    overwrite a key already in place (a restore goes into new resources)."""
+    if not manifest.signing_key_sha256:
+        return None
+    signing_key = read_signing_key(source, folder, manifest.signing_key_sha256)
+    if signing_key is None:
+        raise RestoreRefusedError("the backup's sign-in key is missing or damaged")
+    if key_path is not None and key_path.exists():
+        raise RestoreRefusedError(
+            f"a sign-in key already exists at {key_path}; restore into new resources"
+        )
+    return signing_key
+
+
+def _refuse_unless_new(target_url: str, target: ObjectStorage) -> None:
+    """A restore never mixes with data already there."""
+    if not database_is_empty(target_url):
+        raise RestoreRefusedError("the target database is not empty; restore into a new one")
+    if next(iter(target.list()), None) is not None:
+        raise RestoreRefusedError("the target storage is not empty; restore into a new one")
+
+
 def restore(
     manifest_ref: str | None,
     source: ObjectStorage,
@@ -79,19 +104,8 @@ def restore(
     loaded = load_manifest(source, manifest_ref)
     manifest = loaded.manifest
     folder = backup_folder(manifest)
-    signing_key = None
-    if manifest.signing_key_sha256:
-        signing_key = read_signing_key(source, folder, manifest.signing_key_sha256)
-        if signing_key is None:
-            raise RestoreRefusedError("the backup's sign-in key is missing or damaged")
-    if signing_key is not None and key_path is not None and key_path.exists():
-        raise RestoreRefusedError(
-            f"a sign-in key already exists at {key_path}; restore into new resources"
-        )
-    if not database_is_empty(target_url):
-        raise RestoreRefusedError("the target database is not empty; restore into a new one")
-    if next(iter(target.list()), None) is not None:
-        raise RestoreRefusedError("the target storage is not empty; restore into a new one")
+    signing_key = _signing_key(source, folder, manifest, key_path)
+    _refuse_unless_new(target_url, target)
     if damaged := check_snapshot(source, manifest):
         raise RestoreRefusedError(f"the backup is damaged: {damaged[0]}")
 
