@@ -31,16 +31,18 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.engine import CursorResult
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
@@ -272,6 +274,26 @@ def _hand_off_quietly(ctx: JobContext, account_id: str, cap: int) -> None:
         logger.warning("hand-off to the next waiting job failed with %s", error_code(exc))
 
 
+_OUTCOME_TRIES = 5
+_T = TypeVar("_T")
+
+
+def _written(ctx: JobContext, write: Callable[[Session], _T]) -> _T:
+    """Record a job's outcome, trying again when the database connection drops: the work is
+    done, and a lost write would leave the job *running* under a live worker until its lease
+    runs out (the sweeper only frees jobs of dead workers early)."""
+    attempt = 1
+    while True:
+        try:
+            with ctx.session() as session:
+                return write(session)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated or attempt >= _OUTCOME_TRIES:
+                raise
+            time.sleep(0.1 * attempt)
+            attempt += 1
+
+
 def _run_claimed(claimed: ClaimedJob, ctx: JobContext) -> JobOutcome:
     job_id = claimed.id
     handler = get_handler(claimed.kind)
@@ -281,8 +303,9 @@ def _run_claimed(claimed: ClaimedJob, ctx: JobContext) -> JobOutcome:
         handler(ctx, claimed.subject_id)
     except Exception as exc:
         code = error_code(exc)
-        with ctx.session() as session:
-            outcome = _record_failure(session, claimed, code, ctx.settings)
+        outcome = _written(
+            ctx, lambda session: _record_failure(session, claimed, code, ctx.settings)
+        )
         logger.warning(
             "job %s (%s) attempt %d/%d failed with %s at %s: %s",
             job_id,
@@ -297,11 +320,13 @@ def _run_claimed(claimed: ClaimedJob, ctx: JobContext) -> JobOutcome:
             run_dead_hook(ctx, job_id, claimed.kind, claimed.subject_id)
         return outcome
 
-    with ctx.session() as session:
-        # The error of an earlier attempt no longer describes a job that succeeded.
-        finished = _finish(
+    # The error of an earlier attempt no longer describes a job that succeeded.
+    finished = _written(
+        ctx,
+        lambda session: _finish(
             session, claimed, state=JobState.DONE, finished_at=utcnow(), last_error_code=""
-        )
+        ),
+    )
     outcome = JobOutcome.DONE if finished else JobOutcome.LEASE_LOST
     logger.info("job %s (%s) attempt %d: %s", job_id, claimed.kind, claimed.attempts, outcome)
     return outcome
