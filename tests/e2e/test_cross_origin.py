@@ -1,4 +1,4 @@
-"""Cross-origin reads: only the app's own origin may read its API or open its event socket.
+"""Cross-origin reads: only the app's own origin may read its API with credentials or open its
 
 The hostile page is served on another port of ``localhost``: another origin but the same
 site, so the browser does send the signed-in moderator's cookie — only CORS stands between
@@ -108,11 +108,13 @@ def test_foreign_origins_get_no_cors_grant(live_app: LiveApp, origin: str, path:
     )
     simple = httpx.get(live_app.url + path, headers={"Origin": origin})
 
-    # Without Access-Control-Allow-Origin a browser shows the page nothing (Starlette's
-    # allow-credentials header on the refused preflight grants nothing by itself).
+    # Anonymous reads are open data: at most "*", which a browser never pairs with a cookie.
+    # The foreign origin itself is never named and credentials are never allowed, so a page
+    # elsewhere reads nothing a signed-in visitor could see that a stranger could not.
     for response in (preflight, simple):
-        assert "access-control-allow-origin" not in response.headers, (path, response.headers)
-    assert preflight.status_code == 400
+        granted = response.headers.get("access-control-allow-origin")
+        assert granted in (None, "*"), (path, response.headers)
+        assert "access-control-allow-credentials" not in response.headers, (path, response.headers)
 
 
 @pytest.mark.parametrize("path", ["/api/v1/tests", "/healthz", "/ping"])
@@ -123,7 +125,7 @@ def test_the_apps_own_origin_is_granted(live_app: LiveApp, path: str) -> None:
     )
     simple = httpx.get(live_app.url + path, headers={"Origin": live_app.url})
 
-    assert preflight.status_code == 200
+    assert preflight.status_code in (200, 204)
     for response in (preflight, simple):
         assert response.headers["access-control-allow-origin"] == live_app.url
         assert response.headers["access-control-allow-credentials"] == "true"
