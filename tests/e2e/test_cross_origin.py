@@ -1,5 +1,5 @@
-"""Cross-origin reads: only the app's own origin may read its API with credentials or open its
-
+"""Cross-origin reads: only the app's own origin may read its API with credentials or open
+its event socket.
 The hostile page is served on another port of ``localhost``: another origin but the same
 site, so the browser does send the signed-in moderator's cookie — only CORS stands between
 that page and the moderator's queue. The same requests from the app's own pages must work.
