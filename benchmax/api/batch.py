@@ -27,8 +27,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from benchmax.api.errors import name_fields
-from benchmax.api.openapi.operations import BATCH_FORM
-from benchmax.api.openapi.spec import Answer, Body, Operation, Param, documented
+from benchmax.api.openapi.operations import BATCH_FORM, IDEMPOTENCY_KEY
+from benchmax.api.openapi.spec import Answer, Body, Operation, documented
 from benchmax.api.submissions import (
     DRAFT_TO_API,
     Caller,
@@ -114,12 +114,6 @@ class PanelImport(BaseModel):
     skipped: list[SkippedSeatOut]
 
 
-_KEY = Param(
-    "Idempotency-Key", "header", "Makes a retried batch answer with the Tests it first made.",
-    max_length=200,
-)  # fmt: skip
-
-
 async def _read(request: Request, ctx: AppContext, cap: ByteCap, field: str | None = None) -> bytes:
     """The whole body, counted against ``cap`` before and while it arrives."""
     cap.check_declared(declared_length(request.scope))
@@ -199,7 +193,7 @@ def _slot_taker(ctx: AppContext, caller: Caller) -> Any:
             Answer(200, "No setup was accepted: why each was refused; nothing stored.",
                    BatchResult),
         ),
-        params=(_KEY,), body=Body(schema=BATCH_FORM), security="token",
+        params=(IDEMPOTENCY_KEY,), body=Body(schema=BATCH_FORM), security="token",
         description="Each setup becomes its own Test, checked and scanned on its own, and "
                     "counts as one submission against the account's rate; setups past the "
                     "rate are refused with rate_limited. One Idempotency-Key covers the "

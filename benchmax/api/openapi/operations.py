@@ -393,13 +393,17 @@ def _read_table() -> dict[tuple[str, str], Operation]:
     }  # fmt: skip
 
 
+# One header and one rule for the single and the batch submission, as
+# ``api/submissions.idempotency_digest_of`` reads it for both.
+IDEMPOTENCY_KEY = Param(
+    "Idempotency-Key", "header",
+    "Makes a retried POST answer with what it first made: 1 to 200 printable ASCII characters "
+    "(spaces at the ends are trimmed), unique per account.",
+    min_length=1, max_length=200, pattern=r"^ *[!-~][ -~]* *$",
+)  # fmt: skip
+
+
 def _submission_table() -> dict[tuple[str, str], Operation]:
-    id_key = Param(
-        "Idempotency-Key", "header",
-        "Makes a retried POST answer with the first Test: 1 to 200 printable ASCII characters "
-        "(spaces at the ends are trimmed), unique per account.",
-        min_length=1, max_length=200, pattern=r"^ *[!-~][ -~]* *$",
-    )  # fmt: skip
     filename = Param(
         "X-Filename", "header", "The file's name, percent-encoded.", True, 1024, r"^[ -~]+$"
     )
@@ -408,7 +412,7 @@ def _submission_table() -> dict[tuple[str, str], Operation]:
             "Submit a Test", "submission",
             Answer(202, "Accepted; it is public once its files pass the safety scan.", Accepted),
             (400, 401, 403, 404, 408, 409, 413, 415, 429),
-            params=(id_key,), body=Body("multipart/form-data", schema=SUBMISSION_FORM),
+            params=(IDEMPOTENCY_KEY,), body=Body("multipart/form-data", schema=SUBMISSION_FORM),
             security="token", limited=True,
             description=(
                 "status_url (and Location) is readable only with the submitter's token: the "
