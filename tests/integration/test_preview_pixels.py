@@ -3,6 +3,9 @@ screenshot and recording, and readers are told why. Local sandbox: bubblewrap an
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 from sqlmodel import Session, select
 
@@ -13,9 +16,19 @@ from benchmax.services.jobs import JobContext
 from benchmax.services.preview import jobs as preview_jobs
 from benchmax.services.preview.view import preview_view
 from tests.support.preview_sites import key_on_page, publish_site
-from tests.unit.safety.corpus import canary_fragment, canary_key
+from tests.unit.safety.corpus import canary_fragment
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.sandbox]
+
+
+def _fixed_key() -> str:
+    """One fake Anthropic key for every run. OCR does not read every random key alike (a
+    misread prefix turns "an Anthropic API key" into "an API key or secret", and some keys
+    are missed), so a fresh key per run failed now and then; the rate over many keys is
+    ``bench/scan.py``'s to measure, and this test checks what happens once a key is read."""
+    rng = random.Random(42)
+    body = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(93))
+    return "sk-" + "ant-" + "api03-" + body + "AA"
 
 
 @pytest.fixture
@@ -31,7 +44,7 @@ def ctx(pipeline_ctx: JobContext) -> JobContext:
 def test_a_page_showing_a_key_loses_its_pictures_and_says_why(
     ctx: JobContext, session: Session, local_storage: LocalStorage
 ) -> None:
-    key = canary_key()
+    key = _fixed_key()
     test = publish_site(session, local_storage, key_on_page(key))
     preview_jobs.evaluate_preview(ctx, test.id)
 
