@@ -36,14 +36,16 @@ LISTENER_ADDRESS = "10.213.77.2"
 PORT = 18077
 
 LISTENER = f"""
-import socket, sys
+import os, socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("{LISTENER_ADDRESS}", {PORT})); s.listen(8)
 print("ready", flush=True)
 accepted = 0
 while True:
     c, _ = s.accept(); accepted += 1; c.close()
-    open(sys.argv[1], "w").write(str(accepted))
+    # Written aside and renamed, so a reader never sees the file empty between open and write.
+    open(sys.argv[1] + ".new", "w").write(str(accepted))
+    os.replace(sys.argv[1] + ".new", sys.argv[1])
 """
 
 
