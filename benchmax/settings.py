@@ -338,6 +338,10 @@ class Settings(CoreSettings):
     # Fair previews: one account's previews running or waiting in the queue at once (the
     # rest wait their turn in the database), and its share of the daily budget.
     preview_queue_per_account: int = Field(default=1, ge=1)
+    # Previews one worker process runs at once. Keep it above the per-account figure: then an
+    # account at its cap never holds every slot, and another account's preview starts at once
+    # instead of waiting out the flooder's running one.
+    preview_slots: int = Field(default=2, ge=1)
     preview_account_daily_budget: int = Field(default=50, ge=0)
     # What one sandboxed run may use; past any of them the run ends as the site's own result.
     # Memory is the whole process tree's (Chromium's renderers included), the disk figure is

@@ -57,7 +57,7 @@ class JobRuntime:
                 max_workers=jobs.settings.judge_concurrency, thread_name_prefix="benchmax-judge"
             ),
             PREVIEW_EVALUATE: ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="benchmax-preview"
+                max_workers=jobs.settings.preview_slots, thread_name_prefix="benchmax-preview"
             ),
         }
         # Jobs running now, counted across the event loops that hand them over.

@@ -1,9 +1,10 @@
 """Fair previews: each account has at most ``preview_queue_per_account`` previews running or
 waiting in the worker queue; the rest of its previews wait their turn in the database.
 
-The worker queue is first come, first served, and a preview holds the process's single
-preview slot for up to a couple of minutes, so twenty ZIPs from one account, all queued,
-would put everyone else's preview behind twenty of theirs. Instead a preview job of an
+The worker queue is first come, first served, and a preview holds one of the process's few
+preview slots (``preview_slots``) for up to a couple of minutes, so twenty ZIPs from one
+account, all queued, would put everyone else's preview behind twenty of theirs. With the cap
+below the number of slots, a slot is always left for another account. Instead a preview job of an
 account that is at its cap is *parked*: a pending row whose next attempt lies so far ahead
 that neither the sweeper nor a claim touches it. Each time one of the account's previews
 ends (done, failed, deferred to tomorrow or dead), its oldest parked preview is let into the
