@@ -176,9 +176,12 @@ def test_a_memory_hog_is_stopped_at_the_memory_limit(tmp_path: Path, cgroup: boo
 def test_a_worker_flood_ends_at_a_named_limit(tmp_path: Path, cgroup: bool) -> None:
     """A page cannot fork (Chromium starts its processes, not the page); what it can start
     without end is workers, each a thread and a heap of its own, and those run it into the
-    memory ceiling. The fork bomb proper is the next test, in the same box."""
+    memory ceiling — or, on a machine too busy to let them allocate fast, into the CPU
+    allowance first (seen in a full suite run: 8 s of CPU at 1.4 GB of summed resident
+    memory, which the cgroup counts lower since the workers share pages). Each is a named
+    site result. The fork bomb proper is the next test, in the same box."""
     run = evaluate_site(tmp_path, WORKER_FLOOD, cgroup=cgroup)
-    assert run.breach in (MEMORY, TASKS)
+    assert run.breach in (MEMORY, TASKS, CPU)
     assert_nothing_left(run)
 
 
