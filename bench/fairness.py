@@ -48,7 +48,6 @@ from benchmax.adapters.storage.local import LocalStorage
 from benchmax.cli.main import db_upgrade
 from benchmax.db import make_engine
 from benchmax.models import (
-    EvidenceKind,
     Job,
     JobState,
     PreviewAccountDay,
@@ -255,21 +254,10 @@ def _publish_with_zip(ctx: JobContext, user: User) -> str:
     """A public Test of ``user`` with an approved source ZIP, its preview requested as
     publication requests it."""
     from benchmax.services.preview.jobs import request_preview
-    from tests.support.factories import make_stored_evidence, make_test
-    from tests.support.preview_sites import WORKING, zip_of
+    from tests.support.preview_sites import WORKING, publish_site
 
     with ctx.session() as session:
-        test = make_test(session, contributor=session.get(User, user.id))
-        make_stored_evidence(
-            session,
-            ctx.storage,
-            test,
-            zip_of(WORKING),
-            kind=EvidenceKind.SOURCE,
-            content_type="application/zip",
-            original_name="site.zip",
-            safe_name="site.zip",
-        )
+        test = publish_site(session, ctx.storage, WORKING, contributor=session.get(User, user.id))
         request_preview(session, ctx.settings, test.id)
         session.commit()
         return test.id

@@ -23,8 +23,8 @@ from benchmax.runtime.runner import JobRuntime, start_dispatcher
 from benchmax.services.jobs import JobContext
 from benchmax.services.preview.jobs import request_preview
 from tests.integration.test_worker_durability import wait_until
-from tests.support.factories import make_stored_evidence, make_test, make_user
-from tests.support.preview_sites import WORKING, zip_of
+from tests.support.factories import make_user
+from tests.support.preview_sites import WORKING, publish_site
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 
@@ -54,17 +54,7 @@ class GatedSandbox:
 
 def _publish(ctx: JobContext, storage: LocalStorage, user: User) -> str:
     with ctx.session() as session:
-        test = make_test(session, contributor=session.get(User, user.id))
-        make_stored_evidence(
-            session,
-            storage,
-            test,
-            zip_of(WORKING),
-            kind="source",
-            content_type="application/zip",
-            original_name="site.zip",
-            safe_name="site.zip",
-        )
+        test = publish_site(session, storage, WORKING, contributor=session.get(User, user.id))
         request_preview(session, ctx.settings, test.id)
         session.commit()
         return test.id

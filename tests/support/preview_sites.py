@@ -8,7 +8,7 @@ import zipfile
 from sqlmodel import Session
 
 from benchmax.adapters.storage import ObjectStorage
-from benchmax.models import EvidenceKind, SourceVisibility, Test
+from benchmax.models import EvidenceKind, SourceVisibility, Test, User
 from tests.support.factories import make_stored_evidence, make_test
 
 WORKING = {
@@ -54,9 +54,11 @@ def publish_site(
     storage: ObjectStorage,
     files: dict[str, str],
     visibility: SourceVisibility = SourceVisibility.PUBLIC,
+    contributor: User | None = None,
 ) -> Test:
-    """A committed public Test whose approved source ZIP holds ``files``."""
-    test = make_test(session, source_visibility=visibility)
+    """A committed public Test (of ``contributor``, else a new one) whose approved source ZIP
+    holds ``files``."""
+    test = make_test(session, contributor, source_visibility=visibility)
     make_stored_evidence(
         session,
         storage,
