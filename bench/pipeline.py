@@ -28,7 +28,8 @@ Scan throughput is bench/scan.py's ratio (SHA-256 time / scan time, target >= 0.
 sequentially and with a Test's files scanned in parallel threads and processes.
 
 Run: ``.venv/bin/python -m bench.pipeline`` (needs PostgreSQL and Redis for the second part;
-``BENCHMAX_BENCH_PG_ADMIN_URL`` and ``BENCHMAX_BENCH_REDIS_URL`` override their addresses).
+``BENCHMAX_BENCH_PG_ADMIN_URL`` and ``BENCHMAX_BENCH_REDIS_URL`` override their addresses);
+``.venv/bin/python -m bench.pipeline pixels`` times only the screenshot and text-only Tests.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from pathlib import Path
 import psycopg
 from sqlmodel import col, select
 
-from bench.scan import TARGET_RATIO, build_typical_test, measure_scan_ratio
+from bench.scan import TARGET_RATIO, build_typical_test, measure_scan_ratio, ocr_cost
 from benchmax.adapters.queue import (
     TaskiqDispatcher,
     build_broker,
@@ -66,7 +67,7 @@ from benchmax.services.preview.jobs import PREVIEW_EVALUATE
 from benchmax.services.safety import SafetyLimits, scan_file
 from benchmax.settings import Settings
 from tests.support.judge_helpers import JUDGE_KEY, make_active_snapshot
-from tests.support.screenshots import plain_screenshots
+from tests.support.screenshots import Screenshot, plain_screenshots
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB_KINDS = (pipeline.scan_evidence, pipeline.publish_test)  # importing registered them
@@ -419,15 +420,20 @@ def _summary(label: str, seconds: list[float], target: float = TARGET_P95_SECOND
 def screenshot_test(directory: Path) -> list[Path]:
     """Three ordinary 1440x900 screenshots (tests/support/screenshots.py), as files."""
     paths = []
-    for shot in plain_screenshots(seed=3, count=3):
+    for shot in _screenshots():
         path = directory / shot.name
         path.write_bytes(shot.data)
         paths.append(path)
     return paths
 
 
+def _screenshots() -> list[Screenshot]:
+    return plain_screenshots(seed=3, count=3)
+
+
 def pixels_and_text_only(scratch: Path, rounds: int = ROUNDS) -> None:
-    """Time-to-public of a Test with three screenshots, and of one with no file at all."""
+    """Time-to-public of a Test with three screenshots, and of one with no file at all; and
+    what reading each of those screenshots costs, as a ratio to decoding it."""
     (scratch / "shots").mkdir()
     cases = {
         "three 1440x900 screenshots": (
@@ -441,11 +447,20 @@ def pixels_and_text_only(scratch: Path, rounds: int = ROUNDS) -> None:
         folder.mkdir()
         seconds = embedded(files, folder, rounds, previews=False)["submit at once"]
         _summary(f"time-to-public, embedded, {label}", seconds, target)
+    for shot in _screenshots():
+        decode, ocr, _ = ocr_cost(shot, SafetyLimits())
+        print(
+            f"  OCR of {shot.name:44s} {ocr / decode:5.1f}x its decode "
+            f"({ocr * 1000:.0f} ms CPU, tesseract included)"
+        )
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bmx-bench-pipeline-") as directory:
         scratch = Path(directory)
+        if sys.argv[1:] == ["pixels"]:
+            pixels_and_text_only(scratch)
+            return
         (scratch / "files").mkdir()
         files = build_typical_test(scratch / "files")
         size = sum(path.stat().st_size for path in files) / 1_000_000

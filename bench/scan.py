@@ -281,28 +281,38 @@ def _decoded(shot: Screenshot) -> list[Image.Image]:
     return frames
 
 
+def ocr_cost(shot: Screenshot, limits: SafetyLimits) -> tuple[float, float, bool]:
+    """CPU seconds to decode ``shot`` as the scanner does and to read it (tesseract included),
+    and whether it was held."""
+    started = _cpu_with_children()
+    frames = _decoded(shot)
+    decoded = _cpu_with_children()
+    try:
+        check_pixels(frames, shot.name, limits)
+        blocked = False
+    except BlockedError:
+        blocked = True
+    done = _cpu_with_children()
+    return max(decoded - started, 1e-6), done - decoded, blocked
+
+
 def measure_ocr(
     key_count: int = OCR_KEY_SCREENSHOTS, plain_count: int = OCR_PLAIN_SCREENSHOTS
 ) -> dict[str, Any]:
-    """Recall, false holds and the OCR/decode cost ratio on generated 1440x900 screenshots."""
-    limits = SafetyLimits()
+    """Recall, false holds and the OCR/decode cost ratio on generated 1440x900 screenshots.
+
+    The wall-clock net on reading is widened: on a shared machine under load it ends a read
+    that would have finished (a scan retries then), and a rate must count what was read."""
+    limits = SafetyLimits(ocr_seconds=600.0)
     shots = key_screenshots(seed=1, count=key_count) + plain_screenshots(seed=2, count=plain_count)
     ratios: list[float] = []
     ocr_seconds: list[float] = []
     missed: list[str] = []
     held: list[str] = []
     for shot in shots:
-        started = _cpu_with_children()
-        frames = _decoded(shot)
-        decoded = _cpu_with_children()
-        try:
-            check_pixels(frames, shot.name, limits)
-            blocked = False
-        except BlockedError:
-            blocked = True
-        done = _cpu_with_children()
-        ratios.append((done - decoded) / max(decoded - started, 1e-6))
-        ocr_seconds.append(done - decoded)
+        decode, ocr, blocked = ocr_cost(shot, limits)
+        ratios.append(ocr / decode)
+        ocr_seconds.append(ocr)
         if shot.key_kind is not None and not blocked:
             missed.append(shot.name)
         if shot.key_kind is None and blocked:

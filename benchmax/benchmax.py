@@ -13,6 +13,7 @@ from benchmax.components.layout import SHELL_STYLE, page_shell
 from benchmax.components.not_found import not_found_panel
 from benchmax.context import AppContext, use_app_context
 from benchmax.first_paint.middleware import FirstPaintMiddleware
+from benchmax.first_paint.status import PageStatusMiddleware
 from benchmax.lifespan import job_runtime
 from benchmax.pages.detail import detail_page
 from benchmax.pages.feed import feed_page
@@ -49,16 +50,7 @@ from benchmax.state.sign_in import SignInState
 from benchmax.state.submit.draft import WizardDraftState
 
 STYLE = {
-    ".markdown-body": {"line_height": "1.6", "overflow_wrap": "anywhere"},
-    ".markdown-body pre": {
-        "overflow_x": "auto",
-        "padding": "0.75rem",
-        "background": "var(--gray-a3)",
-        "border_radius": "var(--radius-3)",
-    },
     ".card-title": {"overflow_wrap": "anywhere"},
-    ".markdown-body ul": {"list_style": "disc", "padding_left": "1.5rem"},
-    ".markdown-body ol": {"list_style": "decimal", "padding_left": "1.5rem"},
     ".visually-hidden": {
         "position": "absolute",
         "width": "1px",
@@ -76,7 +68,7 @@ STYLE = {
         "cursor": "pointer",
     },
     ".dropzone:focus-within, .dropzone.dragging": {
-        "outline": "2px solid var(--accent-8)",
+        "outline": "2px solid var(--focus-8)",
         "background": "var(--accent-a2)",
     },
     ".upload-item": {
@@ -114,7 +106,7 @@ STYLE = {
         "border_radius": "var(--radius-2)",
         "display": "block",
     },
-    ".step-heading:focus-visible": {"outline": "2px solid var(--accent-8)"},
+    ".step-heading:focus-visible": {"outline": "2px solid var(--focus-8)"},
     ".filters-summary": {"cursor": "pointer", "font_weight": "500", "color": "var(--accent-11)"},
     ".break-all": {"word_break": "break-all"},
 }
@@ -135,10 +127,11 @@ class BenchMaxApp(rx.App):
 
 app = BenchMaxApp(
     style=cast("dict[str, Any]", STYLE | SHELL_STYLE),
-    stylesheets=["/feed.css"],
+    stylesheets=["/feed.css", "/shell.css"],
     api_transformer=[
         build_api(CONTEXT),
         lambda asgi: UploadSizeLimit(asgi, CONTEXT.settings.upload_max_request_bytes),
+        lambda asgi: PageStatusMiddleware(asgi, CONTEXT),
         lambda asgi: FirstPaintMiddleware(asgi, CONTEXT),
     ],
 )

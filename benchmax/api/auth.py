@@ -11,13 +11,12 @@ from __future__ import annotations
 from sqlmodel import Session
 from starlette.requests import Request
 
-from benchmax.adapters.auth import API_TOKEN_PREFIX, bearer_credential
+from benchmax.adapters.auth import API_TOKEN_PREFIX, SESSION_COOKIE, bearer_credential
 from benchmax.context import AppContext
 from benchmax.models import ApiToken, User
 from benchmax.services import accounts, tokens
 from benchmax.services.errors import Forbidden, Unauthenticated
 
-SESSION_COOKIE = "__session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 

@@ -19,7 +19,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from benchmax.api.auth import SESSION_COOKIE
+from benchmax.adapters.auth import SESSION_COOKIE
 
 _READS = frozenset({"GET", "HEAD"})
 _CORS_HEADERS = (

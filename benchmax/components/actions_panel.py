@@ -48,9 +48,31 @@ def _form_card(
                 *fields, *said, rx.button(submit, type="submit", id=name + "-submit"), spacing="2"
             ),
             on_submit=lambda _form: on_submit(),
+            # The server's rules decide and its refusals are shown beside the fields; the
+            # browser's own checks (a number's max) would block the submit with a bubble
+            # some browsers never show.
+            custom_attrs={"noValidate": True},
         ),
         width="100%",
     )
+
+
+def _field_error(message: rx.Var[str], id_: str) -> rx.Component:
+    """Why the field above was refused, tied to it by ``aria-describedby``."""
+    return rx.cond(
+        message != "",
+        rx.text(
+            message, id=id_, size="2", color_scheme="red", role="alert", class_name="field-error"
+        ),
+    )
+
+
+def _invalid(message: rx.Var[str], error_id: str) -> dict[str, Any]:
+    """A field's attributes while ``message`` says why it was refused."""
+    return {
+        "aria-invalid": rx.cond(message != "", "true", "false"),
+        "aria-describedby": rx.cond(message != "", error_id, ""),
+    }
 
 
 def _review_form() -> rx.Component:
@@ -88,14 +110,18 @@ def _review_form() -> rx.Component:
             value=S.review_score,
             on_change=S.set_review_score,
             width="10rem",
+            custom_attrs=_invalid(S.review_score_error, "review-score-error"),
         ),
+        _field_error(S.review_score_error, "review-score-error"),
         *labelled_text_box(
             "Reasoning (at least 20 characters)",
             "review-reasoning",
             S.review_reasoning,
             S.set_review_reasoning,
             rows=4,
+            custom_attrs=_invalid(S.review_reasoning_error, "review-reasoning-error"),
         ),
+        _field_error(S.review_reasoning_error, "review-reasoning-error"),
         notice=S.review_notice,
     )
 

@@ -97,7 +97,17 @@ def declared_setup(item: ObjectVar[ListedView]) -> rx.Component:
     return rx.fragment(rx.text(item.setup, " · ", item.attempts, size="2"), declared_label())
 
 
-def feed_card(item: ObjectVar[CardView]) -> rx.Component:
+def _when_and_who(item: ObjectVar[CardView], by: bool) -> rx.Component:
+    """When the Test was published, after who published it unless the whole list is one
+    contributor's (their page names them once, above it)."""
+    if by:
+        return byline(
+            item.contributor, item.handle, time_ago(item.published), class_name="card-over"
+        )
+    return muted(time_ago(item.published), class_name="card-when")
+
+
+def feed_card(item: ObjectVar[CardView], by: bool = True) -> rx.Component:
     """One Test. The title link stretches over the whole card (CSS), so the card is one
     click target and one Tab stop; the contributor link sits above it as its own target."""
     title = rx.cond(item.title_marks.length() > 0, marked(item.title_marks), item.title)
@@ -119,12 +129,7 @@ def feed_card(item: ObjectVar[CardView]) -> rx.Component:
                 ),
                 declared_setup(item),
                 rx.hstack(
-                    byline(
-                        item.contributor,
-                        item.handle,
-                        time_ago(item.published),
-                        class_name="card-over",
-                    ),
+                    _when_and_who(item, by),
                     rx.cond(
                         item.group_href != "",
                         rx.link(
@@ -176,8 +181,9 @@ def card_skeletons(count: int) -> rx.Component:
     )
 
 
-def card_list(items: rx.Var[list[CardView]]) -> rx.Component:
-    return rx.vstack(rx.foreach(items, feed_card), spacing="3", width="100%")
+def card_list(items: rx.Var[list[CardView]], by: bool = True) -> rx.Component:
+    """The cards; ``by=False`` on a contributor's own page, which names them once above."""
+    return rx.vstack(rx.foreach(items, lambda item: feed_card(item, by)), spacing="3", width="100%")
 
 
 def more_button(cursor: rx.Var[str], on_click: EventType[()], **props: Any) -> rx.Component:
@@ -193,12 +199,13 @@ def paged_card_list(
     cursor: rx.Var[str],
     on_more: EventType[()],
     empty: str,
+    by: bool = True,
 ) -> tuple[rx.Component, rx.Component]:
     """A page of cards (or ``empty`` in a callout when there are none) and its "Load more".
 
     Two siblings rather than one wrapper, so the page's own stack spaces them as before.
     """
     return (
-        list_or(items, card_list(items), rx.callout(empty, icon="inbox", width="100%")),
+        list_or(items, card_list(items, by), rx.callout(empty, icon="inbox", width="100%")),
         more_button(cursor, on_more),
     )

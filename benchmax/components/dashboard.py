@@ -24,6 +24,9 @@ def scroll_table(
             white_space="nowrap",
         ),
         width="100%",
+        # Never wider than its column, however long a row: the box scrolls, not the page.
+        max_width="100%",
+        min_width="0",
         overflow_x="auto",
     )
 
@@ -37,7 +40,15 @@ def stat_card(label: str, value: rx.Var | str, stat_id: str) -> rx.Component:
 
 
 def section(title: str, *children: rx.Component, section_id: str) -> rx.Component:
-    return rx.vstack(rx.heading(title, size="4", as_="h2"), *children, id=section_id, width="100%")
+    """A titled panel; ``min_width=0`` lets a wide table inside scroll in its own box rather
+    than stretch the panel past the page."""
+    return rx.vstack(
+        rx.heading(title, size="4", as_="h2"),
+        *children,
+        id=section_id,
+        width="100%",
+        min_width="0",
+    )
 
 
 def link_stat_card(label: str, value: rx.Var | str, stat_id: str, href: str) -> rx.Component:

@@ -20,3 +20,8 @@ def time_ago(moment: ObjectVar[Stamp], **props: Any) -> rx.Component:
         class_name="time-ago",
         **props,
     )
+
+
+def time_ago_or(moment: ObjectVar[Stamp], missing: str = "—", **props: Any) -> rx.Component:
+    """``time_ago``, or ``missing`` for a moment that has not happened (an empty ``Stamp``)."""
+    return rx.cond(moment.iso != "", time_ago(moment, **props), missing)

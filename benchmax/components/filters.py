@@ -53,9 +53,13 @@ def check_filter(prefix: str, name: str, label: str, checked: rx.Var[bool] | boo
     )
 
 
-def filters_summary(active: rx.Var[bool], idle: str) -> rx.Component:
-    """A filter panel's toggle, which says when filters are set even while it is closed."""
-    return rx.el.summary(rx.cond(active, "Filters (active)", idle), class_name="filters-summary")
+def filters_summary(active: rx.Var[int], idle: str) -> rx.Component:
+    """A filter panel's toggle, which says how many of its own filters are set even while it
+    is closed. A search word or an order is not one of them: both sit outside the panel."""
+    return rx.el.summary(
+        rx.cond(active > 0, rx.fragment("Filters (", active, " active)"), idle),
+        class_name="filters-summary",
+    )
 
 
 def select_filter(

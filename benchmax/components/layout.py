@@ -7,9 +7,10 @@ from typing import Any, cast
 import reflex as rx
 from reflex.vars import ObjectVar
 
+from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.badges import badge_style
 from benchmax.components.blocks import message_callout, quiet_link, row
-from benchmax.state.nav import NavState
+from benchmax.state.nav import REFRESH_SECONDS, NavState
 from benchmax.state.session import SessionState
 from benchmax.state.views.nav import NavView
 
@@ -49,7 +50,10 @@ SHELL_STYLE = {
         "padding": "0.5rem 0.75rem",
         "border_radius": "var(--radius-2)",
     },
+    # --focus-8 is the accent's step 11 (assets/shell.css): at least 3:1 on either theme.
     ":focus-visible": {"outline": "2px solid var(--focus-8)", "outline_offset": "2px"},
+    # A tab draws its ring on its inner label; this ring on the tab itself would make two.
+    ".rt-BaseTabListTrigger:focus-visible": {"outline": "none"},
     "#main:focus": {"outline": "none"},
     # A link inside a sentence is underlined, not told apart by colour alone.
     ".rt-Text .rt-Link, p .rt-Link, li .rt-Link": {"text_decoration_line": "underline"},
@@ -125,9 +129,9 @@ def link_button(
     }
     # The solid look hovers like Radix's solid buttons, so one stylesheet rule darkens both in
     # the dark theme (first_paint/client/first_paint.css): step 10 under white is 4.4:1.
-    variant_class = {"class_name": f"bm-link-button-{variant}"}
+    classes = f"bm-link-button-{variant} {props.pop('class_name', '')}".strip()
     return rx.link(
-        label, href=href, underline="none", custom_attrs=attrs, **(look | variant_class | props)
+        label, href=href, underline="none", custom_attrs=attrs, class_name=classes, **(look | props)
     )
 
 
@@ -151,18 +155,28 @@ def _role_links() -> rx.Component:
                 NAV.may_operate,
                 _role_link("Operations", "/operations", NAV.operations, id="nav-operations"),
             ),
-            # Mounted once per page: the counts are read once per page load, not polled.
+            # Read as the header mounts, then again now and then: see ``state/nav``.
             rx.el.span(on_mount=NavState.load_counts, hidden=True),
+            rx.el.div(
+                autorefresh_button(
+                    every_seconds=REFRESH_SECONDS,
+                    on_click=NavState.load_counts,
+                    id="nav-counts-refresh",
+                ),
+                hidden=True,
+            ),
         ),
     )
 
 
 def _account_area() -> rx.Component:
-    submit_wide = {"display": rx.breakpoints(initial="none", sm="inline-flex")}
+    """Submit, the account and Sign out, right of the links. Submit and Sign in are drawn
+    again in the phone's row (``_phone_actions``); each copy shows at one width only."""
+    wide = {"class_name": "nav-wide"}
     return rx.cond(
         SessionState.signed_in,
         row(
-            link_button("Submit a Test", "/submit", id="nav-submit", **submit_wide),
+            link_button("Submit a Test", "/submit", id="nav-submit", **wide),
             quiet_link(
                 "@",
                 SessionState.viewer_handle,
@@ -182,10 +196,44 @@ def _account_area() -> rx.Component:
             spacing="3",
         ),
         row(
-            link_button("Submit a Test", "/submit", variant="soft", **submit_wide),
-            link_button("Sign in", "/sign-in", id="nav-sign-in"),
+            link_button("Submit a Test", "/submit", variant="soft", **wide),
+            link_button("Sign in", "/sign-in", id="nav-sign-in", **wide),
             spacing="3",
         ),
+    )
+
+
+def _phone_actions() -> rx.Component:
+    """What stays in the phone's one header row beside the logo: Submit, and Sign in for a
+    stranger. Everything else is behind the Menu button."""
+    return rx.el.div(
+        rx.cond(
+            SessionState.signed_in,
+            link_button("Submit", "/submit", id="nav-submit-phone"),
+            rx.fragment(
+                link_button("Submit", "/submit", variant="soft", id="nav-submit-phone"),
+                link_button("Sign in", "/sign-in", id="nav-sign-in-phone"),
+            ),
+        ),
+        class_name="nav-phone",
+    )
+
+
+def _menu_button() -> rx.Component:
+    """The phone's disclosure button for ``#nav-menu`` (``assets/nav_menu.js`` drives it)."""
+    return rx.fragment(
+        rx.icon_button(
+            rx.icon("menu", size=20, aria_hidden="true"),
+            variant="ghost",
+            size="2",
+            type="button",
+            aria_label="Menu",
+            aria_expanded="false",
+            aria_controls="nav-menu",
+            id="nav-menu-button",
+            class_name="nav-menu-button",
+        ),
+        rx.script(src="/nav_menu.js"),
     )
 
 
@@ -195,48 +243,53 @@ def _band(*children: rx.Component, **props: Any) -> rx.Component:
 
 
 def header() -> rx.Component:
+    """One row at every width: on a phone the links, the account and the theme switch sit in
+    ``#nav-menu`` behind the Menu button (``assets/shell.css``), so the header stays one row
+    for every role instead of wrapping Submit, or the staff links, onto rows of their own."""
     return rx.el.header(
         _band(
             quiet_link(
                 rx.icon("gauge", size=22, aria_hidden="true"),
-                rx.text("BenchMax", size="5", weight="bold"),
+                rx.text("BenchMax", size="5", weight="bold", class_name="nav-brand-name"),
                 href="/",
                 underline="none",
                 aria_label="BenchMax home",
                 id="nav-home",
                 **ICON_AND_TEXT,
             ),
-            rx.el.nav(
-                row(
-                    *[_nav_link(label, href) for label, href in NAV_LINKS],
-                    rx.box(
-                        _nav_link("Submit", "/submit"),
-                        display=rx.breakpoints(initial="block", sm="none"),
+            _phone_actions(),
+            _menu_button(),
+            rx.el.div(
+                rx.el.nav(
+                    row(
+                        *[_nav_link(label, href) for label, href in NAV_LINKS],
+                        _role_links(),
+                        spacing="3",
+                        row_gap="2",
+                        class_name="nav-links",
                     ),
-                    _role_links(),
-                    spacing="3",
-                    row_gap="2",
+                    aria_label="Main",
                 ),
-                aria_label="Main",
-                order=rx.breakpoints(initial="3", sm="0"),
-                width=rx.breakpoints(initial="100%", sm="auto"),
-            ),
-            rx.spacer(),
-            row(
-                _account_area(),
-                rx.color_mode.button(size="2", variant="ghost", aria_label="Toggle dark mode"),
-                spacing="3",
+                rx.el.div(class_name="nav-spacer", flex="1"),
+                row(
+                    _account_area(),
+                    rx.color_mode.button(size="2", variant="ghost", aria_label="Toggle dark mode"),
+                    spacing="3",
+                ),
+                id="nav-menu",
+                class_name="nav-menu",
             ),
             align="center",
             spacing="4",
             row_gap="3",
             padding_x="1rem",
             padding_y="0.75rem",
+            class_name="header-band",
         ),
         border_bottom="1px solid var(--gray-a5)",
         background="var(--color-panel-solid)",
-        # Sticky only where it is one short row: on a phone the wrapped header would cover
-        # a fifth of the screen and hide the focused element under it.
+        # Sticky only where there is room: on a phone a header that stays on screen (and
+        # grows when its menu is open) would hide the focused element under it.
         position=rx.breakpoints(initial="static", sm="sticky"),
         top="0",
         z_index="10",

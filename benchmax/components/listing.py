@@ -9,10 +9,15 @@ import reflex as rx
 from benchmax.components.blocks import list_or
 from benchmax.components.layout import once_loaded
 
+# A hairline round every evidence image: a white screenshot on a white page still shows its
+# edge (and a black one on the dark theme).
+IMAGE_BORDER = "1px solid var(--gray-a6)"
+
 
 def evidence_image(src: rx.Var[str], alt: rx.Var[str] | str, **look: Any) -> rx.Component:
     """An image from the user-content origin, asked for without a referrer, so no page
     address leaks to that origin."""
+    look.setdefault("border", IMAGE_BORDER)
     return rx.image(src=src, alt=alt, referrer_policy="no-referrer", **look)
 
 

@@ -29,6 +29,12 @@ def not_found_panel() -> rx.Component:
             link_button("Back to the feed", "/"),
             align="center",
             spacing="3",
+            max_width="32rem",
         ),
+        # Radix's Flex starts its children at the left unless told; the panel belongs in the
+        # middle of the page.
+        justify="center",
+        width="100%",
         padding_y="4rem",
+        id="not-found-panel",
     )

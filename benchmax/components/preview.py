@@ -13,6 +13,7 @@ from reflex.vars import ObjectVar
 
 from benchmax.components.autorefresh import autorefresh_button
 from benchmax.components.blocks import column, row
+from benchmax.components.dates import time_ago
 from benchmax.state.preview import TestPreviewState
 from benchmax.state.views.preview import PreviewPanel
 
@@ -27,7 +28,7 @@ DETECTABLE = (
 )
 
 
-def _fact(label: str, value: rx.Var[str] | str) -> rx.Component:
+def _fact(label: str, value: rx.Var[str] | rx.Component | str) -> rx.Component:
     return rx.hstack(
         rx.text(label, weight="medium", size="2"),
         rx.text(value, size="2"),
@@ -126,7 +127,7 @@ def _done() -> rx.Component:
         _console(),
         _fact("Accessibility:", PREVIEW.accessibility),
         _fact("Evaluator:", PREVIEW.template + " · " + PREVIEW.template_hash),
-        _fact("Ran:", PREVIEW.date),
+        _fact("Ran:", time_ago(PREVIEW.finished)),
         spacing="2",
         id="preview-done",
     )

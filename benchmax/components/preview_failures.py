@@ -7,6 +7,7 @@ import reflex as rx
 from reflex.vars import ArrayVar, ObjectVar
 
 from benchmax.components.dashboard import scroll_table, section
+from benchmax.components.dates import time_ago_or
 from benchmax.state.views.preview_failures import PreviewFailureRow
 
 HEADERS = ["Test", "State", "Readers see", "Code", "Detail", "Run", "When"]
@@ -23,7 +24,7 @@ def _row(row: ObjectVar[PreviewFailureRow]) -> rx.Component:
         rx.table.cell(rx.code(row.code)),
         rx.table.cell(rx.text(row.detail, size="1"), white_space="normal", min_width="16rem"),
         rx.table.cell(row.run),
-        rx.table.cell(row.when),
+        rx.table.cell(time_ago_or(row.when)),
         id="ops-preview-failure-" + row.id,
     )
 

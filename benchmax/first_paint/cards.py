@@ -10,12 +10,13 @@ filter summary, count and order). Every value is HTML-escaped; search matches co
 
 from __future__ import annotations
 
+from datetime import datetime
 from html import escape
 
 from benchmax.presentation.colours import ACCENT, BADGE_TOKENS, review_color
 from benchmax.presentation.formatting import attempts_text, score_text, setup_text
 from benchmax.presentation.texts import FEED_INTRO, FEED_TITLE, HOW_IT_WORKS
-from benchmax.services.dates import human_date
+from benchmax.services.dates import stamp
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.feed import FeedCard
 from benchmax.services.labels import DECLARED_LABEL
@@ -53,8 +54,9 @@ def _thumbnail(card: FeedCard, origin: str) -> str:
     )
 
 
-def card_html(card: FeedCard, origin: str) -> str:
-    """One card, as ``components.cards.feed_card`` words it."""
+def card_html(card: FeedCard, origin: str, by: bool = True) -> str:
+    """One card, as ``components.cards.feed_card`` words it (``by=False``: on the
+    contributor's own page, without their name)."""
     review = str(card.review_state)
     chips = [_badge(status_label("public", review), review_color(review))]
     score = score_text(card.review_count, card.review_score)
@@ -70,21 +72,34 @@ def card_html(card: FeedCard, origin: str) -> str:
         card.model_label, card.model_version_label, card.harness_label, card.reasoning_label
     )
     who = card.contributor_display_name or card.contributor_handle
+    when = _time_ago(card.published_at)
+    if by:
+        when = (
+            f'<span>by</span><a href="/u/{escape(card.contributor_handle)}">{escape(who)}</a>'
+            f"<span>·</span>{when}"
+        )
     return (
         f'<article class="fp-card">{_thumbnail(card, origin)}<div class="fp-card-body">'
         f'<div class="fp-badges">{"".join(chips)}</div>'
         f'<h2 class="fp-card-title"><a href="/tests/{escape(card.id)}">{title}</a></h2>'
         f'{excerpt}<p class="fp-line">{escape(setup)} · {escape(attempts_text(card.attempts))}</p>'
         f'<p class="fp-declared">{escape(DECLARED_LABEL)}</p>'
-        f'<p class="fp-line fp-by"><span>by</span>'
-        f'<a href="/u/{escape(card.contributor_handle)}">{escape(who)}</a><span>·</span>'
-        f"<span>{escape(human_date(card.published_at))}</span></p></div></article>"
+        f'<p class="fp-line fp-by">{when}</p></div></article>'
     )
 
 
-def cards_html(cards: list[FeedCard], origin: str) -> str:
+def _time_ago(moment: datetime | None) -> str:
+    """The live card's ``components/dates.time_ago``, drawn by the server."""
+    when = stamp(moment)
+    return (
+        f'<time class="time-ago" datetime="{escape(when.iso)}" title="{escape(when.exact)}">'
+        f"{escape(when.relative)}</time>"
+    )
+
+
+def cards_html(cards: list[FeedCard], origin: str, by: bool = True) -> str:
     """The list, or one card-sized block when it is empty (the live page says why)."""
-    inner = "".join(card_html(card, origin) for card in cards) or _EMPTY_LIST
+    inner = "".join(card_html(card, origin, by) for card in cards) or _EMPTY_LIST
     return f'<div class="fp-cards">{inner}</div>'
 
 
@@ -123,4 +138,5 @@ def feed_view(preview: Preview, origin: str) -> str:
 
 def profile_view(preview: Preview, origin: str) -> str:
     """A contributor's name, handle and first page of public Tests."""
-    return _list_view(preview.heading, preview.byline, cards_html(preview.cards or [], origin))
+    cards = cards_html(preview.cards or [], origin, by=False)
+    return _list_view(preview.heading, preview.byline, cards)

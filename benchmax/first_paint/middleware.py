@@ -4,15 +4,19 @@ Reflex renders in the browser, so the document it serves has no title, no descri
 content until the JavaScript and the websocket have run. This middleware rewrites the HTML
 documents on their way out:
 
-* every page gets the theme's background in ``<head>`` (Reflex's own inline script already
-  sets the ``dark``/``light`` class from the stored preference before the first paint; this
-  gives that class a colour before any stylesheet has arrived), the reading styles and the
-  small script behind copy buttons and inline text evidence;
+* every page gets a description and Open Graph tags (``pages``), the theme's background
+  (Reflex's own inline script already sets the ``dark``/``light`` class from the stored
+  preference before the first paint; this gives that class a colour before any stylesheet
+  has arrived), the reading styles and the small script behind copy buttons and inline text
+  evidence — all at the end of ``<head>``, where React's hydration does not trip on them;
 * ``/tests/{id}`` and ``/u/{handle}`` get their tab title, description and Open Graph /
   Twitter card tags — the Test's own only while it is public — and, with ``/``, a
   first-paint view of what the reader came for (a Test's title, declared model and prompt;
   the first page of cards of the feed or a contributor, see ``cards``) at the
-  place the page will show it, taken away by CSS as soon as the real page has rendered.
+  place the page will show it, taken away by CSS as soon as the real page has rendered;
+* a page whose content waits for the server, or whose document is an empty shell, gets grey
+  shapes of that content (``pages``). Every such view is drawn under the live header
+  (``header``), so no page's first paint lacks it or shows another.
 
 Every value is HTML-escaped here. Evidence is referenced by its user-content URL, never read.
 """
@@ -21,24 +25,31 @@ from __future__ import annotations
 
 import gzip
 import re
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from benchmax.context import AppContext
 from benchmax.first_paint.cards import badge_css, feed_view, profile_view
+from benchmax.first_paint.header import live_header, theme_attributes
+from benchmax.first_paint.pages import page_preview, skeleton_view
+from benchmax.presentation.highlight import highlight_css
 from benchmax.services import link_preview
 from benchmax.services.link_preview import GENERIC, SITE_NAME, Preview
-from benchmax.services.markdown import highlight_css
 
 _TEST_PATH = re.compile(r"/tests/([^/]{1,64})/?")
 _PROFILE_PATH = re.compile(r"/u/([^/]{1,64})/?")
 _FEED_PATH = "/"
 _BODY = re.compile(r"<body(?:\s[^>]*)?>")
+_TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
+# A page the front end renders at build time, whose header every first paint shows.
+_HEADER_SOURCE = "/privacy/"
+_HEADER_WAIT_SECONDS = 5
 # Requests for files (anything with a dot in its last segment), the API and Reflex's own
 # endpoints are never pages.
 _NOT_PAGES = ("/api/", "/_", "/assets/", "/healthz", "/ping")
@@ -57,8 +68,9 @@ def _page_style() -> str:
         [
             _client_file("first_paint.css"),
             badge_css(),
-            highlight_css(".markdown-body .code-block", "default"),
-            highlight_css(".dark .markdown-body .code-block", "monokai"),
+            _client_file("markdown.css"),
+            highlight_css(".markdown-body .code-block", "light"),
+            highlight_css(".dark .markdown-body .code-block", "dark"),
         ]
     )
 
@@ -69,10 +81,11 @@ _HEAD_EXTRA = (
 )
 
 
-def head_tags(preview: Preview, url: str) -> str:
-    """Title, description and link-preview tags, every value escaped."""
+def head_tags(preview: Preview, url: str, *, title: bool = True) -> str:
+    """Title (unless the document has its own), description and link-preview tags, every
+    value escaped."""
     tags = [
-        f"<title data-first-paint>{escape(preview.title)}</title>",
+        f"<title data-first-paint>{escape(preview.title)}</title>" if title else "",
         _meta("name", "description", preview.description),
         _meta("property", "og:site_name", SITE_NAME),
         _meta("property", "og:type", preview.kind),
@@ -122,25 +135,38 @@ def skeleton(preview: Preview) -> str:
     return f'<div class="fp-main">{heading}{byline}{prompt}</div>'
 
 
-def first_view(path: str, preview: Preview, origin: str) -> str:
-    """The view over the page, below its header, until the page has rendered its own."""
-    if path == _FEED_PATH:
-        body = feed_view(preview, origin)
-    elif preview.cards is not None:
-        body = profile_view(preview, origin)
-    else:
-        body = skeleton(preview)
-    return f'<div id="bm-first-paint">{body}</div>'
-
-
-def rewrite(document: str, preview: Preview | None, url: str, view: str = "") -> str:
-    """``document`` with the head additions, and for a preview route its tags and ``view``
-    (``first_view``'s HTML)."""
-    head = _HEAD_EXTRA
+def first_view(path: str, preview: Preview | None, origin: str) -> str:
+    """What the reader came for, drawn until the page has rendered it; "" for a page that
+    shows its content at once."""
+    if path == _FEED_PATH and preview is not None:
+        return feed_view(preview, origin)
+    if preview is not None and preview.cards is not None:
+        return profile_view(preview, origin)
     if preview is not None:
-        document = re.sub(r"<title>.*?</title>", "", document, count=1, flags=re.DOTALL)
-        head = head_tags(preview, url) + head
-    document = document.replace("<head>", "<head>" + head, 1)
+        return skeleton(preview)
+    return skeleton_view(path)
+
+
+def overlay(document: str, header: str, view: str) -> str:
+    """``view`` under the live ``header``, over the whole page in the page's theme."""
+    return f'<div id="bm-first-paint"{theme_attributes(document)}>{header}{view}</div>'
+
+
+def rewrite(document: str, path: str, preview: Preview | None, url: str, view: str) -> str:
+    """``document`` with the head additions and tags (a preview route's own, else
+    ``pages.page_preview``'s) and ``view`` (``first_view``'s HTML)."""
+    own_title = _TITLE.search(document)
+    if preview is not None:
+        document = _TITLE.sub("", document, count=1)
+        head = head_tags(preview, url)
+    else:
+        page = page_preview(path, unescape(own_title.group(1)) if own_title else "")
+        head = head_tags(page, url, title=own_title is None)
+    head += _HEAD_EXTRA
+    # At the end of the head: React hydrates the document from its first element on, and
+    # anything of ours before its own head elements makes it discard the server's tree
+    # (error #418) and draw the page again, in different styles.
+    document = document.replace("</head>", head + "</head>", 1)
     # The body's own tag: the first one after the head (a script may spell the word earlier).
     body = _BODY.search(document, document.find("</head>") + 1)
     return document[: body.end()] + view + document[body.end() :] if body else document
@@ -152,6 +178,39 @@ class FirstPaintMiddleware:
     def __init__(self, app: ASGIApp, ctx: AppContext) -> None:
         self.app = app
         self.ctx = ctx
+        self._header = ""
+
+    async def header(self, document: str, scope: Scope) -> str:
+        """The live header: ``document``'s own, else the one of a page rendered at build time
+        (asked of the app once, then kept: the build does not change while it runs)."""
+        own = live_header(document)
+        if own or self._header:
+            return own or self._header
+        source = dict(
+            scope, path=_HEADER_SOURCE, raw_path=_HEADER_SOURCE.encode(), query_string=b""
+        )
+        chunks: list[bytes] = []
+        asked, answered = anyio.Event(), anyio.Event()
+
+        async def receive() -> Message:
+            # The request once; then, to an app listening for the client to leave, that it
+            # left once the whole answer was sent.
+            if not asked.is_set():
+                asked.set()
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await answered.wait()
+            return {"type": "http.disconnect"}
+
+        async def collect(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    answered.set()
+
+        with anyio.move_on_after(_HEADER_WAIT_SECONDS):  # a page never waits long for it
+            await self.app(source, receive, collect)
+        self._header = live_header(b"".join(chunks).decode("utf-8", errors="replace"))
+        return self._header
 
     def _preview(self, path: str, query: str) -> Preview | None:
         """The preview a route gets (generic for anything not public), None for other pages."""
@@ -165,10 +224,11 @@ class FirstPaintMiddleware:
                 if test:
                     origin = settings.usercontent_origin
                     return link_preview.preview_of_test(session, test.group(1), origin)
-                if profile:
-                    handle = profile.group(1)
-                    return link_preview.preview_of_profile(session, handle, settings.feed_page_size)
                 filters = parse_qs(query, max_num_fields=20)
+                if profile:
+                    handle, size = profile.group(1), settings.feed_page_size
+                    sort = filters.get("sort", "")
+                    return link_preview.preview_of_profile(session, handle, size, sort)
                 return link_preview.preview_of_feed(session, filters, settings.feed_page_size)
         except Exception:
             return GENERIC  # a broken database must not break the page itself
@@ -239,8 +299,11 @@ class _Rewriter:
         preview = await run_in_threadpool(self.owner._preview, path, query)
         settings = self.owner.ctx.settings
         url = settings.app_origin.rstrip("/") + path
-        view = first_view(path, preview, settings.usercontent_origin) if preview else ""
-        document = rewrite(b"".join(self.body).decode("utf-8"), preview, url, view)
+        document = b"".join(self.body).decode("utf-8")
+        view = first_view(path, preview, settings.usercontent_origin)
+        if view:
+            view = overlay(document, await self.owner.header(document, self.scope), view)
+        document = rewrite(document, path, preview, url, view)
         document_bytes = document.encode("utf-8")
         headers = MutableHeaders(scope=self.start)
         for name in ("etag", "last-modified", "content-encoding"):

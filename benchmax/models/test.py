@@ -38,6 +38,16 @@ class SourceVisibility(StrEnum):
     PRIVATE = "private"
 
 
+# The list pages with their own sort menu (a contributor's, a family's, a model's) -> the column
+# they filter on; each has an index per keyed order (migration 0023), so every order of every
+# such page is a range walk too.
+LIST_PAGE_COLUMNS = {
+    "contributor": "contributor_id",
+    "family": "family_id",
+    "model": "catalog_model_id",
+}
+# A keyed order's index suffix -> its leading key (as ``services.feed_order.KEY_ORDERS``).
+ORDER_INDEX_KEYS = {"reviews": "review_count", "score": "review_score"}
 # Feed filter -> the column its index leads with; the contributor's is ix_test_contributor_feed.
 FILTER_INDEX_COLUMNS = {
     "family": "family_id",
@@ -84,6 +94,11 @@ class Test(TestBase, Stamped, table=True):
         # The feed's other orders (migration 0015): most reviewed, highest reviewed score.
         Index("ix_test_reviews_feed", "state", "review_count", "published_at", "id"),
         Index("ix_test_score_feed", "state", "review_score", "published_at", "id"),
+        *(
+            Index(f"ix_test_{page}_{order}_feed", column, "state", key, "published_at", "id")
+            for page, column in LIST_PAGE_COLUMNS.items()
+            for order, key in ORDER_INDEX_KEYS.items()
+        ),
         # The newest stamp is the public reads' cache validator (migration 0020): one seek.
         Index("ix_test_updated_at", "updated_at"),
         # A retried API submission finds the first one by its Idempotency-Key's digest; NULLs

@@ -14,7 +14,7 @@ from benchmax.components.dates import time_ago
 from benchmax.components.layout import page_shell, page_title, screen_tall
 from benchmax.components.listing import code_box, evidence_image
 from benchmax.components.not_found import found_or_not_found
-from benchmax.components.preview import preview_section
+from benchmax.components.preview import PREVIEW, preview_section
 from benchmax.components.removal_banner import removal_banner
 from benchmax.components.showcase import showcase_lines, try_prompt_link
 from benchmax.state.detail import TestDetailState as S
@@ -235,10 +235,22 @@ def _markdown(title: str, html: rx.Var[str], id_: str) -> rx.Component:
     )
 
 
+NO_FILES = "No files; the output above is the evidence."
+# Said where a visitor would otherwise read that there is nothing beyond the output.
+PRIVATE_SOURCE = (
+    "The source ZIP is private, so it is not listed or downloadable here; its automated "
+    "preview below is what it shows."
+)
+
+
 def _evidence() -> rx.Component:
-    """The files, each viewed from the user-content origin."""
+    """The files, each viewed from the user-content origin. A private source ZIP is not one
+    of them for a visitor, yet its preview (which exists only for a source) is on the page,
+    so the section says why the file is missing rather than that there is none."""
+    private_preview = (PREVIEW.status != "none") & S.source_private & ~S.has_source
     return section(
         "Evidence",
+        rx.cond(private_preview, muted(PRIVATE_SOURCE, id="evidence-private-source")),
         list_or(
             S.evidence,
             rx.grid(
@@ -248,7 +260,7 @@ def _evidence() -> rx.Component:
                 spacing="3",
                 width="100%",
             ),
-            muted("No files; the output above is the evidence."),
+            rx.cond(private_preview, rx.fragment(), muted(NO_FILES, id="evidence-none")),
         ),
         muted("Files are served from a separate origin and never run in this page.", size="1"),
     )

@@ -9,7 +9,6 @@ import reflex as rx
 
 from benchmax.components.blocks import column, list_or, message_callout, notice, row
 from benchmax.components.cards import card_list, card_skeletons, more_button
-from benchmax.components.fields import field_label
 from benchmax.components.filters import (
     check_label,
     family_select,
@@ -19,8 +18,9 @@ from benchmax.components.filters import (
     text_filter,
 )
 from benchmax.components.layout import page_intro, page_shell
+from benchmax.components.sort_menu import sort_menu
 from benchmax.presentation.texts import FEED_INTRO, FEED_TITLE, HOW_IT_WORKS
-from benchmax.services.feed_order import MOST_REVIEWED, NEWEST, RELEVANCE, SORT_LABELS, TOP_SCORE
+from benchmax.services.feed_order import RELEVANCE, SORT_LABELS
 from benchmax.services.submissions import REASONING_HINT
 from benchmax.state.feed import ANY, FeedState
 
@@ -49,23 +49,9 @@ TYPING_PAUSE_MS = 450
 
 def sort_select() -> rx.Component:
     """The order menu; "Best match" exists only while there is a search to match."""
-    return row(
-        field_label("Sort", "feed-sort", color_scheme="gray"),
-        rx.select.root(
-            rx.select.trigger(id="feed-sort", aria_label="Sort"),
-            rx.select.content(
-                rx.cond(
-                    FeedState.q != "",
-                    rx.select.item(SORT_LABELS[RELEVANCE], value=RELEVANCE),
-                ),
-                *[
-                    rx.select.item(SORT_LABELS[sort], value=sort)
-                    for sort in (NEWEST, MOST_REVIEWED, TOP_SCORE)
-                ],
-            ),
-            value=FeedState.sort_value,
-            on_change=_picked("sort"),
-        ),
+    best_match = rx.select.item(SORT_LABELS[RELEVANCE], value=RELEVANCE)
+    return sort_menu(
+        "feed-sort", FeedState.sort_value, _picked("sort"), rx.cond(FeedState.q != "", best_match)
     )
 
 
@@ -170,7 +156,7 @@ def filters() -> rx.Component:
                 width="100%",
             ),
             rx.el.details(
-                filters_summary(FeedState.has_filters, "More filters"),
+                filters_summary(FeedState.filter_count, "More filters"),
                 _filter_grid(),
                 _panel_actions(),
                 open=FeedState.panel_open,

@@ -11,10 +11,12 @@ from reflex.vars.object import ObjectVar
 from benchmax.components.badges import status_badge
 from benchmax.components.blocks import column, message_callout
 from benchmax.components.dashboard import scroll_table
+from benchmax.components.dates import time_ago
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.listing import code_box, section_intro
 from benchmax.components.not_found import not_found_panel
-from benchmax.state.judge_card import CALIBRATION_COLUMNS
+from benchmax.services.dates import Stamp
+from benchmax.state.judge_card import CALIBRATION_COLUMNS, CalibrationRow
 from benchmax.state.judge_card import JudgeCardState as S
 from benchmax.state.views.judge_agreement import AgreementView, FigureView, SeatView
 from benchmax.state.views.judge_probes import ProbeView
@@ -22,6 +24,7 @@ from benchmax.state.views.listed import FactView
 
 # Reflex's stubs type a dataclass-valued state var as an array; this is the var as it is.
 A = cast("ObjectVar[AgreementView]", S.agreement)
+CREATED = cast("ObjectVar[Stamp]", S.created)
 
 SEAT_HEADERS = [
     "Seat",
@@ -38,6 +41,10 @@ def _fact(fact: ObjectVar[FactView]) -> rx.Component:
         rx.data_list.label(fact.label),
         rx.data_list.value(rx.text(fact.value, overflow_wrap="anywhere", id="judge-" + fact.key)),
     )
+
+
+def _calibration_row(run: ObjectVar[CalibrationRow]) -> rx.Component:
+    return rx.table.row(rx.table.cell(time_ago(run.when)), rx.foreach(run.cells, rx.table.cell))
 
 
 def _figure(figure: ObjectVar[FigureView]) -> rx.Component:
@@ -159,6 +166,10 @@ def _card() -> rx.Component:
         ),
         rx.data_list.root(
             rx.foreach(S.facts, _fact),
+            rx.data_list.item(
+                rx.data_list.label("Created"),
+                rx.data_list.value(time_ago(CREATED, id="judge-created")),
+            ),
             orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
         rx.heading("Prompt template", size="4", as_="h2"),
@@ -172,9 +183,9 @@ def _card() -> rx.Component:
             S.calibrations.length() > 0,
             rx.fragment(
                 scroll_table(
-                    [header for header, _ in CALIBRATION_COLUMNS],
+                    ["Date", *[header for header, _ in CALIBRATION_COLUMNS]],
                     S.calibrations,
-                    lambda cells: rx.table.row(rx.foreach(cells, rx.table.cell)),
+                    _calibration_row,
                     "judge-calibrations",
                 ),
                 _probes(),

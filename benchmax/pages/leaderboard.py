@@ -16,6 +16,7 @@ from benchmax.components.blocks import (
     section,
 )
 from benchmax.components.cards import more_button
+from benchmax.components.dates import time_ago
 from benchmax.components.filters import (
     check_filter,
     family_select,
@@ -31,12 +32,14 @@ from benchmax.components.showcase import (
     SHOWCASE_CAVEAT_REST,
     interval_bar,
 )
+from benchmax.services.dates import Stamp
 from benchmax.services.labels import DECLARED_LABEL
 from benchmax.state.leaderboard import ANY
 from benchmax.state.leaderboard import LeaderboardState as S
-from benchmax.state.views.leaderboard import BoardEntryView, PolicyView
+from benchmax.state.views.leaderboard import BoardEntryView, PolicyView, SnapshotOption
 
 POLICY = cast("ObjectVar[PolicyView]", S.policy)
+PUBLISHED = cast("ObjectVar[Stamp]", S.published)
 
 
 def _caveat() -> rx.Component:
@@ -50,14 +53,18 @@ def _caveat() -> rx.Component:
     )
 
 
+def _snapshot_option(snap: ObjectVar[SnapshotOption]) -> rx.Component:
+    return rx.select.item(
+        time_ago(snap.published), rx.cond(snap.latest, " (latest)", ""), value=snap.id
+    )
+
+
 def _snapshot_select() -> rx.Component:
     return row(
         rx.text("Snapshot", size="2", weight="medium"),
         rx.select.root(
             rx.select.trigger(id="snapshot-select", aria_label="Snapshot"),
-            rx.select.content(
-                rx.foreach(S.snapshots, lambda snap: rx.select.item(snap[1], value=snap[0]))
-            ),
+            rx.select.content(rx.foreach(S.snapshots, _snapshot_option)),
             value=S.snapshot_id,
             on_change=S.select_snapshot,
         ),
@@ -110,7 +117,7 @@ def _about() -> rx.Component:
                 ),
                 rx.foreach(POLICY.rules, lambda rule: rx.text(rule, size="2")),
                 rx.text(BAND_RULE, size="2"),
-                muted(POLICY.version),
+                muted(POLICY.version, ", cutoff ", time_ago(POLICY.cutoff), "."),
                 _seal(),
                 _snapshot_select(),
                 spacing="2",
@@ -126,7 +133,7 @@ def _about() -> rx.Component:
 def _filters() -> rx.Component:
     return rx.form(
         rx.el.details(
-            filters_summary(S.has_filters, "Filter the showcase"),
+            filters_summary(S.filter_count, "Filter the showcase"),
             filter_grid(
                 family_select("board", S.families, S.family, S.set_family, ANY),
                 text_filter("board", "model", "Declared model", S.model, "e.g. gpt-5"),
@@ -248,7 +255,12 @@ def _ranking() -> rx.Component:
     return column(
         row(
             rx.heading(
-                S.row_count, " · snapshot of ", S.published, size="3", as_="h2", id="snapshot-date"
+                S.row_count,
+                " · snapshot published ",
+                time_ago(PUBLISHED),
+                size="3",
+                as_="h2",
+                id="snapshot-date",
             ),
             rx.cond(S.superseded, rx.badge("Superseded", color_scheme="gray")),
             spacing="3",

@@ -71,12 +71,12 @@ def _test_row(item: ObjectVar[MyTestView]) -> rx.Component:
                 quiet_link(rx.text(item.title, weight="medium"), href="/tests/" + item.id),
                 rx.cond(item.reason != "", rx.text(item.reason, size="2", class_name="my-reason")),
                 rx.cond(
-                    item.expires != "",
+                    item.expires.iso != "",
                     rx.hstack(
                         rx.icon("clock", size=12, flex_shrink="0"),
                         rx.text(
-                            "Deleted with its files on ",
-                            item.expires,
+                            "Deleted with its files ",
+                            time_ago(item.expires),
                             " unless you edit or submit it.",
                             size="1",
                             class_name="my-expiry",
@@ -232,7 +232,14 @@ def _token_row(t: ObjectVar[TokenView]) -> rx.Component:
     return row(
         rx.text(t.name, weight="medium", size="2"),
         rx.code("bmx_…" + t.last_four),
-        muted("created ", t.created, " · last used ", t.last_used, size="1"),
+        muted(
+            "created ",
+            time_ago(t.created),
+            " · last used ",
+            rx.cond(t.last_used.iso != "", time_ago(t.last_used), "never"),
+            size="1",
+            class_name="token-dates",
+        ),
         rx.spacer(),
         rx.button(
             "Revoke",

@@ -11,7 +11,9 @@ from benchmax.components.badges import declared_label
 from benchmax.components.blocks import column, list_or, muted
 from benchmax.components.cards import paged_card_list
 from benchmax.components.layout import page_intro, page_shell, page_title
+from benchmax.components.listing import when_loaded
 from benchmax.components.not_found import found_or_not_found
+from benchmax.components.sort_menu import sort_menu
 from benchmax.state.models import ModelDetailState as D
 from benchmax.state.models import ModelsState as M
 from benchmax.state.views.catalog import FamilyView
@@ -64,21 +66,27 @@ def models_page() -> rx.Component:
                 "what you can submit: any label is accepted and shown as declared.",
             ),
             declared_label(),
-            rx.grid(
-                rx.foreach(M.families, _family_card),
-                columns=rx.breakpoints(initial="1", xs="2", md="4"),
-                spacing="3",
-                width="100%",
-            ),
-            rx.heading("Declared labels not in the catalog", size="5", as_="h2"),
-            list_or(
-                M.declared,
-                chip_row(
-                    M.declared,
-                    lambda d: label_chip(d.href, d.label, " (", d.tests, ")"),
-                    id="declared-labels",
+            # Until the catalog has arrived, "every label matches" would be a guess.
+            when_loaded(
+                M.loaded,
+                column(
+                    rx.grid(
+                        rx.foreach(M.families, _family_card),
+                        columns=rx.breakpoints(initial="1", xs="2", md="4"),
+                        spacing="3",
+                        width="100%",
+                    ),
+                    rx.heading("Declared labels not in the catalog", size="5", as_="h2"),
+                    list_or(
+                        M.declared,
+                        chip_row(
+                            M.declared,
+                            lambda d: label_chip(d.href, d.label, " (", d.tests, ")"),
+                            id="declared-labels",
+                        ),
+                        muted(ALL_MATCHED),
+                    ),
                 ),
-                muted(ALL_MATCHED),
             ),
         )
     )
@@ -94,6 +102,14 @@ def model_detail_page() -> rx.Component:
         page_title(D.name, id="model-name"),
         rx.text(D.subtitle, color_scheme="gray"),
         rx.cond(D.models.length() > 0, versions),
+        rx.hstack(
+            rx.heading("Public Tests", size="4", as_="h2"),
+            sort_menu("model-sort", D.sort, D.set_sort),
+            wrap="wrap",
+            justify="between",
+            align="center",
+            width="100%",
+        ),
         *paged_card_list(D.items, D.next_cursor, D.load_more, "No public Tests declare this yet."),
     )
     return page_shell(found_or_not_found(D.loaded, D.found, body))

@@ -7,6 +7,7 @@ from typing import Any
 import reflex as rx
 
 from benchmax.components.blocks import column, row
+from benchmax.components.dates import time_ago
 from benchmax.components.layout import once_loaded, page_intro, page_shell
 from benchmax.components.panels import refusal
 from benchmax.models import ModerationAction
@@ -18,6 +19,7 @@ _REASONS: Any = S.reasons
 _EXTRAS: Any = S.extras
 _COUNTS: Any = S.open_counts
 _DONE: Any = S.done
+_DECIDED: Any = S.decided
 A = ModerationAction
 _REASON_HINT = "Reason (at least 10 characters)"
 
@@ -75,8 +77,9 @@ def _remove_button(item: Any, report_id: Any = "") -> rx.Component:
     key = item.key
     return rx.alert_dialog.root(
         rx.alert_dialog.trigger(
-            rx.button("Remove Test", color_scheme="red", variant="soft", size="2",
-                      id="remove-" + key),
+            rx.button(rx.icon("trash-2", size=14, aria_hidden="true"), "Remove Test",
+                      color_scheme="red", variant="soft", size="2", id="remove-" + key,
+                      class_name="destructive"),
         ),
         rx.alert_dialog.content(
             rx.alert_dialog.title("Remove this Test?"),
@@ -155,18 +158,19 @@ def _report(item: Any) -> rx.Component:
         item,
         _test_link(item, item.state),
         rx.text(rx.text.strong(item.reason), " · reported by @", item.reporter, " · ",
-                item.created, size="2"),
+                time_ago(item.created), size="2"),
         _line_if(item.evidence, "File: "),
         rx.cond(item.details != "", rx.text(item.details, size="2", white_space="pre-wrap")),
+        # Safe decisions first, the ones that take something down last.
         decisions=[
-            _remove_button(item, item.id),
+            _button("Resolve", item, A.REPORT_RESOLVE, item.id),
+            _button("Dismiss", item, A.REPORT_DISMISS, item.id, "", "gray"),
             rx.cond(
                 item.evidence_id != "",
                 _button("Block this file", item, A.EVIDENCE_BLOCK, item.evidence_id, item.id,
                         "orange"),
             ),
-            _button("Resolve", item, A.REPORT_RESOLVE, item.id),
-            _button("Dismiss", item, A.REPORT_DISMISS, item.id, "", "gray"),
+            _remove_button(item, item.id),
         ],
     )  # fmt: skip
 
@@ -228,7 +232,8 @@ def _removed(item: Any) -> rx.Component:
         item,
         _test_link(item, "removed"),
         rx.text("by @", item.contributor,
-                rx.cond(item.removed != "", rx.fragment(" · removed ", item.removed)), size="2"),
+                rx.cond(item.removed.iso != "",
+                        rx.fragment(" · removed ", time_ago(item.removed))), size="2"),
         rx.cond(
             item.reason != "",
             rx.text("Removal reason: ", item.reason, size="2", white_space="pre-wrap",
@@ -251,7 +256,7 @@ def _appeal(item: Any) -> rx.Component:
     return _case(
         item,
         _test_link(item, "removed"),
-        rx.text("@", item.contributor, " appeals · ", item.created, size="2"),
+        rx.text("@", item.contributor, " appeals · ", time_ago(item.created), size="2"),
         rx.text(item.reason, size="2", white_space="pre-wrap", id="appeal-text-" + item.key),
         rx.text("Removal reason: ", item.removal_reason, size="2", color_scheme="gray",
                 white_space="pre-wrap"),
@@ -340,7 +345,17 @@ def _tab(value: str, label: str) -> rx.Component:
 
 
 def _tab_panel(value: str, body: rx.Component) -> rx.Component:
-    return rx.tabs.content(body, value=value, padding_top="1rem")
+    """A tab's queue, under what the last decision made in it did (the item itself has left
+    the open list)."""
+    decided = rx.callout(
+        _DECIDED.get(value, ""), color_scheme="green", icon="check", size="1", role="status",
+        id="decided-" + value, width="100%",
+    )  # fmt: skip
+    return rx.tabs.content(
+        column(rx.cond(_DECIDED.get(value, "") != "", decided), body, spacing="3"),
+        value=value,
+        padding_top="1rem",
+    )
 
 
 # One row a queue: the tab's value and label, the state's list, its item view, the empty text.

@@ -23,6 +23,7 @@ from benchmax.components.dashboard import (
     stat_card,
     svg_chart,
 )
+from benchmax.components.dates import time_ago_or
 from benchmax.components.layout import once_loaded, page_shell
 from benchmax.components.panels import refusal, stat_row, table_or_empty
 from benchmax.components.preview_failures import preview_failures_section
@@ -75,21 +76,32 @@ def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
         rx.table.cell(job.kind),
         rx.table.cell(rx.code(job.subject_id)),
         rx.table.cell(job.attempts),
-        rx.table.cell(rx.code(job.error)),
-        rx.table.cell(job.updated),
+        # The error wraps in a column of its own width, so the actions stay in view.
         rx.table.cell(
-            rx.hstack(
+            rx.code(job.error),
+            white_space="normal",
+            min_width="12rem",
+            max_width="24rem",
+            class_name="break-anywhere",
+        ),
+        rx.table.cell(time_ago_or(job.updated)),
+        # The reason above its two buttons, so the row fits the page's column.
+        rx.table.cell(
+            rx.vstack(
                 _reason_field(job_id),
-                rx.button(
-                    "Requeue", on_click=S.requeue(job_id), id="ops-requeue-" + job_id, size="1"
-                ),
-                rx.button(
-                    "Discard",
-                    on_click=S.discard(job_id),
-                    id="ops-discard-" + job_id,
-                    size="1",
-                    color_scheme="red",
-                    variant="soft",
+                rx.hstack(
+                    rx.button(
+                        "Requeue", on_click=S.requeue(job_id), id="ops-requeue-" + job_id, size="1"
+                    ),
+                    rx.button(
+                        "Discard",
+                        on_click=S.discard(job_id),
+                        id="ops-discard-" + job_id,
+                        size="1",
+                        color_scheme="red",
+                        variant="soft",
+                    ),
+                    spacing="2",
                 ),
                 spacing="2",
             )
@@ -100,7 +112,9 @@ def _dead_row(job: ObjectVar[DeadJobRow]) -> rx.Component:
 
 def _toolbar() -> rx.Component:
     """The heading, when the figures were taken, Refresh and a backup on demand."""
-    updated = rx.text("Updated ", D.generated_at, size="1", color_scheme="gray", id="ops-updated")
+    updated = rx.text(
+        "Updated ", time_ago_or(D.generated_at), size="1", color_scheme="gray", id="ops-updated"
+    )
     refresh = autorefresh_button(
         rx.icon("refresh-cw", size=14),
         "Refresh",
@@ -181,7 +195,7 @@ def _jobs() -> rx.Component:
     table = table_or_empty(["Kind", "State", "Jobs"], D.job_rows, _job_row, "ops-jobs-table", empty)
     as_of = rx.text(
         "Pending, running and dead are live; done and discarded as of ",
-        D.finished_counts_at,
+        time_ago_or(D.finished_counts_at),
         size="1",
         color_scheme="gray",
     )
@@ -232,7 +246,7 @@ def _storage() -> rx.Component:
             ),
             "ops-storage-table",
         ),
-        rx.text("Inventory taken ", D.storage_taken_at, size="1", color_scheme="gray"),
+        rx.text("Inventory taken ", time_ago_or(D.storage_taken_at), size="1", color_scheme="gray"),
         rx.text(
             D.orphan_count.to_string(),
             " objects without a row; ",
@@ -253,9 +267,15 @@ def _backup() -> rx.Component:
         rx.cond(
             D.backup.present,
             rx.vstack(
-                rx.text(D.backup.time, " — ", D.backup.objects),
+                rx.text(time_ago_or(D.backup.time), " — ", D.backup.objects),
                 rx.code(D.backup.manifest),
-                rx.text(D.backup.verified, id="ops-backup-verified"),
+                rx.text(
+                    D.backup.verified,
+                    " (",
+                    time_ago_or(D.backup.verified_at),
+                    ")",
+                    id="ops-backup-verified",
+                ),
             ),
             rx.text("No backup yet.", color_scheme="gray"),
         ),
@@ -273,7 +293,7 @@ def _audit_row(row: ObjectVar[AuditRow]) -> rx.Component:
         rx.table.cell(rx.code(row.action)),
         rx.table.cell(_maybe_link(row.actor, row.actor_href, "audit-actor")),
         rx.table.cell(_maybe_link(row.subject, row.subject_href, "audit-subject")),
-        rx.table.cell(row.time),
+        rx.table.cell(time_ago_or(row.time)),
     )
 
 

@@ -23,6 +23,7 @@ from benchmax.components.listing import (
 from benchmax.components.not_found import found_or_not_found
 from benchmax.components.preview_figures import preview_figures
 from benchmax.components.showcase import GROUP_CAVEAT, interval_bar, try_prompt_link
+from benchmax.components.sort_menu import sort_menu
 from benchmax.state.prompts import PromptGroupState as G
 from benchmax.state.prompts import PromptsState as P
 from benchmax.state.views.prompts import CompareSide, CompareView, GroupRow, MemberView
@@ -344,8 +345,8 @@ def _aliases() -> rx.Component:
                 lambda a: rx.text(
                     "Joined by a moderator with ",
                     rx.link("another prompt", href=a.href),
-                    " on ",
-                    a.date,
+                    " ",
+                    time_ago(a.joined),
                     ": ",
                     a.reason,
                     size="2",
@@ -389,11 +390,18 @@ def _group() -> rx.Component:
         _aliases(),
         rx.cond(G.alias_notice != "", rx.callout(G.alias_notice, icon="check", width="100%")),
         _comparison(),
-        muted(
-            "Swipe sideways to see every setup.",
-            size="1",
-            class_name="phone-only",
-            id="group-swipe-hint",
+        rx.hstack(
+            muted(
+                "Swipe sideways to see every setup.",
+                size="1",
+                class_name="phone-only",
+                id="group-swipe-hint",
+            ),
+            sort_menu("group-sort", G.sort, G.set_sort),
+            wrap="wrap",
+            justify="between",
+            align="center",
+            width="100%",
         ),
         _member_strip(),
         rx.cond(

@@ -26,3 +26,11 @@ PAGE_BACKGROUNDS = {"light": ("#ffffff", "#fcfcfd", "#f9f9fb"), "dark": ("#11111
 def review_color(review: str) -> str:
     """The badge colour of a public Test's review state."""
     return REVIEW_COLORS.get(review, "gray")
+
+
+# What highlighted code sits on: the page and panel backgrounds, under the code block's
+# translucent grey (up to Radix's gray step 3).
+CODE_BACKGROUNDS = {
+    "light": ("#ffffff", "#f9f9fb", "#f0f0f3"),
+    "dark": ("#111113", "#18191b", "#212225"),
+}

@@ -239,6 +239,17 @@ def grant_role(session: Session, handle: str, role: Role | str, actor: User | No
     return user
 
 
+def session_user(
+    session: Session, verifier: SessionVerifier, token: str, settings: Settings
+) -> User | None:
+    """The signed-in user behind a ``__session`` cookie's token, or None for a visitor: what
+    a page (its state, and the status its HTML is served with) takes the viewer to be."""
+    claims = verifier.verify_token(token) if token else None
+    if claims is None:
+        return None
+    return user_for_subject(session, claims.subject, settings)
+
+
 def current_user(
     session: Session, verifier: SessionVerifier, headers: Mapping[str, str], settings: Settings
 ) -> User | None:

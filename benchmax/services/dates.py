@@ -83,11 +83,6 @@ def human_day(moment: datetime) -> str:
     return as_utc(moment).strftime("%d %b %Y")
 
 
-def clock_time(moment: datetime | None, *, missing: str = "—") -> str:
-    """/operations' timestamp, to the second: "2026-12-01 09:30:05 UTC"."""
-    return as_utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC") if moment else missing
-
-
 def chart_time(moment: datetime) -> str:
     """A chart axis tick: "09:30"."""
     return as_utc(moment).strftime("%H:%M")
@@ -103,22 +98,28 @@ class Stamp:
 
 
 def relative_time(moment: datetime, now: datetime | None = None) -> str:
-    """ "just now", "5 min ago", "3 h ago", "2 days ago"; past a month, the date itself."""
+    """ "just now", "5 min ago", "3 hours ago", "2 days ago", and ahead "in 5 min", "in 2
+    days" (when a draft expires); more than a month either way, the date itself."""
     seconds = ((now or datetime.now(UTC)) - as_utc(moment)).total_seconds()
+    ahead, seconds = seconds < 0, abs(seconds)
     if seconds < 60:
         return "just now"
     for limit, unit, size in _RELATIVE_STEPS:
         if seconds < limit:
             count = int(seconds // size)
-            return f"{count} {unit if count == 1 else unit + 's'} ago".replace("mins", "min")
+            words = f"{count} {unit if count == 1 or unit == 'min' else unit + 's'}"
+            return f"in {words}" if ahead else f"{words} ago"
     return as_utc(moment).strftime("%d %b %Y")
 
 
 _RELATIVE_STEPS = ((3600, "min", 60), (86_400, "hour", 3600), (30 * 86_400, "day", 86_400))
 
 
-def stamp(moment: datetime | None, now: datetime | None = None) -> Stamp:
-    """The one way a page gets a date; empty for none."""
-    if moment is None:
+def stamp(moment: datetime | str | None, now: datetime | None = None) -> Stamp:
+    """The one way a page gets a date; empty for none. Takes ``iso``'s text too, the form
+    the moderation queues' items carry their times in."""
+    if moment is None or moment == "":
         return Stamp()
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
     return Stamp(relative_time(moment, now), human_date(moment), iso(moment) or "")

@@ -144,9 +144,9 @@ def _ref(row: ModelFamily | CatalogModel | Harness | None) -> CatalogRef | None:
     return CatalogRef(row.slug, row.name) if row else None
 
 
-def _visible_test(
-    session: Session, test_id: str, viewer_id: str | None, staff: bool
-) -> Test | None:
+def visible_test(session: Session, test_id: str, viewer_id: str | None, staff: bool) -> Test | None:
+    """The Test ``/tests/{test_id}`` shows this viewer: public, their own, or (``staff``, a
+    moderator) removed; None for anything else."""
     if not is_public_id(test_id):
         return None
     test = session.get(Test, test_id)
@@ -164,7 +164,7 @@ def get_test_view(
     """The detail of one Test as ``viewer_id`` (a user id, None when signed out) may see it.
     ``staff``: the caller checked that the viewer moderates (``removal_notice``), who may
     then see a removed Test too, as a stranger would have seen it while it was public."""
-    test = _visible_test(session, test_id, viewer_id, staff)
+    test = visible_test(session, test_id, viewer_id, staff)
     if test is None:
         return None
     contributor = session.get(User, test.contributor_id)

@@ -38,6 +38,7 @@ from benchmax.services import search
 from benchmax.services.dates import json_ready
 from benchmax.services.errors import Invalid
 from benchmax.services.feed_order import (
+    LIST_SORTS,
     NEWEST,
     RELEVANCE,
     SORTS,
@@ -59,6 +60,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "list_feed",
+    "list_sort",
 ]
 
 MAX_PAGE_SIZE = 100
@@ -87,6 +89,13 @@ def clean_param(value: object, max_length: int) -> str:
         value = value[0] if value else ""
     text = "".join(ch for ch in str(value) if unicodedata.category(ch)[0] != "C")
     return text.strip()[:max_length].strip()
+
+
+def list_sort(value: object, default: str = NEWEST) -> str:
+    """A ``?sort=`` value as a list's order, one of ``LIST_SORTS``; anything else is
+    ``default``, so a mistyped or stale link still shows the list."""
+    sort = clean_param(value, _FILTER_LENGTHS["sort"]).lower()
+    return sort if sort in LIST_SORTS else default
 
 
 @dataclass(frozen=True)

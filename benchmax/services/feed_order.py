@@ -35,6 +35,9 @@ MOST_REVIEWED = "most_reviewed"
 TOP_SCORE = "top_score"
 RELEVANCE = "relevance"
 SORTS = (NEWEST, MOST_REVIEWED, TOP_SCORE, RELEVANCE)
+# The orders a list of Tests offers without a search box (relevance needs search words): the
+# feed's menu, a contributor's page, a model's page and a comparison group.
+LIST_SORTS = (NEWEST, MOST_REVIEWED, TOP_SCORE)
 SORT_LABELS = {
     NEWEST: "Newest",
     MOST_REVIEWED: "Most reviewed",

@@ -21,7 +21,7 @@ from benchmax.models._base import is_public_id
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.errors import ServiceError
 from benchmax.services.evidence_urls import evidence_url
-from benchmax.services.feed import FeedCard, FeedFilters, list_feed
+from benchmax.services.feed import FeedCard, FeedFilters, list_feed, list_sort
 
 SITE_NAME = "BenchMax"
 GENERIC_TITLE = "BenchMax — community AI Tests"
@@ -114,9 +114,9 @@ def preview_of_feed(session: Session, query: Mapping[str, object], page_size: in
     return replace(GENERIC, cards=_first_cards(session, chosen, page_size))
 
 
-def preview_of_profile(session: Session, handle: str, page_size: int) -> Preview:
+def preview_of_profile(session: Session, handle: str, page_size: int, sort: object = "") -> Preview:
     """The preview of ``/u/{handle}``: a contributor who exists, with their first page of
-    public Tests, else the generic one."""
+    public Tests in the page's order (``?sort=``), else the generic one."""
     user = find_user_by_handle(session, handle[:64])
     if user is None:
         return GENERIC
@@ -127,5 +127,7 @@ def preview_of_profile(session: Session, handle: str, page_size: int) -> Preview
         kind="profile",
         heading=name,
         byline=f"@{user.handle}",
-        cards=_first_cards(session, {"contributor": user.handle}, page_size),
+        cards=_first_cards(
+            session, {"contributor": user.handle, "sort": list_sort(sort)}, page_size
+        ),
     )

@@ -20,6 +20,7 @@ from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import disputes, reports, reviews
 from benchmax.services.moderation.reports import REASON_LABELS
 from benchmax.state.detail import TestDetailState
+from benchmax.state.nav import NavState
 
 REPORT_REASONS = [[reason.value, label] for reason, label in REASON_LABELS.items()]
 WHOLE_TEST = "test"
@@ -30,11 +31,23 @@ NOTICES = {
 }
 
 
+def _refusal(check: Callable[[str], object], value: str) -> str:
+    """Why ``check`` refuses ``value``, or "" when it accepts it."""
+    try:
+        check(value)
+    except ServiceError as error:
+        return error.message
+    return ""
+
+
 class TestActionsState(TestDetailState):
     review_score: rx.Field[str] = rx.field("")
     review_reasoning: rx.Field[str] = rx.field("")
     corrects_id: rx.Field[str] = rx.field("")
     review_error: rx.Field[str] = rx.field("")
+    # Why the score or the reasoning was refused, shown beside that field.
+    review_score_error: rx.Field[str] = rx.field("")
+    review_reasoning_error: rx.Field[str] = rx.field("")
     review_notice: rx.Field[str] = rx.field("")
 
     report_open: rx.Field[bool] = rx.field(False)
@@ -52,15 +65,16 @@ class TestActionsState(TestDetailState):
     @rx.event
     def reset_messages(self) -> None:
         self.review_error = self.report_error = self.dispute_error = ""
+        self.review_score_error = self.review_reasoning_error = ""
         self.review_notice = self.report_notice = self.dispute_notice = ""
 
     @rx.event
     def set_review_score(self, value: str) -> None:
-        self.review_score = value[:3]
+        self.review_score, self.review_score_error = value[:3], ""
 
     @rx.event
     def set_review_reasoning(self, value: str) -> None:
-        self.review_reasoning = value[:6000]
+        self.review_reasoning, self.review_reasoning_error = value[:6000], ""
 
     @rx.event
     def start_correction(self, review_id: str) -> None:
@@ -80,6 +94,14 @@ class TestActionsState(TestDetailState):
 
     @rx.event
     def submit_review(self) -> Any:
+        """Both fields are checked by the service's own rules first, so a refused score and
+        a refused reasoning are each said beside their field at once; anything else the
+        service refuses (role, suspension, own Test) goes under the form."""
+        self.review_score_error = _refusal(reviews.parse_score, self.review_score)
+        self.review_reasoning_error = _refusal(reviews.clean_reasoning, self.review_reasoning)
+        if self.review_score_error or self.review_reasoning_error:
+            self.review_error = self.review_notice = ""
+            return None
         review = (self.test.id, self.review_score, self.review_reasoning, self.corrects_id or None)
         if not self._record("review", lambda s, u: reviews.add_review(s, u, *review)):
             return None
@@ -103,15 +125,19 @@ class TestActionsState(TestDetailState):
         self.report_details = value[:3000]
 
     @rx.event
-    def submit_report(self) -> None:
+    def submit_report(self) -> Any:
         evidence_id = None if self.report_target == WHOLE_TEST else self.report_target
         report = (self.test.id, self.report_reason, self.report_details, evidence_id)
         limit = app_context().settings.report_rate_limit_per_hour
-        if self._record(
+        if not self._record(
             "report", lambda s, u: reports.create_report(s, u, *report, per_hour=limit)
         ):
-            self.report_details = ""
-            self.report_open = False
+            return None
+        self.report_details = ""
+        self.report_open = False
+        # A moderator's own report waits in their queue: the header's count says so at once
+        # (for anyone else the header shows no count and none is made).
+        return NavState.load_counts
 
     @rx.event
     def open_dispute(self, review_id: str) -> None:

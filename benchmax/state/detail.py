@@ -29,6 +29,9 @@ class TestDetailState(FoundVars, SessionState):
     reviews: rx.Field[list[ReviewRow]] = rx.field(default_factory=list)
     is_owner_view: rx.Field[bool] = rx.field(False)
     has_source: rx.Field[bool] = rx.field(False)
+    # The contributor kept the source ZIP private: visitors are not given the file (it is not
+    # in ``evidence``), only its automated preview.
+    source_private: rx.Field[bool] = rx.field(False)
     # For the actions panel: offered only on a public Test, and only what this viewer may do
     # (the services check every submit again).
     available: rx.Field[bool] = rx.field(False)
@@ -66,6 +69,7 @@ class TestDetailState(FoundVars, SessionState):
         self.tab_title = f"{view.title or 'Untitled Test'} · BenchMax"
         self.output_html = view.output_html
         source_public = view.source_visibility == "public"
+        self.source_private = not source_public
         self.evidence = ordered_evidence(
             [EvidenceRow.of(item, origin, str(view.state), source_public) for item in view.evidence]
         )

@@ -20,17 +20,17 @@ from benchmax.services import catalog, feed
 from benchmax.services.errors import ServiceError
 from benchmax.services.feed_order import RELEVANCE, SORTS
 from benchmax.state.session import SessionState
+from benchmax.state.sorted_list import REPLACE_URL
 from benchmax.state.views.listed import CardView
 
 TEXT_KEYS = ("model", "harness", "reasoning", "contributor", "q")
 FILTER_KEYS = ("family", "status", *TEXT_KEYS, "compare", "sort")
+# The filters inside the "More filters" panel: the search box and the sort menu sit outside it.
+PANEL_KEYS = ("family", "status", "model", "harness", "reasoning", "contributor", "compare")
 ANY = "any"
 # Back after this many "Load more" pages rebuilds only this many; the rest is a click away.
 MAX_RESTORE_PAGES = 10
 
-# Rewrites the address without navigating, keeping the router's own entry in history.state
-# (its key and index), so Back and Forward still line up with the app's history.
-_REPLACE_URL = "(function(u){history.replaceState(history.state,'',u);})(%s)"
 # After the list is in place: remember the scroll position per address, and after a Back
 # (in-app or a real history navigation) scroll to the remembered one once the page is tall
 # enough to hold it. It waits on the page, not on a count of frames or a few seconds, which
@@ -86,6 +86,8 @@ class FeedState(SessionState):
     error: rx.Field[str] = rx.field("")
     loaded: rx.Field[bool] = rx.field(False)
     has_filters: rx.Field[bool] = rx.field(False)
+    # How many of the panel's own filters are set (``PANEL_KEYS``), as its toggle says.
+    filter_count: rx.Field[int] = rx.field(0)
     # Whether the filter panel starts open: set on load only, so a filter changed while the
     # visitor is looking never opens (or re-opens) the panel under them.
     panel_open: rx.Field[bool] = rx.field(False)
@@ -126,13 +128,15 @@ class FeedState(SessionState):
                 cursor = page.next_cursor
                 shown += 1
         self.items, self.next_cursor, self.pages = cards, cursor or "", shown
-        self.has_filters = any(v for k, v in self._filter_values().items() if k != "sort")
+        values = self._filter_values()
+        self.has_filters = any(v for k, v in values.items() if k != "sort")
+        self.filter_count = sum(1 for key in PANEL_KEYS if values[key])
         self.error = ""
 
     def _changed(self) -> list[EventSpec]:
         """Reload from page 1 and put the new view in the address bar."""
         self._reload()
-        return [rx.call_script(_REPLACE_URL % json.dumps(self._url()))]
+        return [rx.call_script(REPLACE_URL % json.dumps(self._url()))]
 
     @rx.event
     def on_load(self) -> EventSpec:
@@ -146,7 +150,7 @@ class FeedState(SessionState):
         with app_context().session() as session:
             self.families = [[slug, name] for slug, name in catalog.family_options(session)]
         self._reload(max(1, min(pages, MAX_RESTORE_PAGES)))
-        self.panel_open = self.has_filters
+        self.panel_open = self.filter_count > 0
         self.loaded = True
         return rx.call_script(_SCROLL)
 
@@ -172,7 +176,7 @@ class FeedState(SessionState):
         self.items = [*self.items, *more]
         self.next_cursor = page.next_cursor or ""
         self.pages += 1
-        return [rx.call_script(_REPLACE_URL % json.dumps(self._url()))]
+        return [rx.call_script(REPLACE_URL % json.dumps(self._url()))]
 
     @rx.event
     def set_filter(self, key: str, value: str, generation: str = "") -> list[EventSpec] | None:

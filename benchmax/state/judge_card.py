@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import reflex as rx
 
 from benchmax.context import app_context
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.judge.card import CalibrationSummary, JudgeCard, judge_card
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
@@ -41,13 +42,23 @@ def _facts(card: JudgeCard) -> list[FactView]:
         FactView("blinding", "Blinding rules", card.blinding_version),
         FactView("bounds", "Evidence bounds", json.dumps(card.evidence_bounds, sort_keys=True)),
         FactView("calibration_sha256", "Calibration set SHA-256", card.calibration_sha256),
-        FactView("created", "Created", human_date(card.created_at)),
     ]
 
 
-# Each calibration column: its header, and its cell for one run.
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One calibration run: when (drawn as "… ago"), then ``CALIBRATION_COLUMNS``' cells."""
+
+    when: Stamp
+    cells: list[str]
+
+    @classmethod
+    def of(cls, run: CalibrationSummary) -> CalibrationRow:
+        return cls(stamp(run.created_at), [cell(run) for _, cell in CALIBRATION_COLUMNS])
+
+
+# Each calibration column after the date: its header, and its cell for one run.
 CALIBRATION_COLUMNS: tuple[tuple[str, Callable[[CalibrationSummary], str]], ...] = (
-    ("Date", lambda run: human_date(run.created_at)),
     ("Result", lambda run: "passed" if run.passed else "failed"),
     ("Items", lambda run: str(run.item_count)),
     ("MAE", lambda run: _number(run.mae)),
@@ -61,8 +72,8 @@ class JudgeCardState(FoundVars, SessionState):
     name: rx.Field[str] = rx.field("")
     template: rx.Field[str] = rx.field("")
     facts: rx.Field[list[FactView]] = rx.field(default_factory=list)
-    # One list of cells per run, in ``CALIBRATION_COLUMNS`` order.
-    calibrations: rx.Field[list[list[str]]] = rx.field(default_factory=list)
+    created: rx.Field[Stamp] = rx.field(default_factory=Stamp)  # the card's last fact
+    calibrations: rx.Field[list[CalibrationRow]] = rx.field(default_factory=list)
     agreement: rx.Field[AgreementView] = rx.field(default_factory=AgreementView)
     # The latest calibration's probes (empty before the first calibration).
     probes: rx.Field[list[ProbeView]] = rx.field(default_factory=list)
@@ -74,8 +85,9 @@ class JudgeCardState(FoundVars, SessionState):
         self.name = card.name if card else ""
         self.template = card.prompt_template if card else ""
         self.facts = _facts(card) if card else []
+        self.created = stamp(card.created_at if card else None)
         runs = card.calibrations if card else []
-        self.calibrations = [[cell(run) for _, cell in CALIBRATION_COLUMNS] for run in runs]
+        self.calibrations = [CalibrationRow.of(run) for run in runs]
         self.agreement = AgreementView.of(card.agreement) if card else AgreementView()
         margin = app_context().settings.judge_calibration_twin_margin
         self.probes = probe_views(runs[0] if runs else None, margin)

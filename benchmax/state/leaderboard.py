@@ -10,11 +10,11 @@ from reflex.event import EventSpec
 from benchmax.context import app_context
 from benchmax.presentation.formatting import count_text
 from benchmax.services import catalog
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.errors import ServiceError
 from benchmax.services.leaderboard import board, jobs, signing, snapshots
 from benchmax.state.session import SessionState
-from benchmax.state.views.leaderboard import BoardEntryView, PolicyView
+from benchmax.state.views.leaderboard import BoardEntryView, PolicyView, SnapshotOption
 
 FILTER_KEYS = ("family", "model", "harness", "reasoning", "single")
 ANY = "any"
@@ -31,7 +31,7 @@ class LeaderboardState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     snapshot_id: rx.Field[str] = rx.field("")
     selected: rx.Field[str] = rx.field("")
-    published: rx.Field[str] = rx.field("")
+    published: rx.Field[Stamp] = rx.field(default_factory=Stamp)
     superseded: rx.Field[bool] = rx.field(False)
     sha256: rx.Field[str] = rx.field("")
     # The snapshot's Ed25519 signature and its key's fingerprint ("" for unsigned old ones).
@@ -42,7 +42,7 @@ class LeaderboardState(SessionState):
     # [label, href, "true" for the current order] for each order a reader can pick.
     sort_links: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     policy: rx.Field[PolicyView] = rx.field(default_factory=PolicyView)
-    snapshots: rx.Field[list[list[str]]] = rx.field(default_factory=list)
+    snapshots: rx.Field[list[SnapshotOption]] = rx.field(default_factory=list)
     families: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     family: rx.Field[str] = rx.field(ANY)
     model: rx.Field[str] = rx.field("")
@@ -50,6 +50,8 @@ class LeaderboardState(SessionState):
     reasoning: rx.Field[str] = rx.field("")
     single: rx.Field[bool] = rx.field(False)
     has_filters: rx.Field[bool] = rx.field(False)
+    # How many of the panel's filters are set, as its closed toggle says.
+    filter_count: rx.Field[int] = rx.field(0)
     items: rx.Field[list[BoardEntryView]] = rx.field(default_factory=list)
     next_cursor: rx.Field[str] = rx.field("")
     error: rx.Field[str] = rx.field("")
@@ -106,7 +108,7 @@ class LeaderboardState(SessionState):
             self.snapshot_id = ""
             return
         self.snapshot_id = page.snapshot.id
-        self.published = human_date(page.snapshot.published_at)
+        self.published = stamp(page.snapshot.published_at)
         self.superseded = page.snapshot.superseded_by is not None
         self.sha256 = page.snapshot.sha256
         self.signature = page.snapshot.signature
@@ -131,12 +133,13 @@ class LeaderboardState(SessionState):
             [label, self._href(sort=value), str(value == self.sort).lower()]
             for value, label in SORT_LABELS
         ]
-        self.has_filters = bool(self._filters().to_query())
+        self.filter_count = len(self._filters().to_query())
+        self.has_filters = self.filter_count > 0
         self.error = self.notice = ""
         with app_context().session() as session:
             self.families = [[slug, name] for slug, name in catalog.family_options(session)]
             self.snapshots = [
-                [s.id, human_date(s.published_at) + ("" if s.superseded_by else " (latest)")]
+                SnapshotOption(s.id, stamp(s.published_at), s.superseded_by is None)
                 for s in snapshots.list_snapshots(session)
             ]
         self._load(None)

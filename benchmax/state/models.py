@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from benchmax.context import app_context
 from benchmax.services import catalog, feed
 from benchmax.state.session import SessionState
+from benchmax.state.sorted_list import SortedList
 from benchmax.state.views.catalog import DeclaredLabelView, FamilyView, ModelView
 from benchmax.state.views.listed import CardView
 
@@ -14,6 +16,7 @@ from benchmax.state.views.listed import CardView
 class ModelsState(SessionState):
     families: rx.Field[list[FamilyView]] = rx.field(default_factory=list)
     declared: rx.Field[list[DeclaredLabelView]] = rx.field(default_factory=list)
+    loaded: rx.Field[bool] = rx.field(False)
 
     @rx.event
     def on_load(self) -> None:
@@ -23,9 +26,10 @@ class ModelsState(SessionState):
             declared = catalog.declared_unmatched_labels(session, limit=50)
         self.families = [FamilyView.of(family) for family in families]
         self.declared = [DeclaredLabelView.of(label) for label in declared]
+        self.loaded = True
 
 
-class ModelDetailState(SessionState):
+class ModelDetailState(SortedList, SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     found: rx.Field[bool] = rx.field(False)
     slug: rx.Field[str] = rx.field("")
@@ -38,14 +42,14 @@ class ModelDetailState(SessionState):
     def _page(self, cursor: str | None) -> feed.FeedPage | None:
         limit = app_context().settings.feed_page_size
         with app_context().session() as session:
-            family = catalog.family_detail(session, self.slug, cursor, limit)
+            family = catalog.family_detail(session, self.slug, cursor, limit, self.sort)
             if family is not None:
                 if cursor is None:
                     self.name = family.family.name
                     self.subtitle = f"{family.family.vendor} · model family".strip(" ·")
                     self.models = [ModelView.of(m) for m in family.models]
                 return family.page
-            model = catalog.model_detail(session, self.slug, cursor, limit)
+            model = catalog.model_detail(session, self.slug, cursor, limit, self.sort)
             if model is None:
                 return None
             if cursor is None:
@@ -54,15 +58,25 @@ class ModelDetailState(SessionState):
                 self.models = []
             return model.page
 
+    def _first_page(self) -> None:
+        page = self._page(None)
+        self.found = page is not None
+        self.items = [CardView.of(c) for c in page.items] if page else []
+        self.next_cursor = (page.next_cursor or "") if page else ""
+
     @rx.event
     def on_load(self) -> None:
         self.load_viewer()
         self.slug = str(self.router.url.path).rstrip("/").rsplit("/", 1)[-1][:100]
-        page = self._page(None)
+        self._sort_from_url()
+        self._first_page()
         self.loaded = True
-        self.found = page is not None
-        self.items = [CardView.of(c) for c in page.items] if page else []
-        self.next_cursor = (page.next_cursor or "") if page else ""
+
+    @rx.event
+    def set_sort(self, value: str) -> EventSpec:
+        moved = self._pick_sort(value)
+        self._first_page()
+        return moved
 
     @rx.event
     def load_more(self) -> None:

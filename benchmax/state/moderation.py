@@ -2,14 +2,14 @@
 
 The role is checked again on the server for every load and every decision (the services
 refuse anyone else), so a stale page can never act with a role its viewer has lost.
-What a moderator typed stays in the form when a decision is refused; a decided item stays
-where it was, with the confirmation beside its buttons, until the page is loaded again.
+What a moderator typed stays in the form when a decision is refused; a decided item leaves its
+open list at once (a kept hold stays, marked kept), and the tab says above the list what the
+decision did.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 import reflex as rx
 
@@ -18,6 +18,7 @@ from benchmax.models import User
 from benchmax.services.errors import ServiceError
 from benchmax.services.moderation import actions, queues, roles
 from benchmax.services.moderation.policy import can_moderate
+from benchmax.state.nav import NavState
 from benchmax.state.session import SessionState
 from benchmax.state.views.moderation import (
     AccountView,
@@ -30,7 +31,6 @@ from benchmax.state.views.moderation import (
 )
 
 TABS = ("reports", "appeals", "disputes", "flags", "labels", "removed", "accounts")
-View = TypeVar("View", ReportView, DisputeView, FlagView, LabelView, RemovedView, AppealView)
 # What a moderator reads beside the button once a decision is recorded.
 DONE = {
     "remove": "Removed: the Test is hidden and the decision recorded.",
@@ -52,20 +52,6 @@ DONE = {
 }
 
 
-def _merge(fresh: list[View], shown: list[View], done: dict[str, str]) -> list[View]:
-    """The fresh queue, with items decided on this page kept in place and marked done."""
-    by_key = {item.key: item for item in fresh}
-    merged = [
-        replace(by_key.get(item.key, item), done=done[item.key])
-        if item.key in done
-        else by_key[item.key]
-        for item in shown
-        if item.key in done or item.key in by_key
-    ]
-    kept = {item.key for item in merged}
-    return merged + [item for item in fresh if item.key not in kept]
-
-
 class ModerationState(SessionState):
     loaded: rx.Field[bool] = rx.field(False)
     allowed: rx.Field[bool] = rx.field(False)
@@ -78,7 +64,10 @@ class ModerationState(SessionState):
     reasons: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     extras: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     errors: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    # The accounts tool's confirmation, in place of its buttons.
     done: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
+    # Each tab's last decision: what it did and to what.
+    decided: rx.Field[dict[str, str]] = rx.field(default_factory=dict)
     account_handle: rx.Field[str] = rx.field("")
     accounts: rx.Field[list[AccountView]] = rx.field(default_factory=list)
     account_searched: rx.Field[bool] = rx.field(False)
@@ -86,13 +75,13 @@ class ModerationState(SessionState):
 
     @rx.var
     def open_counts(self) -> dict[str, int]:
-        """Each tab's undecided items (decided ones stay on screen until the next load)."""
+        """Each tab's open items."""
         lists: dict[str, list[ReportView] | list[DisputeView] | list[FlagView] | list[LabelView]
                     | list[RemovedView] | list[AppealView]] = {
             "reports": self.reports, "disputes": self.disputes, "flags": self.flags,
             "labels": self.labels, "removed": self.removed, "appeals": self.appeals,
         }  # fmt: skip
-        return {name: sum(1 for item in items if not item.done) for name, items in lists.items()}
+        return {name: len(items) for name, items in lists.items()}
 
     def _refresh(self, user: User | None) -> None:
         self.allowed = can_moderate(user)
@@ -102,19 +91,18 @@ class ModerationState(SessionState):
             return
         with app_context().session() as session:
             found = queues.moderation_queues(session, user)
-        done = self.done
-        self.reports = _merge([ReportView.of(i) for i in found.reports], self.reports, done)
-        self.disputes = _merge([DisputeView.of(i) for i in found.disputes], self.disputes, done)
-        self.flags = _merge([FlagView.of(i) for i in found.flags], self.flags, done)
-        self.labels = _merge([LabelView.of(i) for i in found.labels], self.labels, done)
-        self.removed = _merge([RemovedView.of(i) for i in found.removed], self.removed, done)
-        self.appeals = _merge([AppealView.of(i) for i in found.appeals], self.appeals, done)
+        self.reports = [ReportView.of(i) for i in found.reports]
+        self.disputes = [DisputeView.of(i) for i in found.disputes]
+        self.flags = [FlagView.of(i) for i in found.flags]
+        self.labels = [LabelView.of(i) for i in found.labels]
+        self.removed = [RemovedView.of(i) for i in found.removed]
+        self.appeals = [AppealView.of(i) for i in found.appeals]
 
     @rx.event
     def on_load(self) -> None:
         wanted = str(self.router.url.query_parameters.get("tab", "reports"))
         self.tab = wanted if wanted in TABS else "reports"
-        self.done = {}
+        self.done, self.decided = {}, {}
         self.reports, self.disputes, self.flags, self.labels = [], [], [], []
         self.removed, self.appeals = [], []
         self._refresh(self._require_user())
@@ -156,7 +144,7 @@ class ModerationState(SessionState):
         self.accounts = [a for a in self.accounts if a.handle == handle]
 
     @rx.event
-    def decide(self, key: str, action: str, target: str, related: str) -> None:
+    def decide(self, key: str, action: str, target: str, related: str) -> Any:
         """Apply one decision; on refusal keep the typed reason and show why beside it.
 
         ``related`` is the second thing a form names: the report a removal settles, a label's
@@ -184,8 +172,17 @@ class ModerationState(SessionState):
             return
         self.errors = {k: v for k, v in self.errors.items() if k != key}
         self.reasons = {k: v for k, v in self.reasons.items() if k != key}
-        self.done = {**self.done, key: DONE.get(action.partition(".")[2], "Decision recorded.")}
+        said = DONE.get(action.partition(".")[2], "Decision recorded.")
         if key == "account":
+            self.done = {**self.done, key: said}
             self._search()  # the row shows the account's new role or status
         else:
+            title = self._title_of(key)
+            self.decided = {**self.decided, self.tab: f"{said} ({title})" if title else said}
             self._refresh(user)
+        return NavState.load_counts  # the header's count of what waits
+
+    def _title_of(self, key: str) -> str:
+        """The title (or label) of the item ``key`` in the open tab, before it leaves."""
+        items: list[Any] = getattr(self, self.tab, [])
+        return next((item.title for item in items if item.key == key), "")

@@ -20,6 +20,7 @@ from benchmax.context import app_context
 from benchmax.services import backup as backups
 from benchmax.services.errors import ServiceError
 from benchmax.services.operations import discard_job, owner_dashboard, requeue_job, require_owner
+from benchmax.state.nav import NavState
 from benchmax.state.preview_failures import preview_failure_rows
 from benchmax.state.session import SessionState
 from benchmax.state.views.operations import OperationsView, view
@@ -122,13 +123,17 @@ class OperationsState(SessionState):
         self._say(f"Job {job.id} ({job.kind}) {verb}.")
         self._show(_load_view(user))
 
-    @rx.event
-    def requeue(self, job_id: str) -> None:
-        self._act(job_id, requeue=True)
+    # Either takes a job off the dead-letter list, which the header counts.
 
     @rx.event
-    def discard(self, job_id: str) -> None:
+    def requeue(self, job_id: str) -> Any:
+        self._act(job_id, requeue=True)
+        return NavState.load_counts
+
+    @rx.event
+    def discard(self, job_id: str) -> Any:
         self._act(job_id, requeue=False)
+        return NavState.load_counts
 
     @rx.event(background=True)
     async def create_backup(self) -> None:

@@ -5,17 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from benchmax.context import app_context
 from benchmax.presentation.formatting import count_text
-from benchmax.services.dates import human_date
+from benchmax.services.dates import stamp
 from benchmax.services.errors import ServiceError
+from benchmax.services.feed_order import TOP_SCORE
 from benchmax.services.preview.compare import preview_figures
 from benchmax.services.preview.view import PreviewView
 from benchmax.services.prompts import groups, side_by_side
 from benchmax.services.prompts.side_by_side import member_extras
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
+from benchmax.state.sorted_list import SortedList
 from benchmax.state.views.prompts import AliasView, CompareView, GroupRow, MemberView
 
 # Columns added per "Show more": each shows an output, so fewer than a list of cards.
@@ -35,7 +38,7 @@ class PromptsState(SessionState):
         self.loaded = True
 
 
-class PromptGroupState(FoundVars, SessionState):
+class PromptGroupState(FoundVars, SortedList, SessionState):
     key: rx.Field[str] = rx.field("")
     headline: rx.Field[str] = rx.field("")
     prompt: rx.Field[str] = rx.field("")
@@ -85,6 +88,10 @@ class PromptGroupState(FoundVars, SessionState):
             extras = member_extras(session, ids)
         return [view.shown(figures[view.id], extras[view.id]) for view in views]
 
+    def _own_sort(self) -> str:
+        """A group is ranked: its own order is the score order."""
+        return TOP_SCORE
+
     def _fill(self) -> None:
         with app_context().session() as session:
             group = groups.prompt_group(session, self.key)
@@ -97,7 +104,8 @@ class PromptGroupState(FoundVars, SessionState):
         own = next(m for m in group.members if m.prompt_key == self.key)
         self.try_href = f"/submit?same_prompt_as={own.test.id}"
         self._all = [
-            MemberView.of(m, i, PreviewView()) for i, m in enumerate(group.members, start=1)
+            MemberView.of(m, place, PreviewView())
+            for place, m in groups.in_order(group.members, self.sort)
         ]
         self.total = len(self._all)
         self.members = self._shown(self._all[:PAGE])
@@ -106,7 +114,7 @@ class PromptGroupState(FoundVars, SessionState):
             for s in group.similar
         ]
         self.aliases = [
-            AliasView(f"/prompts/{a.other_key}", a.reason, human_date(a.created_at))
+            AliasView(f"/prompts/{a.other_key}", a.reason, stamp(a.created_at))
             for a in group.aliases
         ]
         self.prior_weight = group.prior_weight
@@ -129,10 +137,17 @@ class PromptGroupState(FoundVars, SessionState):
         self.load_viewer()
         self.key = self._path_name()
         self.alias_error = self.alias_notice = ""
+        self._sort_from_url()
         self._fill()
         raw = self.router.url.query_parameters.get("compare", "")
         self._compare(raw if isinstance(raw, str) else ",".join(map(str, raw)))
         self.loaded = True
+
+    @rx.event
+    def set_sort(self, value: str) -> EventSpec:
+        moved = self._pick_sort(value)
+        self._fill()
+        return moved
 
     @rx.event
     def show_more(self) -> None:

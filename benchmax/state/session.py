@@ -14,13 +14,13 @@ from typing import Any, TypeVar
 import reflex as rx
 from reflex.event import EventSpec
 
+from benchmax.adapters.auth import SESSION_COOKIE
 from benchmax.context import app_context
 from benchmax.models import User
 from benchmax.services import accounts
 from benchmax.services.errors import ServiceError
 from benchmax.settings import get_settings
 
-SESSION_COOKIE = "__session"
 T = TypeVar("T")
 
 
@@ -45,12 +45,11 @@ class SessionState(rx.State):
         return bool(self.viewer_id)
 
     def _current_user(self) -> User | None:
+        if not self.session_token:
+            return None  # a visitor: no database session to open
         ctx = app_context()
-        claims = ctx.verifier.verify_token(self.session_token) if self.session_token else None
-        if claims is None:
-            return None
         with ctx.session() as session:
-            return accounts.user_for_subject(session, claims.subject, ctx.settings)
+            return accounts.session_user(session, ctx.verifier, self.session_token, ctx.settings)
 
     def _remember(self, user: User | None) -> None:
         self.viewer_id = user.id if user else ""

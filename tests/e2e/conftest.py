@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import secrets
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +30,7 @@ import pytest
 from playwright.sync_api import (
     Browser,
     BrowserContext,
+    ConsoleMessage,
     Page,
     ViewportSize,
     expect,
@@ -182,8 +184,87 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
+@dataclass
+class ConsoleGate:
+    """Every console error and uncaught exception in the browser contexts one test opened.
+
+    A page that logs an error or throws (a failed hydration, a missing resource, a broken
+    handler) is broken for its reader even when every assertion passes, so the test fails."""
+
+    problems: list[tuple[BrowserContext, str]] = field(default_factory=list)
+    allowed: list[tuple[BrowserContext, re.Pattern[str]]] = field(default_factory=list)
+
+    def watch(self, context: BrowserContext) -> BrowserContext:
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type == "error":
+                where = message.location.get("url", "") if message.location else ""
+                self.problems.append((context, f"console error: {message.text} ({where})"))
+
+        context.on("console", on_console)
+        context.on("weberror", lambda e: self.problems.append((context, f"uncaught: {e.error}")))
+        return context
+
+    def unexpected(self) -> list[str]:
+        return [
+            text
+            for context, text in self.problems
+            if not any(c is context and p.search(text) for c, p in self.allowed)
+        ]
+
+
+# What Chromium logs for a request a test aborted on purpose (``route.abort()``).
+BLOCKED_LOAD = r"^console error: Failed to load resource: net::ERR_FAILED "
+
+
+def not_found_load(path: str) -> str:
+    """What Chromium logs for a page at ``path`` that answers 404, as a test meant it to."""
+    return (
+        r"^console error: Failed to load resource: the server responded with a status of 404 "
+        rf"\(Not Found\) \(http://[^/)]*{re.escape(path)}\)$"
+    )
+
+
+_GATE: list[ConsoleGate] = []  # the running test's gate (one test at a time per process)
+
+
+def allow_console_error(target: Page | BrowserContext, pattern: str) -> None:
+    """Let errors matching ``pattern`` pass in ``target``'s browser context, for a test that
+    provokes them on purpose; every call says why in a comment beside it."""
+    context = target.context if isinstance(target, Page) else target
+    _GATE[-1].allowed.append((context, re.compile(pattern)))
+
+
+@pytest.fixture(autouse=True)
+def console_gate(browser: Browser, monkeypatch: pytest.MonkeyPatch) -> Iterator[ConsoleGate]:
+    """Watches every context the test opens, through the fixtures or ``browser`` itself, and
+    fails the test at teardown when any page logged an error or threw."""
+    gate = ConsoleGate()
+    new_context: Callable[..., BrowserContext] = browser.new_context
+
+    def watched_context(*args: object, **kwargs: object) -> BrowserContext:
+        return gate.watch(new_context(*args, **kwargs))
+
+    def watched_page(*args: object, **kwargs: object) -> Page:
+        # Browser.new_page opens a context of its own; it closes at teardown with the rest.
+        return watched_context(*args, **kwargs).new_page()
+
+    monkeypatch.setattr(browser, "new_context", watched_context)
+    monkeypatch.setattr(browser, "new_page", watched_page)
+    _GATE.append(gate)
+    try:
+        yield gate
+    finally:
+        _GATE.remove(gate)
+    for context in browser.contexts:
+        # Events still in flight arrive before a context has closed.
+        context.close()
+    problems = gate.unexpected()
+    if problems:
+        pytest.fail("The browser logged errors:\n" + "\n".join(problems), pytrace=False)
+
+
 @pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
+def context(browser: Browser, console_gate: ConsoleGate) -> Iterator[BrowserContext]:
     context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(20_000)
     yield context

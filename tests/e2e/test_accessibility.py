@@ -26,7 +26,9 @@ from tests.e2e.conftest import (
     OWNER_HANDLE,
     LiveApp,
     Theme,
+    allow_console_error,
     make_people,
+    not_found_load,
     sign_in,
     wait_ready,
 )
@@ -44,6 +46,7 @@ AXE = (
 )
 BLOCKING = ("serious", "critical")
 
+NOT_FOUND = "/definitely/not/here"
 STRANGER_PAGES = [
     "/",
     "/tests/{sample}",
@@ -58,7 +61,7 @@ STRANGER_PAGES = [
     "/methodology",
     "/data",
     "/api",
-    "/definitely/not/here",
+    NOT_FOUND,
 ]
 CONTRIBUTOR_PAGES = ["/submit", "/me", "/tests/{own}"]
 # The owner also sees the review and moderation forms on a Test and a prompt group.
@@ -191,6 +194,9 @@ def _audit(browser: Browser, app: LiveApp, theme: Theme, pages: list[str], who: 
     context = browser.new_context(viewport=DESKTOP, color_scheme=theme)
     context.set_default_timeout(30_000)
     page = context.new_page()
+    if NOT_FOUND in pages:
+        # An address that exists nowhere answers 404 on purpose, which Chromium reports.
+        allow_console_error(context, not_found_load(NOT_FOUND))
     if who:
         sign_in(page, app, who)
     problems: list[str] = []

@@ -11,7 +11,7 @@ from sqlmodel import Session
 from benchmax.models import TestState
 from benchmax.models._base import utcnow
 from benchmax.services.catalog.linking import link_declared_setup
-from tests.e2e.conftest import LiveApp, sign_in, wait_ready
+from tests.e2e.conftest import LiveApp, allow_console_error, not_found_load, sign_in, wait_ready
 from tests.support.factories import make_test, make_user
 
 
@@ -86,7 +86,11 @@ def test_card_opens_the_test_page(live_app: LiveApp, page: Page) -> None:
 def test_unknown_and_private_tests_show_the_404_page(live_app: LiveApp, page: Page) -> None:
     private_id = _publish(live_app, state=TestState.PROCESSING, published_at=None)
     for path in ("/tests/doesnotexist0000", f"/tests/{private_id}", "/no/such/page"):
-        page.goto(live_app.url + path)
+        # Each address is unknown or private on purpose; a 404 status is the right answer.
+        allow_console_error(page, not_found_load(path))
+        response = page.goto(live_app.url + path)
+        assert response is not None
+        assert response.status == 404, path
         wait_ready(page)
         expect(page.locator("#not-found")).to_be_visible()
 

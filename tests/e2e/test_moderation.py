@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from playwright.sync_api import Browser, Page, expect
@@ -12,7 +13,8 @@ from benchmax.models import Appeal, Dispute, Report, Review, Test, TestState
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.moderation.takedowns import remove_test
 from tests.e2e.conftest import ARTIFACTS, LiveApp, make_people, signed_in_page, wait_ready
-from tests.support.factories import make_stored_image, make_test, png
+from tests.e2e.shots import four_shots
+from tests.support.factories import make_report, make_stored_image, make_test, png
 
 
 def _people(app: LiveApp) -> dict[str, str]:
@@ -101,8 +103,10 @@ def test_report_remove_explain_restore(live_app: LiveApp, browser: Browser) -> N
     with Session(live_app.engine) as session:
         assert session.get(Test, test_id).state == TestState.PUBLIC  # type: ignore[union-attr]
     _confirm_removal(moderator, key)
-    # The confirmation appears where the buttons were, inside the same item.
-    expect(moderator.locator(f"#{key} #done-{key}")).to_contain_text("Removed")
+    # The decided report leaves the open list; the tab says what the decision did.
+    expect(moderator.locator("#decided-reports")).to_contain_text("Removed")
+    expect(moderator.locator("#decided-reports")).to_contain_text(title)
+    expect(moderator.locator(f"#{key}")).to_have_count(0)
 
     assert not _in_feed(reporter, live_app, title)
     assert not _image_loads(reporter, image_url)
@@ -120,7 +124,8 @@ def test_report_remove_explain_restore(live_app: LiveApp, browser: Browser) -> N
     removed_key = f"removed-{test_id}"
     moderator.fill(f"#reason-{removed_key}", "Contributor explained; restoring it.")
     moderator.click(f"#restore-{removed_key}")
-    expect(moderator.locator(f"#{removed_key} #done-{removed_key}")).to_contain_text("Restored")
+    expect(moderator.locator("#decided-removed")).to_contain_text("Restored")
+    expect(moderator.locator(f"#{removed_key}")).to_have_count(0)
     assert _in_feed(reporter, live_app, title)
     assert _image_loads(reporter, image_url)
 
@@ -160,7 +165,8 @@ def test_review_dispute_overturn_shows_the_correction(live_app: LiveApp, browser
     moderator.fill(f"#reason-{key}", "The screenshot does show all three requirements met.")
     moderator.fill(f"#score-{key}", "80")
     moderator.click(f"#overturn-{key}")
-    expect(moderator.locator(f"#done-{key}")).to_contain_text("overturned")
+    expect(moderator.locator("#decided-disputes")).to_contain_text("overturned")
+    expect(moderator.locator(f"#{key}")).to_have_count(0)
 
     page = signed_in_page(browser, live_app, people["reporter"])
     page.goto(f"{live_app.url}/tests/{test_id}")
@@ -222,8 +228,60 @@ def test_appeal_lands_in_the_queue_and_a_moderator_grants_it(
     expect(moderator.locator(f"#test-link-{key}")).to_have_attribute("href", f"/tests/{test_id}")
     moderator.fill(f"#reason-{key}", "It is a genuine Test; the removal was a mistake.")
     moderator.click(f"#grant-{key}")
-    expect(moderator.locator(f"#done-{key}")).to_contain_text("Appeal granted")
+    expect(moderator.locator("#decided-appeals")).to_contain_text("Appeal granted")
+    expect(moderator.locator(f"#{key}")).to_have_count(0)
     assert _in_feed(moderator, live_app, title)
     contributor.goto(f"{live_app.url}/me")
     wait_ready(contributor)
     expect(mine).to_contain_text("Your appeal was granted")
+
+
+def test_a_report_offers_safe_decisions_first_and_a_dismissed_one_leaves_the_list(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    people = _people(live_app)
+    title = f"Reported {secrets.token_hex(3)}"
+    test_id, image_id = _published(live_app, people["contributor"], title)
+    with Session(live_app.engine) as session:
+        test = session.get(Test, test_id)
+        reporter = find_user_by_handle(session, people["reporter"])
+        assert test is not None
+        assert reporter is not None
+        report = make_report(session, test, reporter, evidence_id=image_id)
+        session.commit()
+        key = f"report-{report.id}"
+    four_shots(
+        browser,
+        live_app,
+        "/moderation",
+        "moderation-report-buttons",
+        handle=people["moderator"],
+        then=lambda page: page.locator(f"#{key}").scroll_into_view_if_needed(),
+    )
+
+    moderator = signed_in_page(browser, live_app, people["moderator"])
+    moderator.goto(f"{live_app.url}/moderation")
+    wait_ready(moderator)
+    buttons = moderator.locator(f"#{key} button")
+    labels = [text.strip() for text in buttons.all_inner_texts()]
+    assert labels == ["Resolve", "Dismiss", "Block this file", "Remove Test"], labels
+    remove = moderator.locator(f"#remove-{key}")
+    expect(remove).to_have_class(re.compile(r"\bdestructive\b"))
+    expect(remove.locator("svg")).to_have_count(1)  # the bin icon beside the word
+    # (Radix draws a tab's label twice, one copy hidden, to keep its width steady.)
+    badge = moderator.locator("#tab-reports .rt-Badge").first
+    open_reports = int(badge.inner_text())
+
+    moderator.fill(f"#reason-{key}", "Not an advert: a real benchmark run.")
+    moderator.click(f"#dismiss-{key}")
+    expect(moderator.locator("#decided-reports")).to_contain_text("Report dismissed")
+    expect(moderator.locator("#decided-reports")).to_contain_text(title)
+    expect(moderator.locator(f"#{key}")).to_have_count(0)
+    expect(badge).to_have_text(str(open_reports - 1))
+    moderator.screenshot(path=str(ARTIFACTS / "screens" / "moderation-dismissed-desktop.png"))
+    # Still gone after a reload: the report is closed, not hidden on this page.
+    moderator.reload()
+    wait_ready(moderator)
+    expect(moderator.locator(f"#reason-{key}")).to_have_count(0)
+    with Session(live_app.engine) as session:
+        assert session.get(Test, test_id).state == TestState.PUBLIC  # type: ignore[union-attr]

@@ -10,6 +10,7 @@ from sqlmodel import Session
 from benchmax.models import Job, JobState, Role, Test, TestState
 from benchmax.services.accounts import grant_role
 from tests.e2e.conftest import OWNER_HANDLE, LiveApp, signed_in_page, wait_ready
+from tests.e2e.shots import four_shots
 from tests.support.factories import make_test, make_user
 
 
@@ -118,3 +119,46 @@ def test_audit_log_names_people_and_tests_and_charts_draw(
     )
     owner.click("#ops-open-appeals-link")
     expect(owner.locator("#tab-appeals")).to_have_attribute("data-state", "active")
+
+
+def test_the_dead_letter_table_fits_its_column_at_1280(live_app: LiveApp, browser: Browser) -> None:
+    """A long error wraps and the reason sits above its buttons, so the row fits; a table
+    wider than the page would scroll in its own box, never the page."""
+    job_id, _test_id = _dead_publish_job(live_app)
+    with Session(live_app.engine) as session:
+        job = session.get(Job, job_id)
+        assert job is not None
+        # As long as the column holds, in one word.
+        job.last_error_code = ("psycopg.OperationalError.ConnectionLostWhileWaiting" * 2)[:64]
+        session.commit()
+    owner = signed_in_page(browser, live_app, OWNER_HANDLE)  # 1280 px wide
+    owner.goto(f"{live_app.url}/operations")
+    wait_ready(owner)
+    row = owner.locator(f"#ops-dead-{job_id}")
+    expect(row).to_be_visible()
+    fits = owner.evaluate(
+        """() => {
+            const main = document.getElementById('main').getBoundingClientRect();
+            const box = document.getElementById('ops-dead-table').parentElement
+                .getBoundingClientRect();
+            const inner = document.getElementById('ops-dead-table').parentElement;
+            return {page: document.documentElement.scrollWidth - innerWidth,
+                    right: box.right - main.right,
+                    hidden: inner.scrollWidth - inner.clientWidth};
+        }"""
+    )
+    assert fits["page"] <= 0, fits
+    assert fits["right"] <= 0, fits
+    # At this width the row fits whole: nothing hides behind the box's own scroll.
+    assert fits["hidden"] <= 0, fits
+    owner.locator(f"#ops-requeue-{job_id}").scroll_into_view_if_needed()
+    expect(owner.locator(f"#ops-requeue-{job_id}")).to_be_in_viewport()
+    four_shots(
+        browser,
+        live_app,
+        "/operations",
+        "operations-dead-letter",
+        handle=OWNER_HANDLE,
+        then=lambda page: page.locator("#ops-dead-list").scroll_into_view_if_needed(),
+        full_page=False,
+    )

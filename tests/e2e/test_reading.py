@@ -16,7 +16,16 @@ from benchmax.adapters.storage import build_storage
 from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestState
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.link_preview import GENERIC_TITLE
-from tests.e2e.conftest import DESKTOP, PHONE, LiveApp, make_people, sign_in, wait_ready
+from tests.e2e.conftest import (
+    BLOCKED_LOAD,
+    DESKTOP,
+    PHONE,
+    LiveApp,
+    allow_console_error,
+    make_people,
+    sign_in,
+    wait_ready,
+)
 from tests.support.factories import (
     make_dispute,
     make_evidence,
@@ -150,6 +159,8 @@ def test_dark_first_paint_is_dark_before_any_script_bundle(
     page = context.new_page()
     # No bundle ever arrives: what shows is only what the server sent.
     page.route("**/assets/**", lambda route: route.abort())
+    # The blocked bundles are reported as failed loads; nothing else may fail.
+    allow_console_error(page, BLOCKED_LOAD)
     page.goto(f"{live_app.url}/tests/{made['id']}", wait_until="domcontentloaded")
     background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
     assert background == "rgb(17, 17, 19)"

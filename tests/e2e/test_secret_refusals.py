@@ -85,11 +85,13 @@ def test_review_report_and_dispute_forms_refuse_a_key_beside_the_field(
     reviewer.fill("#review-score", "40")
     reviewer.fill("#review-reasoning", _paste(key))
     reviewer.click("#review-submit")
-    _refused_beside(reviewer, "#review-error", "#review-reasoning", _paste(key), "review reasoning")
+    _refused_beside(
+        reviewer, "#review-reasoning-error", "#review-reasoning", _paste(key), "review reasoning"
+    )
     reviewer.locator("#review-reasoning").scroll_into_view_if_needed()
     reviewer.screenshot(path=str(SCREENS / "secret-refused-review-desktop.png"))
     reviewer.set_viewport_size(PHONE)
-    reviewer.locator("#review-error").scroll_into_view_if_needed()
+    reviewer.locator("#review-reasoning-error").scroll_into_view_if_needed()
     reviewer.screenshot(path=str(SCREENS / "secret-refused-review-phone.png"))
 
     reviewer.click("#report-open")

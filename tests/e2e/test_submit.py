@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import secrets
 import zipfile
 
@@ -205,8 +206,13 @@ def test_each_file_shows_its_verdict_in_step_three_and_me_says_when_the_draft_ex
     wait_ready(page)
     draft = page.locator(".my-test").first
     expect(draft.locator(".my-status")).to_have_text("Draft")
-    expect(draft.locator(".my-expiry")).to_contain_text("Deleted with its files on ")
-    expect(draft.locator(".my-expiry")).to_contain_text("UTC unless you edit or submit it")
+    # When, in words ahead of now, with the exact time on hover (``components/dates``).
+    expect(draft.locator(".my-expiry")).to_have_text(
+        re.compile(r"^Deleted with its files in \d+ (days|hours) unless you edit or submit it\.$")
+    )
+    expect(draft.locator(".my-expiry time.time-ago")).to_have_attribute(
+        "title", re.compile(r" UTC$")
+    )
     _screens(page, "me-draft-expiry")
 
     draft.get_by_role("link", name="Resume draft").click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 
-from playwright.sync_api import Browser, Dialog, Locator, Page, expect
+from playwright.sync_api import Browser, Dialog, FloatRect, Locator, Page, expect
 from sqlmodel import Session, select
 
 from benchmax.models import EvidenceFile, Test, User
@@ -269,6 +269,7 @@ def test_files_show_verdicts_thumbnails_and_duplicates_then_review_and_success(
     page.click("#wizard-next")
     expect(page.locator("#wizard-step-title")).to_have_text("Review & submit")
     _check_review(page)
+    _back_then_submit(page)
     _shots(page, "step5-review")
     page.click("#review-edit-2")
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
@@ -290,7 +291,53 @@ def test_files_show_verdicts_thumbnails_and_duplicates_then_review_and_success(
     assert re.fullmatch(rf"{re.escape(live_app.url)}/tests/\w+", link), link
     page.click("#processing-copy-link")
     expect(page.locator("#processing-copy-link")).to_have_text("Copied")
+    _actions_in_line(
+        page.locator("#processing-public-link"), page.locator("#processing-submit-another")
+    )
     _shots(page, "success")
+    # Another Test starts from a blank wizard at a plain address: nothing names the one sent.
+    assert "draft=" in page.url
+    plain = re.compile(rf"^{re.escape(live_app.url)}/submit/?$")
+    page.click("#processing-submit-another")
+    page.wait_for_url(plain)
+    wait_ready(page)
+    expect(page.locator("#wizard-step-title")).to_have_text("Prompt")
+    expect(page.locator("#field-prompt")).to_have_value("")
+    page.reload()
+    wait_ready(page)
+    assert plain.match(page.url), page.url
+    expect(page.locator("#field-prompt")).to_have_value("")
+
+
+def _box(locator: Locator) -> FloatRect:
+    box = locator.bounding_box()
+    assert box is not None
+    return box
+
+
+def _actions_in_line(first: Locator, second: Locator) -> None:
+    """Two buttons of one row: the same height on the same line, so neither sits lower."""
+    a, b = _box(first), _box(second)
+    assert abs(a["y"] - b["y"]) < 1, (a, b)
+    assert abs(a["height"] - b["height"]) < 1, (a, b)
+    assert a["x"] + a["width"] <= b["x"]
+
+
+def _back_then_submit(page: Page) -> None:
+    """Back comes first and the step's forward action last, as on every other step; the
+    notes are named by a visible label the way the title is."""
+    back, submit = page.locator("#wizard-back"), page.locator("#wizard-submit")
+    _actions_in_line(back, submit)
+    order = page.evaluate(
+        "() => document.getElementById('wizard-back')"
+        ".compareDocumentPosition(document.getElementById('wizard-submit'))"
+    )
+    assert order & 4, "Back must come before Submit in reading and Tab order"
+    label = page.locator("#review-notes-label")
+    expect(label).to_be_visible()
+    expect(label).to_have_text("Notes")
+    notes = page.get_by_label("Notes", exact=True)
+    expect(notes).to_contain_text("Ran it twice.")
 
 
 def _check_review(page: Page) -> None:

@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import Session, select
 from starlette.testclient import TestClient
 
+from benchmax.adapters.auth import SESSION_COOKIE
 from benchmax.adapters.storage import QUARANTINE_PREFIX, build_storage
-from benchmax.api.auth import SESSION_COOKIE
 from benchmax.models import EvidenceFile, EvidenceState, TestState, User
 from benchmax.settings import Settings
 from tests.support.factories import make_test, make_user

@@ -82,6 +82,9 @@ def _seed(session: Session) -> None:
                 "state": TestState.PUBLIC.value if n % 10 else TestState.DRAFT.value,
                 "review_state": (ReviewState.REVIEWED if n % 30 == 0 else ReviewState.AWAITING),
                 "published_at": now - timedelta(seconds=n),
+                # A third reviewed, so the sorted pages' indexes hold what they would.
+                "review_count": n % 4 if n % 3 == 0 else 0,
+                "review_score": (n * 37) % 101 if n % 3 == 0 and n % 4 else None,
             }
         )
     session.execute(insert(Test), rows)
@@ -184,3 +187,28 @@ def test_postgres_plans_every_search_for_its_words(session: Session) -> None:
     assert session.execute(show).scalar_one() == "auto"  # no such contributor: no query
     list_feed(session, FeedFilters(q="common"))
     assert session.execute(show).scalar_one() == "force_custom_plan"
+
+
+@BOTH
+@pytest.mark.parametrize("sort", ["newest", "most_reviewed", "top_score"])
+def test_list_pages_walk_an_index_in_every_order(
+    engine: Engine, session: Session, sort: str
+) -> None:
+    """A contributor's, a family's and a model's page in each order its sort menu offers:
+    the index the rows come from leads with the page's own column, so a page reads only that
+    page's Tests (never a scan of ``test``, nor of the whole feed's order skipping everyone
+    else's); SQLite, with no row estimates to weigh, also never sorts them."""
+    _seed(session)
+    dialect = engine.dialect.name
+    pages = {"contributor": "bench7", "family": "claude", "model": "claude-sonnet-4-5"}
+    columns = {"contributor": "contributor_id", "family": "family_id", "model": "catalog_model_id"}
+    for page, value in pages.items():
+        filters = FeedFilters(sort=sort, **{page: value})
+        plan = _plan(session, dialect, *_page_statement(engine, session, filters))
+        if dialect == "sqlite":
+            assert f"SEARCH test USING INDEX ix_test_{page}_" in plan, (filters, plan)
+            assert f"({columns[page]}=?" in plan, (filters, plan)
+            assert "TEMP B-TREE" not in plan, (filters, plan)
+        else:
+            assert "Seq Scan on test" not in plan, (filters, plan)
+            assert re.search(rf"Index Cond: \(+\(?{columns[page]}\)?::text =", plan), plan

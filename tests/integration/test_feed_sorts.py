@@ -7,11 +7,13 @@ import base64
 from datetime import timedelta
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 from starlette.testclient import TestClient
 
-from benchmax.models import Test, TestState, User
+from benchmax.models import ModelFamily, Test, TestState, User
 from benchmax.models._base import utcnow
+from benchmax.services.catalog import family_detail
+from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.errors import Invalid
 from benchmax.services.feed import FeedFilters, count_feed, list_feed
 from benchmax.services.feed_order import SORTS
@@ -222,3 +224,32 @@ def test_the_count_is_honest_and_bounded(session: Session) -> None:
     one = count_feed(session, FeedFilters(q="queue"), cap=9)
     assert (one.count, one.more) == (9, False)
     assert count_feed(session, FeedFilters(q='"queue a"')).text == "1 Test"
+
+
+@BOTH
+@pytest.mark.parametrize("sort", ["newest", "most_reviewed", "top_score"])
+def test_a_contributor_and_a_family_page_in_every_order(session: Session, sort: str) -> None:
+    """The list pages' sort menus ask the feed's own query with one more filter: the same
+    order among that contributor's (or family's) Tests, paged to the end, no one else's."""
+    seed_catalog(session)
+    family = session.exec(select(ModelFamily).where(ModelFamily.slug == "claude")).one()
+    tests = _seed(session)
+    author = session.get(User, tests["a"].contributor_id)
+    assert author is not None
+    for test in tests.values():
+        test.family_id = family.id
+    make_test(session, title="someone else's", family_id=None)
+    session.commit()
+    expected = _expected(tests, sort)
+
+    assert _walk(session, FeedFilters(contributor=author.handle, sort=sort), 2) == expected
+    ids: list[str] = []
+    cursor: str | None = None
+    while True:
+        found = family_detail(session, "claude", cursor, 3, sort)
+        assert found is not None
+        ids += [card.id for card in found.page.items]
+        if found.page.next_cursor is None:
+            break
+        cursor = found.page.next_cursor
+    assert ids == expected

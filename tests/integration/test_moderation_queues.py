@@ -157,5 +157,6 @@ def test_console_items_carry_the_restore_key_and_explanation() -> None:
     assert row.href == "/tests/t1"
     assert row.restorable is False
     assert row.problem == blocked.restore_problem
-    assert row.removed == "02 Jan 2025, 03:04 UTC"
+    assert row.removed.exact == "02 Jan 2025, 03:04 UTC"  # on hover; the page says how long ago
+    assert row.removed.iso == "2025-01-02T03:04:00+00:00"
     assert RemovedView.of(queues.RemovedItem("t2", "B", "bo", "", "", True, "")).restorable

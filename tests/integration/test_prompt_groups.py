@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlmodel import Session, select
 
 from benchmax.models import ModerationDecision, PromptAlias, Role, Test, TestState, prompt_key
+from benchmax.models._base import utcnow
 from benchmax.services import feed
 from benchmax.services.errors import ServiceError
 from benchmax.services.prompts import groups
@@ -158,3 +160,25 @@ def test_the_feed_filters_to_prompts_with_two_or_more_setups(session: Session) -
     page = feed.list_feed(session, feed.FeedFilters.from_query({"compare": "on"}))
     assert {card.id for card in page.items} == {a.id, b.id}
     assert len(feed.list_feed(session, feed.FeedFilters()).items) == 3
+
+
+def test_a_group_lists_in_the_order_picked_and_keeps_each_members_place(
+    session: Session,
+) -> None:
+    now = utcnow()
+    best = _reviewed(session, PROMPT, [90, 85], published_at=now - timedelta(days=3))
+    worse = _reviewed(session, PROMPT, [20], published_at=now - timedelta(days=2))
+    fresh = _reviewed(session, PROMPT, [], published_at=now - timedelta(days=1))
+    session.commit()
+    group = groups.prompt_group(session, best.prompt_key)
+    assert group is not None
+
+    def shown(sort: str) -> list[tuple[int, str]]:
+        return [(place, m.test.id) for place, m in groups.in_order(group.members, sort)]
+
+    ranked = [(1, best.id), (2, worse.id), (3, fresh.id)]
+    assert shown("top_score") == ranked
+    assert shown("newest") == [(3, fresh.id), (2, worse.id), (1, best.id)]
+    assert shown("most_reviewed") == ranked
+    # An order the menu does not offer is the group's own.
+    assert shown("sideways") == ranked

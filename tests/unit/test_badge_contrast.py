@@ -10,20 +10,7 @@ import pytest
 
 from benchmax.components.badges import badge_style
 from benchmax.presentation.colours import ACCENT, BADGE_TOKENS, PAGE_BACKGROUNDS, REVIEW_COLORS
-
-AA = 4.5
-
-
-def _luminance(colour: str) -> float:
-    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    red, green, blue = linear
-    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-
-
-def contrast(first: str, second: str) -> float:
-    lighter, darker = sorted((_luminance(first), _luminance(second)), reverse=True)
-    return (lighter + 0.05) / (darker + 0.05)
+from benchmax.presentation.contrast import AA, contrast
 
 
 def test_the_contrast_formula_matches_known_pairs() -> None:

@@ -142,12 +142,19 @@ def test_profile_tags(app_ctx: AppContext, client: TestClient) -> None:
     assert head.meta["og:type"] == "profile"
 
 
-def test_other_pages_get_only_the_theme_and_reading_additions(client: TestClient) -> None:
-    html = client.get("/leaderboard").text
+def test_a_page_that_shows_its_content_at_once_gets_no_first_view(client: TestClient) -> None:
+    html = client.get("/methodology").text
     assert 'id="bm-page-style"' in html
     assert "html.dark" in html
     assert "bm-first-paint" not in html.split("</head>")[1]
-    assert "og:title" not in html
+
+
+def test_additions_follow_the_documents_own_head_elements(client: TestClient) -> None:
+    """React hydrates the head from its first element: ours come after the document's."""
+    for path in ("/", "/methodology", "/tests/nope"):
+        head = client.get(path).text.split("</head>")[0]
+        assert head.index('<meta charSet="utf-8"/>') < head.index("data-first-paint")
+        assert head.index("data-first-paint") < head.index('id="bm-page-style"')
 
 
 def test_pages_are_sent_gzipped_to_browsers_that_accept_it(client: TestClient) -> None:

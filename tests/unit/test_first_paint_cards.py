@@ -3,6 +3,7 @@ show, escaped, public Tests only, in the feed service's own order."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import pytest
@@ -16,6 +17,7 @@ from starlette.testclient import TestClient
 from benchmax.context import AppContext
 from benchmax.first_paint.middleware import FirstPaintMiddleware
 from benchmax.models import EvidenceKind, EvidenceState, ReviewState, TestState
+from benchmax.services.dates import stamp
 from benchmax.services.feed import FeedFilters, list_feed
 from tests.support.factories import make_evidence, make_test, make_user
 
@@ -114,14 +116,21 @@ def test_tests_that_are_not_public_never_appear(
 
 
 def test_a_contributor_page_lists_only_their_tests(app_ctx: AppContext, client: TestClient) -> None:
+    published = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
     with Session(app_ctx.engine) as session:
         poet = make_user(session, handle="poet", display_name="The Poet")
-        make_test(session, poet, title="By the poet")
+        make_test(session, poet, title="By the poet", published_at=published)
         make_test(session, make_user(session), title="By someone else")
         session.commit()
     html = client.get("/u/poet").text
     assert _cards(html).titles == ["By the poet"]
     assert '<h1 class="fp-page-title">The Poet</h1>' in html
+    # When, as the live card says it: in words, the exact time on hover (components/dates).
+    when = stamp(published)
+    assert (
+        f'<time class="time-ago" datetime="2026-11-30T09:30:00+00:00" '
+        f'title="30 Nov 2026, 09:30 UTC">{when.relative}</time>'
+    ) in html
 
 
 def test_the_feed_follows_the_filters_in_its_address(

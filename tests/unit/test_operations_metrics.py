@@ -64,16 +64,16 @@ def test_view_turns_the_dashboard_into_page_strings() -> None:
         recent_audit=(AuditSummary(9, "job.requeue", None, "job", "7", NOW),),
     )
     page = asdict(view(data))
+    updated = page["dead_jobs"][0].pop("updated")
     assert page["dead_jobs"] == [
-        {
-            "id": "7",
-            "kind": "safety_scan",
-            "subject_id": "ev1",
-            "attempts": "5",
-            "error": "—",
-            "updated": "2026-11-30 12:00:00 UTC",
-        }
+        {"id": "7", "kind": "safety_scan", "subject_id": "ev1", "attempts": "5", "error": "—"}
     ]
+    # A moment is drawn as "… ago" with the exact time on hover, the feed's one component.
+    assert (updated["exact"], updated["iso"]) == (
+        "30 Nov 2026, 12:00 UTC",
+        "2026-11-30T12:00:00+00:00",
+    )
+    assert page["finished_counts_at"] == {"relative": "", "exact": "", "iso": ""}  # not yet
     assert (page["oldest_waiting"], page["ttp_p50"], page["ttp_p95"]) == ("2.5 min", "12.0 s", "—")
     assert page["storage_rows"] == [{"prefix": "evidence/", "objects": "3", "bytes": "3.0 MiB"}]
     assert page["missing_objects"] == ["evidence/x"]

@@ -13,12 +13,18 @@ from benchmax.adapters.auth.local_issuer import (
     LocalIssuerRefusedError,
     local_subject,
 )
-from benchmax.adapters.auth.verifier import API_TOKEN_PREFIX, SessionClaims, SessionVerifier
+from benchmax.adapters.auth.verifier import (
+    API_TOKEN_PREFIX,
+    SESSION_COOKIE,
+    SessionClaims,
+    SessionVerifier,
+)
 from benchmax.settings import Settings
 
 __all__ = [
     "API_TOKEN_PREFIX",
     "LOCAL_SUBJECT_PREFIX",
+    "SESSION_COOKIE",
     "LocalIssuer",
     "LocalIssuerRefusedError",
     "SessionClaims",

@@ -20,6 +20,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from benchmax.adapters.auth.bearer import bearer_credential
 
+# The cookie a browser carries its session token in (Clerk's name, kept by the local issuer).
+SESSION_COOKIE = "__session"
 # Bearer tokens with this prefix are BenchMax API tokens (services/tokens.py), never sessions.
 API_TOKEN_PREFIX = "bmx_"  # noqa: S105 - a public prefix, not a secret
 

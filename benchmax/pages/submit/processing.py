@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from benchmax.components.blocks import row
 from benchmax.components.layout import link_button
 from benchmax.pages.submit.files import file_row, live_note
 from benchmax.state.submit.draft import WizardDraftState as D
@@ -58,19 +59,26 @@ def _next_actions() -> tuple[rx.Component, rx.Component]:
     return (
         rx.cond(
             P.public_url != "",
-            rx.hstack(
+            row(
                 link_button(
                     "View your public Test", P.public_url, size="3", id="processing-public-link"
                 ),
-                rx.button("Submit another", size="3", variant="soft", on_click=D.start_new),
-                wrap="wrap",
+                rx.button(
+                    "Submit another",
+                    size="3",
+                    variant="soft",
+                    on_click=D.start_new,
+                    id="processing-submit-another",
+                ),
+                class_name="processing-actions",
             ),
         ),
         rx.cond(
             (W.phase == "done") & (P.public_url == ""),
-            rx.hstack(
+            row(
                 link_button("Fix it now", "/submit?draft=" + W.draft_id),
                 link_button("My Tests", "/me", variant="soft"),
+                class_name="processing-actions",
             ),
         ),
     )

@@ -223,17 +223,20 @@ def _step_five() -> rx.Component:
             "Details",
             4,
             rx.data_list.root(
-                _summary_row("Title", _or_dash(D.title, "the prompt's first line"), "review-title")
+                _summary_row("Title", _or_dash(D.title, "the prompt's first line"), "review-title"),
+                # The notes are Markdown, drawn as the Test page will; the <dt> names them.
+                rx.data_list.item(
+                    rx.data_list.label("Notes", id="review-notes-label"),
+                    rx.data_list.value(
+                        _markdown(D.notes_html, "No notes.", "review-notes"),
+                        aria_labelledby="review-notes-label",
+                        min_width="0",
+                    ),
+                ),
+                orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
             ),
-            _markdown(D.notes_html, "No notes.", "review-notes"),
         ),
         field_error("files"),
-        rx.button(
-            "Submit Test",
-            **{"type": "button", "size": "3", "id": "wizard-submit"},
-            on_click=P.submit,
-            loading=W.phase != "edit",
-        ),
         spacing="4",
         width="100%",
     )
@@ -307,7 +310,17 @@ def _buttons() -> rx.Component:
         ),
         rx.spacer(),
         save_status(),
-        rx.cond(W.step < LAST_STEP, rx.button("Next", type="submit", id="wizard-next")),
+        # The step's forward action is last, right of Back, on every step the review included.
+        rx.cond(
+            W.step < LAST_STEP,
+            rx.button("Next", type="submit", id="wizard-next"),
+            rx.button(
+                "Submit Test",
+                **{"type": "button", "id": "wizard-submit"},
+                on_click=P.submit,
+                loading=W.phase != "edit",
+            ),
+        ),
         width="100%",
         align="center",
         wrap="wrap",

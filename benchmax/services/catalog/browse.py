@@ -193,14 +193,33 @@ def _model_summaries(
     ]
 
 
+def _family(session: Session, slug: str) -> ModelFamily | None:
+    return session.exec(select(ModelFamily).where(ModelFamily.slug == slug)).first()
+
+
+def _model_and_family(session: Session, slug: str) -> tuple[CatalogModel, ModelFamily] | None:
+    row = session.exec(
+        select(CatalogModel, ModelFamily)
+        .join(ModelFamily, col(ModelFamily.id) == CatalogModel.family_id)
+        .where(CatalogModel.slug == slug)
+    ).first()
+    return (row[0], row[1]) if row is not None else None
+
+
+def has_catalog_page(session: Session, slug: str) -> bool:
+    """Whether ``/models/{slug}`` names a family or a catalog model."""
+    return _family(session, slug) is not None or _model_and_family(session, slug) is not None
+
+
 def family_detail(
-    session: Session, slug: str, cursor: str | None = None, limit: int = 20
+    session: Session, slug: str, cursor: str | None = None, limit: int = 20, sort: str = ""
 ) -> FamilyDetail | None:
-    """A family, its models and a page of its public Tests; None when the slug is unknown.
+    """A family, its models and a page of its public Tests in the feed's ``sort``; None when
+    the slug is unknown.
 
     Raises ``Invalid`` (``invalid_cursor``) for a malformed cursor.
     """
-    family = session.exec(select(ModelFamily).where(ModelFamily.slug == slug)).first()
+    family = _family(session, slug)
     if family is None:
         return None
     models = list(
@@ -215,29 +234,26 @@ def family_detail(
     return FamilyDetail(
         family=_family_summary(family, len(models), test_count),
         models=summaries,
-        page=list_feed(session, FeedFilters(family=slug), cursor, limit),
+        page=list_feed(session, FeedFilters(family=slug, sort=sort), cursor, limit),
     )
 
 
 def model_detail(
-    session: Session, slug: str, cursor: str | None = None, limit: int = 20
+    session: Session, slug: str, cursor: str | None = None, limit: int = 20, sort: str = ""
 ) -> ModelDetail | None:
-    """A catalog model and a page of its public Tests; None when the slug is unknown.
+    """A catalog model and a page of its public Tests in the feed's ``sort``; None when the
+    slug is unknown.
 
     Family and model slugs never collide, so /models/{slug} can try ``family_detail`` first.
     Raises ``Invalid`` (``invalid_cursor``) for a malformed cursor.
     """
-    row = session.exec(
-        select(CatalogModel, ModelFamily)
-        .join(ModelFamily, col(ModelFamily.id) == CatalogModel.family_id)
-        .where(CatalogModel.slug == slug)
-    ).first()
-    if row is None:
+    found = _model_and_family(session, slug)
+    if found is None:
         return None
-    model, family = row
+    model, family = found
     return ModelDetail(
         model=_model_summaries(session, family, [model])[0],
-        page=list_feed(session, FeedFilters(model=slug), cursor, limit),
+        page=list_feed(session, FeedFilters(model=slug, sort=sort), cursor, limit),
     )
 
 

@@ -78,8 +78,17 @@ class AiReviewSummary(JsonReady):
     models: list[str]
 
 
+def _snapshot(session: Session, snapshot_id: str) -> JudgeSnapshot | None:
+    return session.get(JudgeSnapshot, snapshot_id) if is_public_id(snapshot_id) else None
+
+
+def has_judge_card(session: Session, snapshot_id: str) -> bool:
+    """Whether ``/judges/{snapshot_id}`` shows a card (every snapshot has one)."""
+    return _snapshot(session, snapshot_id) is not None
+
+
 def judge_card(session: Session, snapshot_id: str) -> JudgeCard | None:
-    snapshot = session.get(JudgeSnapshot, snapshot_id) if is_public_id(snapshot_id) else None
+    snapshot = _snapshot(session, snapshot_id)
     if snapshot is None:
         return None
     runs = session.exec(

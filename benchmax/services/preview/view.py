@@ -24,7 +24,7 @@ from benchmax.models import (
     TestState,
 )
 from benchmax.models._base import utcnow
-from benchmax.services.dates import human_date, next_utc_day, seconds_until
+from benchmax.services.dates import Stamp, next_utc_day, seconds_until, stamp
 from benchmax.services.errors import Conflict, NotFound, RateLimited
 from benchmax.services.preview import budget
 from benchmax.services.preview.fair import enqueue_preview
@@ -53,7 +53,7 @@ class PreviewView:
     summary: str = ""
     template: str = ""
     template_hash: str = ""
-    date: str = ""
+    finished: Stamp = field(default_factory=Stamp)
     can_retry: bool = False
     # Why the screenshot or recording is missing, when BenchMax withheld it.
     pictures_note: str = ""
@@ -134,7 +134,7 @@ def _done(session: Session, settings: Settings, evaluation: PreviewEvaluation) -
         summary=str(result.get("summary") or ""),
         template=evaluation.template,
         template_hash=evaluation.template_hash[:12],
-        date=human_date(evaluation.finished_at),
+        finished=stamp(evaluation.finished_at),
         pictures_note=evaluation.reader_reason,
     )
 

@@ -29,6 +29,7 @@ from benchmax.models import (
 from benchmax.models._base import as_utc, is_public_id
 from benchmax.services.dates import JsonReady, json_ready
 from benchmax.services.errors import Conflict, Invalid, NotFound
+from benchmax.services.feed_order import MOST_REVIEWED, NEWEST
 from benchmax.services.leaderboard.intervals import (
     band_text,
     half_width_bp,
@@ -186,14 +187,20 @@ def _aliases(session: Session, key: str) -> list[AliasEntry]:
     return [AliasEntry.seen_from(key, row) for row in rows]
 
 
+def has_group(session: Session, key: str) -> bool:
+    """Whether ``key`` has a group page: a public Test gave exactly that prompt."""
+    if not is_prompt_key(key):
+        return False
+    found = select(Test.id).where(_PUBLIC, col(Test.prompt_key) == key).limit(1)
+    return session.exec(found).first() is not None
+
+
 def prompt_group(session: Session, key: str) -> PromptGroup | None:
     """The group page for ``key``; None when no public Test has that prompt."""
-    if not is_prompt_key(key):
+    if not has_group(session, key):
         return None
     keys = joined_keys(session, key)
     rows = summary_rows(session, _PUBLIC, col(Test.prompt_key).in_(keys))
-    if not rows or all(test.prompt_key != key for test, *_ in rows):
-        return None
     policy = current_policy(session)
     counted = counted_reviews(session, policy, [test.id for test, *_ in rows])
     prior_mean = mean_bp(score for entry in counted.values() for score in entry.scores)
@@ -267,6 +274,26 @@ def _member(
         band_last=last,
         band=band_text(first, last) if span else "",
     )
+
+
+def in_order(members: list[GroupMember], sort: str) -> list[tuple[int, GroupMember]]:
+    """The members, each with its place in the group's score order (``members``' own, 1 the
+    best), in the list order ``sort`` names: ``top_score`` keeps the score order, ``newest``
+    puts the latest published first, ``most_reviewed`` the most counted reviews first (ties
+    newest first). The whole group is already in memory, so this is a sort of a few rows."""
+    placed = list(enumerate(members, start=1))
+
+    def published(member: GroupMember) -> float:
+        moment = member.test.published_at
+        return as_utc(moment).timestamp() if moment else 0.0
+
+    if sort == NEWEST:
+        return sorted(placed, key=lambda pair: published(pair[1]), reverse=True)
+    if sort == MOST_REVIEWED:
+        return sorted(
+            placed, key=lambda pair: (pair[1].review_count, published(pair[1])), reverse=True
+        )
+    return placed
 
 
 @dataclass(frozen=True)

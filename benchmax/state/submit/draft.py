@@ -245,9 +245,13 @@ class WizardDraftState(WizardState):
         self.refused, self.saved_stamp = {}, 0
 
     @rx.event
-    async def start_new(self) -> None:
+    async def start_new(self) -> Any:
+        """A blank wizard at plain ``/submit``: the address no longer names the Test just
+        submitted (or the one whose prompt it copied), so a reload or a shared link does not
+        bring that one back."""
         self._reset_form(await self.get_state(WizardFilesState))
         self.errors, self.notice, self.phase = {}, "", "edit"
+        return rx.redirect("/submit")
 
     # --- field edits -------------------------------------------------------------------
     # Inputs are uncontrolled: the text lives in the browser, and reaches this state only

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmax.presentation.formatting import attempts_text, count_text
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.leaderboard import board
 from benchmax.services.leaderboard.scoring import points_text
 from benchmax.state.views.listed import ListedView, ScoredView
@@ -22,6 +22,7 @@ class PolicyView:
     # What the prior means, which reviews count and which Tests are eligible.
     rules: list[str] = field(default_factory=list)
     version: str = ""
+    cutoff: Stamp = field(default_factory=Stamp)  # reviews after it wait for the next snapshot
 
     @classmethod
     def of(cls, policy: dict[str, Any]) -> PolicyView:
@@ -44,9 +45,18 @@ class PolicyView:
                 "Eligible: public, not removed, not a sample, no open moderation hold, and at "
                 "least one current review. A correction replaces the review it corrects.",
             ],
-            version=f"Policy version {policy['policy_version']} ({policy['formula']}), "
-            f"cutoff {human_date(policy['cutoff'])}.",
+            version=f"Policy version {policy['policy_version']} ({policy['formula']})",
+            cutoff=stamp(policy["cutoff"]),
         )
+
+
+@dataclass(frozen=True)
+class SnapshotOption:
+    """A published snapshot in the picker: when, in words with the exact time on hover."""
+
+    id: str
+    published: Stamp
+    latest: bool
 
 
 REMOVED_TITLE = "Removed by moderation after this snapshot"

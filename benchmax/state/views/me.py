@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from benchmax.models import ApiToken
 from benchmax.services import submissions
-from benchmax.services.dates import Stamp, human_date, stamp
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.dto import from_row
 from benchmax.services.moderation.records import DecisionOutcome
 
@@ -33,7 +33,7 @@ class MyTestView:
     reason: str
     action: str  # resume, fix, retry, view or empty
     updated: Stamp
-    expires: str  # empty unless an untouched draft
+    expires: Stamp  # empty unless an untouched draft
     moderation: str  # the decisions about it, "outcome — reason", joined
     appeal: str  # removed Tests: "can", "open" or "answered"; others empty
 
@@ -49,7 +49,7 @@ class MyTestView:
             reason=row.reason,
             action=row.action,
             updated=stamp(row.updated_at),
-            expires=human_date(row.expires_at),
+            expires=stamp(row.expires_at),
             moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
             appeal=(appeal or "can") if row.plain_status == "Removed" else "",
         )
@@ -60,14 +60,14 @@ class TokenView:
     id: str
     name: str
     last_four: str
-    created: str
-    last_used: str  # "never" until first used
+    created: Stamp
+    last_used: Stamp  # empty until first used
 
     @classmethod
     def of(cls, token: ApiToken) -> TokenView:
         return from_row(
             cls,
             token,
-            created=human_date(token.created_at),
-            last_used=human_date(token.last_used_at) or "never",
+            created=stamp(token.created_at),
+            last_used=stamp(token.last_used_at),
         )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from benchmax.services.dates import human_date
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.moderation import queues, roles
 from benchmax.services.moderation.appeals import AppealItem
 from benchmax.services.moderation.queues import LabelItem
@@ -38,7 +38,7 @@ class ReportView(ItemView):
     reason: str = ""
     details: str = ""
     reporter: str = ""
-    created: str = ""
+    created: Stamp = field(default_factory=Stamp)
 
     @classmethod
     def of(cls, item: queues.ReportItem) -> ReportView:
@@ -46,7 +46,7 @@ class ReportView(ItemView):
             *_about(f"report-{item.id}", item.test_id, item.test_title), id=item.id,
             state=item.test_state, evidence_id=item.evidence_id or "",
             evidence=item.evidence_name or "", reason=item.reason_label, details=item.details,
-            reporter=item.reporter_handle, created=human_date(item.created_at),
+            reporter=item.reporter_handle, created=stamp(item.created_at),
         )  # fmt: skip
 
 
@@ -58,7 +58,7 @@ class DisputeView(ItemView):
     score: str = ""
     reasoning: str = ""
     kind: str = ""
-    created: str = ""
+    created: Stamp = field(default_factory=Stamp)
 
     @classmethod
     def of(cls, item: queues.DisputeItem) -> DisputeView:
@@ -66,7 +66,7 @@ class DisputeView(ItemView):
             *_about(f"dispute-{item.id}", item.test_id, item.test_title), id=item.id,
             contributor=item.contributor_handle, reason=item.reason,
             score=str(item.review_score), reasoning=item.review_reasoning,
-            kind=item.reviewer_kind, created=human_date(item.created_at),
+            kind=item.reviewer_kind, created=stamp(item.created_at),
         )  # fmt: skip
 
 
@@ -104,7 +104,7 @@ class LabelView(ItemView):
 @dataclass(frozen=True)
 class RemovedView(ItemView):
     contributor: str = ""
-    removed: str = ""
+    removed: Stamp = field(default_factory=Stamp)
     reason: str = ""
     restorable: bool = False
     problem: str = ""
@@ -113,7 +113,7 @@ class RemovedView(ItemView):
     def of(cls, item: queues.RemovedItem) -> RemovedView:
         return cls(
             *_about(f"removed-{item.test_id}", item.test_id, item.test_title),
-            contributor=item.contributor_handle, removed=human_date(item.removed_at),
+            contributor=item.contributor_handle, removed=stamp(item.removed_at),
             reason=item.reason, restorable=item.can_restore, problem=item.restore_problem,
         )  # fmt: skip
 
@@ -124,14 +124,14 @@ class AppealView(ItemView):
     contributor: str = ""
     reason: str = ""
     removal_reason: str = ""
-    created: str = ""
+    created: Stamp = field(default_factory=Stamp)
 
     @classmethod
     def of(cls, item: AppealItem) -> AppealView:
         return cls(
             *_about(f"appeal-{item.id}", item.test_id, item.test_title), id=item.id,
             contributor=item.contributor_handle, reason=item.reason,
-            removal_reason=item.removal_reason, created=human_date(item.created_at),
+            removal_reason=item.removal_reason, created=stamp(item.created_at),
         )  # fmt: skip
 
 

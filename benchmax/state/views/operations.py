@@ -1,4 +1,5 @@
-"""What ``/operations`` shows: the owner's dashboard as plain strings, numbers and charts."""
+"""What ``/operations`` shows: the owner's dashboard as plain strings, numbers, moments
+(``Stamp``s, drawn as "5 min ago" with the exact time on hover) and charts."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass, field
 
 from benchmax.presentation.charts import line_chart_svg
 from benchmax.presentation.formatting import size_text
-from benchmax.services.dates import chart_time, clock_time
+from benchmax.services.dates import Stamp, chart_time, stamp
 from benchmax.services.derived_text import JUDGE, PREVIEW, RedactionCounts
 from benchmax.services.jobs import JobCount
 from benchmax.services.operations import Dashboard, PrefixUsage
@@ -54,7 +55,7 @@ class DeadJobRow:
     subject_id: str
     attempts: str
     error: str
-    updated: str
+    updated: Stamp
 
     @classmethod
     def of(cls, job: DeadJob) -> DeadJobRow:
@@ -64,7 +65,7 @@ class DeadJobRow:
             subject_id=job.subject_id,
             attempts=str(job.attempts),
             error=job.last_error_code or "—",
-            updated=clock_time(job.updated_at),
+            updated=stamp(job.updated_at),
         )
 
 
@@ -84,10 +85,11 @@ class BackupPanel:
     """The newest backup; ``present`` False when there is none yet."""
 
     present: bool = False
-    time: str = ""
+    time: Stamp = field(default_factory=Stamp)
     manifest: str = ""
     objects: str = ""
     verified: str = ""
+    verified_at: Stamp = field(default_factory=Stamp)
 
     @classmethod
     def of(cls, backup: BackupSummary | None) -> BackupPanel:
@@ -100,10 +102,11 @@ class BackupPanel:
         )
         return cls(
             present=True,
-            time=clock_time(backup.created_at),
+            time=stamp(backup.created_at),
             manifest=backup.manifest_key,
             objects=f"{backup.object_count} objects, {size_text(backup.object_bytes)}",
-            verified=f"{verified} ({clock_time(backup.verified_at)})",
+            verified=verified,
+            verified_at=stamp(backup.verified_at),
         )
 
 
@@ -117,7 +120,7 @@ class AuditRow:
     actor_href: str  # "" when there is no account to link
     subject: str  # the Test's title, "@handle", or "type id" when nothing better is known
     subject_href: str
-    time: str
+    time: Stamp
 
     @classmethod
     def of(cls, event: AuditSummary) -> AuditRow:
@@ -135,7 +138,7 @@ class AuditRow:
             subject, subject_href = "@" + event.subject_handle, "/u/" + event.subject_handle
         return cls(
             str(event.id), event.action, actor, actor_href, subject, subject_href,
-            clock_time(event.created_at),
+            stamp(event.created_at),
         )  # fmt: skip
 
 
@@ -143,9 +146,9 @@ class AuditRow:
 class OperationsView:
     """The dashboard as the page shows it; ``OperationsView()`` is the empty one."""
 
-    generated_at: str = ""
+    generated_at: Stamp = field(default_factory=Stamp)
     job_rows: list[JobRow] = field(default_factory=list)
-    finished_counts_at: str = ""
+    finished_counts_at: Stamp = field(default_factory=Stamp)
     oldest_waiting: str = ""
     dead_jobs: list[DeadJobRow] = field(default_factory=list)
     ttp_p50: str = ""
@@ -164,7 +167,7 @@ class OperationsView:
     # Credentials removed from derived text (preview results, judge replies).
     redactions: str = ""
     storage_rows: list[StorageRow] = field(default_factory=list)
-    storage_taken_at: str = ""
+    storage_taken_at: Stamp = field(default_factory=Stamp)
     orphan_count: int = 0
     orphan_objects: list[str] = field(default_factory=list)
     missing_count: int = 0
@@ -211,9 +214,9 @@ def view(data: Dashboard) -> OperationsView:
     inventory = data.inventory
     charts = _charts(data.job_series)
     return OperationsView(
-        generated_at=clock_time(data.generated_at),
+        generated_at=stamp(data.generated_at),
         job_rows=[JobRow.of(count) for count in data.job_counts],
-        finished_counts_at=clock_time(data.finished_counts_at),
+        finished_counts_at=stamp(data.finished_counts_at),
         oldest_waiting=_duration(data.oldest_waiting_seconds),
         dead_jobs=[DeadJobRow.of(job) for job in data.dead_jobs],
         ttp_p50=_duration(data.time_to_public.p50_seconds),
@@ -230,7 +233,7 @@ def view(data: Dashboard) -> OperationsView:
         ai_review=data.ai_review,
         redactions=redaction_text(data.redactions),
         storage_rows=[StorageRow.of(usage) for usage in inventory.prefixes],
-        storage_taken_at=clock_time(inventory.taken_at),
+        storage_taken_at=stamp(inventory.taken_at),
         orphan_count=inventory.orphan_object_count,
         orphan_objects=list(inventory.orphan_objects),
         missing_count=inventory.missing_object_count,

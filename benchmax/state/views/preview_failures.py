@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchmax.presentation.formatting import count_text
-from benchmax.services.dates import clock_time
+from benchmax.services.dates import Stamp, stamp
 from benchmax.services.preview.failures import PreviewFailure
 
 
@@ -19,7 +19,7 @@ class PreviewFailureRow:
     code: str
     detail: str
     run: str  # "local · 1 attempt · 31.5 s"
-    when: str
+    when: Stamp
 
     @classmethod
     def of(cls, failure: PreviewFailure) -> PreviewFailureRow:
@@ -35,5 +35,5 @@ class PreviewFailureRow:
             code=failure.error_code,
             detail=failure.detail,
             run=" · ".join(run),
-            when=clock_time(failure.finished_at),
+            when=stamp(failure.finished_at),
         )

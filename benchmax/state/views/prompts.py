@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from benchmax.context import app_context
 from benchmax.presentation.formatting import count_text, setup_text
+from benchmax.services.dates import Stamp
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.markdown import render_markdown
 from benchmax.services.preview.view import PreviewView
@@ -96,7 +97,7 @@ class AliasView:
 
     href: str = ""
     reason: str = ""
-    date: str = ""
+    joined: Stamp = field(default_factory=Stamp)
 
 
 @dataclass(frozen=True)
