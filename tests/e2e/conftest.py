@@ -303,7 +303,8 @@ def sign_in_at(page: Page, origin: str, handle: str, display_name: str = "") -> 
     if display_name:
         page.fill("#display_name", display_name)
     page.click("#sign-in-submit")
-    page.wait_for_selector("#nav-handle")
+    # Attached, not visible: on a phone the handle sits inside the closed header menu.
+    page.wait_for_selector("#nav-handle", state="attached")
 
 
 def make_people(app: LiveApp, *roles: str) -> dict[str, str]:

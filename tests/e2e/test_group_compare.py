@@ -207,7 +207,7 @@ def test_members_side_by_side_and_a_shared_word_diff(live_app: LiveApp, browser:
     first = members.filter(has_text="Lens Claude")
     expect(first.locator("details.member-output-details")).not_to_have_attribute("open", "")
     first.locator(".member-output-summary").click()
-    expect(first.locator(".member-output h2")).to_have_text("How it works")
+    expect(first.locator(".member-output h4.md-h2")).to_have_text("How it works")
     expect(first.locator(".member-output")).to_contain_text("<script>window.__pwned = 1</script>")
     expect(first.locator(".member-images img")).to_have_count(1)
     third = members.filter(has_text="Lens Gemini")

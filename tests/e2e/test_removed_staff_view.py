@@ -19,7 +19,9 @@ from tests.e2e.conftest import (
     OWNER_HANDLE,
     PHONE,
     LiveApp,
+    allow_console_error,
     make_people,
+    not_found_load,
     signed_in_page,
     wait_ready,
 )
@@ -50,6 +52,8 @@ def test_staff_see_the_removal_and_everyone_else_a_404(live_app: LiveApp, browse
     url = f"{live_app.url}/tests/{test_id}"
 
     stranger = browser.new_context(viewport=DESKTOP).new_page()
+    # A removed Test answers 404 to everyone but staff, which Chromium logs.
+    allow_console_error(stranger, not_found_load(f"/tests/{test_id}"))
     stranger.goto(url)
     wait_ready(stranger)
     expect(stranger.locator("#not-found")).to_be_visible()
@@ -59,6 +63,7 @@ def test_staff_see_the_removal_and_everyone_else_a_404(live_app: LiveApp, browse
 
     # Signed in without a staff role: the same 404.
     someone = signed_in_page(browser, live_app, people["stranger"])
+    allow_console_error(someone, not_found_load(f"/tests/{test_id}"))  # the same 404
     someone.goto(url)
     wait_ready(someone)
     expect(someone.locator("#not-found")).to_be_visible()
