@@ -9,29 +9,9 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, OWNER_HANDLE, LiveApp, Theme, sign_in, wait_ready
+from tests.e2e.contrast import contrast
 
 SHOTS = ARTIFACTS / "screens" / "focus"
-
-# WCAG contrast between two CSS colours as the browser paints them (a one-pixel canvas turns
-# any colour syntax into sRGB bytes).
-_RATIO = """
-([first, second]) => {
-  const pad = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
-  const srgb = (value) => {
-    pad.clearRect(0, 0, 1, 1);
-    pad.fillStyle = value;
-    pad.fillRect(0, 0, 1, 1);
-    return Array.from(pad.getImageData(0, 0, 1, 1).data.slice(0, 3));
-  };
-  const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-  const luminance = (rgb) => {
-    const [r, g, b] = rgb.map(channel);
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
-  const [a, b] = [srgb(first), srgb(second)].map(luminance);
-  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-}
-"""
 
 
 def _style(locator: Locator, prop: str) -> str:
@@ -48,8 +28,7 @@ def _backgrounds(page: Page) -> dict[str, str]:
 
 def _ring_contrast(page: Page, ring: str) -> dict[str, float]:
     return {
-        name: float(page.evaluate(_RATIO, [ring, background]))
-        for name, background in _backgrounds(page).items()
+        name: contrast(page, ring, background) for name, background in _backgrounds(page).items()
     }
 
 
@@ -106,7 +85,7 @@ def test_a_moderation_tab_draws_one_ring(live_app: LiveApp, browser: Browser) ->
         if style != "none"
     ]
     assert rings == ["solid"], f"the tab and its label draw {len(rings)} rings"
-    ratio = float(page.evaluate(_RATIO, [_style(inner, "outlineColor"), "white"]))
+    ratio = contrast(page, _style(inner, "outlineColor"), "white")
     assert ratio >= 3, f"the tab's ring on white: {ratio:.2f}:1"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.get_by_role("tablist").screenshot(path=str(SHOTS / "moderation-tab-light.png"))

@@ -11,7 +11,7 @@ from benchmax.models import Job, JobState, Role, Test, TestState
 from benchmax.services.accounts import grant_role
 from tests.e2e.conftest import OWNER_HANDLE, LiveApp, signed_in_page, wait_ready
 from tests.e2e.shots import four_shots
-from tests.support.factories import make_test, make_user
+from tests.support.factories import make_dead_publish_job, make_test, make_user
 
 
 def _dead_publish_job(app: LiveApp) -> tuple[int, str]:
@@ -23,15 +23,7 @@ def _dead_publish_job(app: LiveApp) -> tuple[int, str]:
             state=TestState.PROCESSING,
             published_at=None,
         )
-        job = Job(
-            kind="publish_test",
-            subject_id=test.id,
-            state=JobState.DEAD,
-            attempts=5,
-            max_attempts=5,
-            last_error_code="OperationalError",
-        )
-        session.add(job)
+        job = make_dead_publish_job(session, test)
         session.commit()
         assert job.id is not None
         return job.id, test.id

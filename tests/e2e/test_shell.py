@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
+from tests.e2e.contrast import contrast
 from tests.support.factories import make_report, make_test
 
 
@@ -110,29 +111,6 @@ def test_security_page_and_security_txt_name_the_same_contact(
     assert "Contact: mailto:security@example.org" in page.content()
 
 
-# WCAG contrast of an element's text against its own background, as the browser paints them
-# (a one-pixel canvas turns any CSS colour syntax, color-mix included, into sRGB bytes).
-_CONTRAST = """
-(el) => {
-  const style = getComputedStyle(el);
-  const pad = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
-  const srgb = (value) => {
-    pad.clearRect(0, 0, 1, 1);
-    pad.fillStyle = value;
-    pad.fillRect(0, 0, 1, 1);
-    return Array.from(pad.getImageData(0, 0, 1, 1).data.slice(0, 3));
-  };
-  const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-  const luminance = (rgb) => {
-    const [r, g, b] = rgb.map(channel);
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
-  const [a, b] = [srgb(style.color), srgb(style.backgroundColor)].map(luminance);
-  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-}
-"""
-
-
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_solid_buttons_and_button_links_keep_their_text_readable_on_hover(
     live_app: LiveApp, browser: Browser, theme: Theme
@@ -152,7 +130,10 @@ def test_solid_buttons_and_button_links_keep_their_text_readable_on_hover(
             " !== before",
             arg=[selector, resting],
         )
-        ratio = control.evaluate(_CONTRAST)
+        colours = control.evaluate(
+            "(el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]"
+        )
+        ratio = contrast(page, *colours)
         assert ratio >= 4.5, f"{selector} on hover ({theme}): {ratio:.2f}:1"
         page.mouse.move(0, 0)
     context.close()

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from playwright.sync_api import Browser, Locator, Page, expect
 from sqlmodel import Session
 
-from benchmax.models import Job, JobState, Role, TestState
+from benchmax.models import Role, TestState
 from benchmax.models._base import utcnow
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.catalog.linking import link_declared_setup
@@ -28,7 +28,13 @@ from tests.e2e.conftest import (
     signed_in_page,
     wait_ready,
 )
-from tests.support.factories import make_report, make_review, make_test, make_user
+from tests.support.factories import (
+    make_dead_publish_job,
+    make_report,
+    make_review,
+    make_test,
+    make_user,
+)
 
 SHOTS = ARTIFACTS / "screens" / "times"
 
@@ -134,16 +140,7 @@ def test_moderation_operations_and_the_snapshot_say_how_long_ago(
         assert reporter is not None
         test = make_test(session, author, title=f"Timed {secrets.token_hex(3)}")
         report = make_report(session, test, reporter, created_at=moment)
-        job = Job(
-            kind="publish_test",
-            subject_id=test.id,
-            state=JobState.DEAD,
-            attempts=5,
-            max_attempts=5,
-            last_error_code="OperationalError",
-            updated_at=moment,
-        )
-        session.add(job)
+        job = make_dead_publish_job(session, test, updated_at=moment)
         # A reviewed Test, so the snapshot has a row to rank.
         link_declared_setup(session, test)
         make_review(session, test, make_user(session, role=Role.REVIEWER), score=80)

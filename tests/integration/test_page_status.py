@@ -80,27 +80,24 @@ def test_a_public_test_is_200_and_an_unknown_or_malformed_one_404(
         assert response.text == DOCUMENT  # the same document: the page shows its not-found view
 
 
-def test_a_private_test_is_its_contributors_alone(
-    client: TestClient, app_ctx: AppContext, people: dict[str, User]
+@pytest.mark.parametrize(
+    ("state", "moderator_status"),
+    [(TestState.NEEDS_ATTENTION, 404), (TestState.REMOVED, 200)],
+    ids=["needs_attention: its contributor's alone", "removed: moderators see it too"],
+)
+def test_a_test_that_is_not_public_is_a_404_to_whoever_may_not_see_it(
+    client: TestClient,
+    app_ctx: AppContext,
+    people: dict[str, User],
+    state: TestState,
+    moderator_status: int,
 ) -> None:
-    test_id, _ = _test(app_ctx, people["author"], TestState.NEEDS_ATTENTION)
+    test_id, _ = _test(app_ctx, people["author"], state)
     path = f"/tests/{test_id}"
 
     assert _as(client, app_ctx, None).get(path).status_code == 404
     assert _as(client, app_ctx, people["stranger"]).get(path).status_code == 404
-    assert _as(client, app_ctx, people["moderator"]).get(path).status_code == 404
-    assert _as(client, app_ctx, people["author"]).get(path).status_code == 200
-
-
-def test_a_removed_test_is_shown_to_moderators_and_its_contributor_only(
-    client: TestClient, app_ctx: AppContext, people: dict[str, User]
-) -> None:
-    test_id, _ = _test(app_ctx, people["author"], TestState.REMOVED)
-    path = f"/tests/{test_id}"
-
-    assert _as(client, app_ctx, None).get(path).status_code == 404
-    assert _as(client, app_ctx, people["stranger"]).get(path).status_code == 404
-    assert _as(client, app_ctx, people["moderator"]).get(path).status_code == 200
+    assert _as(client, app_ctx, people["moderator"]).get(path).status_code == moderator_status
     assert _as(client, app_ctx, people["author"]).get(path).status_code == 200
 
 

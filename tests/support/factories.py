@@ -17,6 +17,8 @@ from benchmax.models import (
     EvidenceFile,
     EvidenceKind,
     EvidenceState,
+    Job,
+    JobState,
     Report,
     ReportReason,
     Review,
@@ -164,3 +166,20 @@ def make_dispute(session: Session, review: Review, **overrides: Any) -> Dispute:
     session.add(dispute)
     session.flush()
     return dispute
+
+
+def make_dead_publish_job(session: Session, test: Test, **overrides: Any) -> Job:
+    """A publish job that ran out of attempts, as the dead-letter table lists it."""
+    values: dict[str, Any] = {
+        "kind": "publish_test",
+        "subject_id": test.id,
+        "state": JobState.DEAD,
+        "attempts": 5,
+        "max_attempts": 5,
+        "last_error_code": "OperationalError",
+    }
+    values.update(overrides)
+    job = Job(**values)
+    session.add(job)
+    session.flush()
+    return job
