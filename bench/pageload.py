@@ -248,11 +248,23 @@ def _lighthouse(url: str) -> dict[str, Any]:
     report = json.loads(result.stdout)
     requests = report["audits"]["network-requests"]["details"]["items"]
     scripts = [r for r in requests if r.get("resourceType") == "Script"]
+    audits = report["audits"]
     return {
         "score": 100 * (report["categories"]["performance"]["score"] or 0),
-        "tbt": report["audits"]["total-blocking-time"]["numericValue"],
+        "tbt": audits["total-blocking-time"]["numericValue"],
         "script_kb": sum(r.get("transferSize", 0) for r in scripts) / 1024,
+        **{name: audits[audit]["numericValue"] for name, audit in _METRICS.items()},
     }
+
+
+# The other metrics the Performance score weighs (lab values: milliseconds, and CLS unitless),
+# printed so a missed score says which of them cost it.
+_METRICS = {
+    "FCP": "first-contentful-paint",
+    "LCP": "largest-contentful-paint",
+    "SI": "speed-index",
+    "CLS": "cumulative-layout-shift",
+}
 
 
 _ASSET = re.compile(r"/assets/[\w.-]+\.js")
@@ -302,6 +314,15 @@ def _score(base: str, test_id: str, before_build: Path | None) -> int:
             f"  {name:<12} Performance {score:3.0f} (baseline {b_score:3.0f})  "
             f"TBT {tbt:6.0f} ms (baseline {b_tbt:4.0f})  "
             f"target >= 90, <= 200 ms: {'ok' if ok else 'MISSED'}"
+        )
+        metrics = {m: statistics.median(r[m] for r in found[name]) for m in _METRICS}
+        print(
+            "  "
+            + " " * 12
+            + "  ".join(
+                f"{m} {v:.3f}" if m == "CLS" else f"{m} {v / 1000:.1f} s"
+                for m, v in metrics.items()
+            )
         )
     live = statistics.median(r["script_kb"] for r in found["feed"])
     print(f"  feed JavaScript before interactive: {live:.0f} KB compressed, as loaded")

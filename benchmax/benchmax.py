@@ -132,11 +132,20 @@ app = BenchMaxApp(
         build_api(CONTEXT),
         lambda asgi: UploadSizeLimit(asgi, CONTEXT.settings.upload_max_request_bytes),
         lambda asgi: PageStatusMiddleware(asgi, CONTEXT),
-        lambda asgi: FirstPaintMiddleware(asgi, CONTEXT),
+        lambda asgi: FirstPaintMiddleware(asgi, CONTEXT, _directory_routes()),
     ],
 )
 
 app.register_lifespan_task(job_runtime, ctx=CONTEXT)
+
+
+def _directory_routes() -> frozenset[str]:
+    """The routes the build writes as folders (``/leaderboard/index.html``): every page but
+    the feed and those with a parameter. Asked when the app is served, after ``PAGES``."""
+    return frozenset(
+        route for route, *_ in PAGES if route.startswith("/") and route != "/" and "[" not in route
+    )
+
 
 # route, page, title (before " · BenchMax"), on_load
 PAGES = [

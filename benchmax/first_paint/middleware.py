@@ -175,9 +175,14 @@ def rewrite(document: str, path: str, preview: Preview | None, url: str, view: s
 class FirstPaintMiddleware:
     """Rewrites HTML page responses; everything else passes through untouched."""
 
-    def __init__(self, app: ASGIApp, ctx: AppContext) -> None:
+    def __init__(
+        self, app: ASGIApp, ctx: AppContext, directories: frozenset[str] = frozenset()
+    ) -> None:
+        """``directories`` are the routes the build writes as ``route/index.html`` (every
+        route without a parameter but ``/``)."""
         self.app = app
         self.ctx = ctx
+        self.directories = directories
         self._header = ""
 
     async def header(self, document: str, scope: Scope) -> str:
@@ -259,7 +264,13 @@ class FirstPaintMiddleware:
         scope["headers"] = [
             (name, value) for name, value in headers if name.lower() not in _DROPPED_REQUEST_HEADERS
         ]
-        await _Rewriter(self, scope, send, gzip_ok).run(receive)
+        downstream = scope
+        if path in self.directories:
+            # The static server answers "/leaderboard" with a redirect to "/leaderboard/", a
+            # round trip a phone pays before it gets any HTML; the page is asked for as the
+            # folder it is instead. What the reader sees (address, og:url) keeps their path.
+            downstream = {**scope, "path": path + "/", "raw_path": (path + "/").encode()}
+        await self.app(downstream, receive, _Rewriter(self, scope, send, gzip_ok).send_rewritten)
 
 
 class _Rewriter:
@@ -273,10 +284,8 @@ class _Rewriter:
         self.html = False
         self.body: list[bytes] = []
 
-    async def run(self, receive: Receive) -> None:
-        await self.owner.app(self.scope, receive, self._send)
-
-    async def _send(self, message: Message) -> None:
+    async def send_rewritten(self, message: Message) -> None:
+        """The ``send`` the app answers through: HTML held back and rewritten, the rest as is."""
         if message["type"] == "http.response.start":
             content_type = MutableHeaders(scope=message).get("content-type", "")
             self.html = content_type.startswith("text/html")

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from sqlmodel import Session
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 from starlette.testclient import TestClient
 
 from benchmax.context import AppContext
@@ -181,3 +183,25 @@ def test_only_one_title_survives_in_the_head(app_ctx: AppContext, client: TestCl
         test_id = test.id
     html = client.get(f"/tests/{test_id}").text
     assert len(re.findall(r"<title", html)) == 1
+
+
+def test_a_page_folder_is_served_without_the_static_servers_slash_redirect(
+    app_ctx: AppContext, tmp_path: Path
+) -> None:
+    """As Reflex's build lays pages out: ``/leaderboard`` is a folder the static server would
+    redirect to ``/leaderboard/``, one round trip before any HTML."""
+    (tmp_path / "leaderboard").mkdir()
+    (tmp_path / "leaderboard" / "index.html").write_text(SHELL.replace("window.x=1", "board"))
+    (tmp_path / "index.html").write_text(SHELL)
+    static = Starlette(routes=[Mount("/", StaticFiles(directory=tmp_path, html=True))])
+    assert TestClient(static).get("/leaderboard", follow_redirects=False).status_code == 307
+
+    served = TestClient(FirstPaintMiddleware(static, app_ctx, frozenset({"/leaderboard"})))
+    response = served.get("/leaderboard", follow_redirects=False)
+    assert response.status_code == 200
+    assert "board" in response.text
+    head = _Head()
+    head.feed(response.text)
+    assert head.meta["og:url"].endswith("/leaderboard")  # the reader's address, not the folder's
+    # A folder not named stays the static server's to answer.
+    assert served.get("/elsewhere", follow_redirects=False).status_code == 404
