@@ -122,10 +122,10 @@ _FEED_CONTROLS = (
 )
 
 
-def _list_view(heading: str, intro: str, below: str) -> str:
+def _list_view(heading: str, intro_html: str, below: str) -> str:
     return (
         f'<div class="fp-main fp-list"><h1 class="fp-page-title">{escape(heading)}</h1>'
-        f'<p class="fp-intro">{escape(intro)}</p>{below}</div>'
+        f'<p class="fp-intro">{intro_html}</p>{below}</div>'
     )
 
 
@@ -133,10 +133,14 @@ def feed_view(preview: Preview, origin: str) -> str:
     """The feed's heading and introduction, blocks where its controls will be, the cards."""
     cards = cards_html(preview.cards or [], origin)
     results = f'<div class="fp-controls"><div class="fp-bar fp-count"></div>{cards}</div>'
-    return _list_view(FEED_TITLE, FEED_INTRO, _how_it_works() + _FEED_CONTROLS + results)
+    return _list_view(FEED_TITLE, escape(FEED_INTRO), _how_it_works() + _FEED_CONTROLS + results)
 
 
 def profile_view(preview: Preview, origin: str) -> str:
-    """A contributor's name, handle and first page of public Tests."""
+    """A contributor's name, the line under it as the live page words it (handle, number of
+    Tests, when they joined) and their first page of public Tests."""
     cards = cards_html(preview.cards or [], origin, by=False)
-    return _list_view(preview.heading, preview.byline, cards)
+    facts = [escape(preview.byline), escape(preview.count_text)]
+    if preview.joined is not None:
+        facts.append(f"joined {_time_ago(preview.joined)}")
+    return _list_view(preview.heading, " · ".join(fact for fact in facts if fact), cards)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from sqlmodel import Session, col, select
 
@@ -21,7 +22,7 @@ from benchmax.models._base import is_public_id
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.errors import ServiceError
 from benchmax.services.evidence_urls import evidence_url
-from benchmax.services.feed import FeedCard, FeedFilters, list_feed, list_sort
+from benchmax.services.feed import FeedCard, FeedFilters, count_feed, list_feed, list_sort
 
 SITE_NAME = "BenchMax"
 GENERIC_TITLE = "BenchMax — community AI Tests"
@@ -46,6 +47,9 @@ class Preview:
     byline: str = ""
     prompt: str = ""
     cards: list[FeedCard] | None = None
+    # A contributor's page: "12 Tests" and when they joined, as the live page shows them.
+    count_text: str = ""
+    joined: datetime | None = None
 
 
 GENERIC = Preview()
@@ -130,4 +134,6 @@ def preview_of_profile(session: Session, handle: str, page_size: int, sort: obje
         cards=_first_cards(
             session, {"contributor": user.handle, "sort": list_sort(sort)}, page_size
         ),
+        count_text=count_feed(session, FeedFilters(contributor=user.handle)).text,
+        joined=user.created_at,
     )

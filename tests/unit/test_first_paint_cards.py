@@ -117,14 +117,21 @@ def test_tests_that_are_not_public_never_appear(
 
 def test_a_contributor_page_lists_only_their_tests(app_ctx: AppContext, client: TestClient) -> None:
     published = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
+    joined = datetime(2026, 10, 2, 8, 0, tzinfo=UTC)
     with Session(app_ctx.engine) as session:
-        poet = make_user(session, handle="poet", display_name="The Poet")
+        poet = make_user(session, handle="poet", display_name="The Poet", created_at=joined)
         make_test(session, poet, title="By the poet", published_at=published)
         make_test(session, make_user(session), title="By someone else")
         session.commit()
     html = client.get("/u/poet").text
     assert _cards(html).titles == ["By the poet"]
     assert '<h1 class="fp-page-title">The Poet</h1>' in html
+    # The line under the name as the live page has it, so nothing moves when it takes over.
+    assert (
+        '<p class="fp-intro">@poet · 1 Test · joined <time class="time-ago" '
+        f'datetime="2026-10-02T08:00:00+00:00" title="02 Oct 2026, 08:00 UTC">'
+        f"{stamp(joined).relative}</time></p>"
+    ) in html
     # When, as the live card says it: in words, the exact time on hover (components/dates).
     when = stamp(published)
     assert (
