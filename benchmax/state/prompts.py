@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import reflex as rx
 from reflex.event import EventSpec
@@ -164,7 +165,11 @@ class PromptGroupState(FoundVars, SortedList, SessionState):
         self.picked = [*self.picked, test_id][-2:]
         if len(self.picked) < 2:
             return None
-        return rx.redirect(f"/prompts/{self.key}?compare={','.join(self.picked)}")
+        # The order the reader chose stays in the address (the menu rewrote it in place, so
+        # the router's copy of the address may predate it).
+        query = {"sort": self.sort} if self.sort != self._own_sort() else {}
+        query["compare"] = ",".join(self.picked)
+        return rx.redirect(f"/prompts/{self.key}?{urlencode(query, safe=',')}")
 
     @rx.event
     def set_alias_reason(self, value: str) -> None:

@@ -146,6 +146,13 @@ def test_a_comparison_group_sorts_in_the_address_and_keeps_its_places(
     assert order(page) == [ids[2], ids[1], ids[0]]
     # The best-scored member keeps its place in the group whatever the order shown.
     expect(page.locator(".group-member").last).to_contain_text("#1")
+    # Comparing two keeps the order chosen in the comparison's own address.
+    page.locator(".group-member").nth(0).locator(".member-pick").click()
+    page.locator(".group-member").nth(1).locator(".member-pick").click()
+    page.wait_for_url(re.compile(rf"/prompts/{key}\?sort=newest&compare={ids[2]},{ids[1]}$"))
+    wait_ready(page)
+    expect(page.locator("#group-sort")).to_have_text("Newest")
+    assert order(page) == [ids[2], ids[1], ids[0]]
     page.goto(f"{live_app.url}/prompts/{key}?sort=most_reviewed")
     wait_ready(page)
     assert order(page) == [ids[0], ids[1], ids[2]]
