@@ -18,6 +18,7 @@ from benchmax.services.errors import ServiceError
 from benchmax.services.judge import calibration, snapshots
 from benchmax.services.judge.status import judge_status
 from benchmax.services.operations import require_owner
+from benchmax.state.operations import OperationsState
 from benchmax.state.session import SessionState
 from benchmax.state.views.judge import JudgeView
 
@@ -83,33 +84,35 @@ class JudgeOperationsState(SessionState):
         self._show()
 
     @rx.event
-    def activate(self, snapshot_id: str) -> None:
+    def activate(self, snapshot_id: str) -> Any:
         settings = app_context().settings
-        self._change(
+        return self._change(
             snapshot_id,
             "activated",
             lambda s, actor: snapshots.activate(s, snapshot_id, settings, actor),
         )
 
     @rx.event
-    def deactivate(self, snapshot_id: str) -> None:
-        self._change(
+    def deactivate(self, snapshot_id: str) -> Any:
+        return self._change(
             snapshot_id, "deactivated", lambda s, actor: snapshots.deactivate(s, snapshot_id, actor)
         )
 
-    def _change(self, snapshot_id: str, done: str, change: Callable[[Any, str], object]) -> None:
-        """Apply one owner's ``change`` (given the session and their id) and say it was ``done``."""
+    def _change(self, snapshot_id: str, done: str, change: Callable[[Any, str], object]) -> Any:
+        """Apply one owner's ``change`` (given the session and their id) and say it was ``done``;
+        then the page's summary, which says whether AI review is on, is read again."""
         user = self._owner()
         if user is None:
-            return
+            return None
         try:
             with app_context().session() as session:
                 change(session, user.id)
         except snapshots.JudgeSnapshotError as exc:
             self._say(str(exc), ok=False)
-            return
+            return None
         self._say(f"Snapshot {snapshot_id} {done}.")
         self._show()
+        return OperationsState.refresh
 
     @rx.event
     def calibrate(self, snapshot_id: str) -> Any:

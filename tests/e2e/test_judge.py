@@ -100,6 +100,7 @@ def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
     owner.goto(f"{live_app.url}/operations")
     wait_ready(owner)
     expect(owner.locator("#judge-state")).to_contain_text("no active snapshot")
+    expect(owner.locator("#ops-ai-review")).to_contain_text("off: no active judge snapshot")
     expect(owner.locator("#judge-snapshots-empty")).to_contain_text("No judge snapshot yet")
     owner.fill("#judge-snapshot-source", snapshot_file().decode())
     owner.click("#judge-create")
@@ -109,6 +110,8 @@ def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
     expect(owner.locator("#judge-notice")).to_contain_text("Calibration passed", timeout=60_000)
     row.locator(".judge-activate").click()
     expect(owner.locator("#judge-state")).to_contain_text("active:")
+    # The page's summary says so too, without a reload.
+    expect(owner.locator("#ops-ai-review")).to_have_text("on")
     _shoot(owner, "operations-judge")
 
     test_id = _submit(live_app, steps(8, 2))
