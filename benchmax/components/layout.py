@@ -270,11 +270,11 @@ def header() -> rx.Component:
                     ),
                     aria_label="Main",
                 ),
-                rx.el.div(class_name="nav-spacer", flex="1"),
                 row(
                     _account_area(),
                     rx.color_mode.button(size="2", variant="ghost", aria_label="Toggle dark mode"),
                     spacing="3",
+                    class_name="nav-account",
                 ),
                 id="nav-menu",
                 class_name="nav-menu",
