@@ -28,6 +28,9 @@ def scroll_table(
         max_width="100%",
         min_width="0",
         overflow_x="auto",
+        # A shadow at an edge with more table behind it (assets/shell.css): on a phone the
+        # cut-off column is otherwise the only sign that the table scrolls.
+        class_name="scroll-x",
     )
 
 

@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from benchmax.models import Job, JobState, Role, Test, TestState
 from benchmax.services.accounts import grant_role
-from tests.e2e.conftest import OWNER_HANDLE, LiveApp, signed_in_page, wait_ready
+from tests.e2e.conftest import OWNER_HANDLE, PHONE, LiveApp, sign_in, signed_in_page, wait_ready
 from tests.e2e.shots import four_shots
 from tests.support.factories import make_dead_publish_job, make_test, make_user
 
@@ -154,3 +154,27 @@ def test_the_dead_letter_table_fits_its_column_at_1280(live_app: LiveApp, browse
         then=lambda page: page.locator("#ops-dead-list").scroll_into_view_if_needed(),
         full_page=False,
     )
+
+
+def test_a_table_cut_off_on_a_phone_shows_that_it_scrolls(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    """The dead-letter table is wider than a phone: its scrolling box draws a shadow at the
+    edge with more behind it (and none once scrolled to the end)."""
+    _dead_publish_job(live_app)
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    sign_in(page, live_app, OWNER_HANDLE)
+    page.goto(f"{live_app.url}/operations")
+    wait_ready(page)
+    viewport = page.locator("#ops-dead-list .scroll-x .rt-ScrollAreaViewport")
+    expect(viewport).to_be_visible()
+    state = viewport.evaluate(
+        """(el) => ({hidden: el.scrollWidth - el.clientWidth,
+                     shadow: getComputedStyle(el).backgroundImage,
+                     attached: getComputedStyle(el).backgroundAttachment})"""
+    )
+    assert state["hidden"] > 0, state  # the table really is cut off at this width
+    assert state["shadow"].count("radial-gradient") == 2, state
+    assert state["attached"] == "local, local, scroll, scroll", state
+    context.close()
