@@ -218,8 +218,12 @@ def _token_form() -> rx.Component:
                 max_length=80,
                 aria_label="Token name",
                 width="100%",
+                # A suspended account may not create one (the notice at the top says why).
+                disabled=~S.viewer_can_write,
             ),
-            rx.button("Create token", type="submit", id="token-create"),
+            rx.button(
+                "Create token", type="submit", id="token-create", disabled=~S.viewer_can_write
+            ),
             width="100%",
         ),
         on_submit=lambda _form: S.create_token(),
