@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import reflex as rx
 
 from benchmax.context import app_context
+from benchmax.presentation.formatting import size_text
 from benchmax.services.dates import Stamp, stamp
 from benchmax.services.judge.card import CalibrationSummary, JudgeCard, judge_card
+from benchmax.services.judge.evidence import EvidenceBounds
 from benchmax.state.found import FoundVars
 from benchmax.state.session import SessionState
 from benchmax.state.views.judge_agreement import AgreementView
@@ -20,6 +22,18 @@ from benchmax.state.views.listed import FactView
 
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:g}"
+
+
+def bounds_text(stored: dict[str, Any]) -> str:
+    """How much of a Test the judge is shown, in words (the API keeps the snapshot's JSON)."""
+    b = EvidenceBounds.from_json(stored)
+    return (
+        f"Text: up to {b.max_file_chars:,} characters a file and {b.max_total_chars:,} in all, "
+        f"from at most {b.max_text_files} files. Images: at most {b.max_images}, up to "
+        f"{size_text(b.max_image_bytes)} each. Source ZIP: up to {b.max_zip_entries} entries of "
+        f"{b.max_zip_entry_chars:,} characters, from a ZIP up to {size_text(b.max_zip_bytes)}. "
+        f"Each request: up to {size_text(b.max_request_bytes)}."
+    )
 
 
 def _facts(card: JudgeCard) -> list[FactView]:
@@ -40,7 +54,7 @@ def _facts(card: JudgeCard) -> list[FactView]:
         FactView("template_sha256", "Template SHA-256", card.prompt_template_sha256),
         FactView("schema_sha256", "Output schema SHA-256", card.output_schema_sha256),
         FactView("blinding", "Blinding rules", card.blinding_version),
-        FactView("bounds", "Evidence bounds", json.dumps(card.evidence_bounds, sort_keys=True)),
+        FactView("bounds", "Evidence bounds", bounds_text(card.evidence_bounds)),
         FactView("calibration_sha256", "Calibration set SHA-256", card.calibration_sha256),
     ]
 

@@ -130,6 +130,7 @@ def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
     expect(reader.locator("#judge-title")).to_contain_text("Fake reviewer")
     expect(reader.locator("#judge-calibrations")).to_contain_text("passed")
     expect(reader.locator("#judge-template")).to_contain_text("{nonce}")
+    expect(reader.locator("#main")).to_contain_text("Text: up to 20,000 characters a file")
     _shoot(reader, "judge-card")
 
     held = _submit(live_app, steps(3, 7) + INJECTION)
@@ -137,7 +138,9 @@ def test_owner_activates_a_judge_and_new_tests_get_ai_reviews(
     owner.goto(f"{live_app.url}/moderation")
     wait_ready(owner)
     owner.click("#tab-flags")
-    expect(owner.get_by_text("judge_injection_suspected").first).to_be_visible()
+    hold = owner.get_by_text("the AI judge said the evidence tried to steer it").first
+    expect(hold).to_be_visible()
+    expect(owner.locator("#main")).not_to_contain_text("judge_injection_suspected")
     _shoot(owner, "moderation-judge-hold")
 
 

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from benchmax.services.dates import Stamp, stamp
+from benchmax.services.judge.review import HOLD_JUDGE_REDACTED, HOLD_JUDGE_SUSPECTED
 from benchmax.services.moderation import queues, roles
 from benchmax.services.moderation.appeals import AppealItem
+from benchmax.services.moderation.holds import INJECTION_HOLD_CODE
 from benchmax.services.moderation.queues import LabelItem
 
 
@@ -70,6 +72,18 @@ class DisputeView(ItemView):
         )  # fmt: skip
 
 
+# Why a Test is held, in words; a code not listed here is shown as it is.
+HOLD_REASONS = {
+    INJECTION_HOLD_CODE: "its own text reads like instructions to an AI reviewer",
+    HOLD_JUDGE_SUSPECTED: "the AI judge said the evidence tried to steer it",
+    HOLD_JUDGE_REDACTED: "the AI judge's reply held what looked like a key (removed)",
+}
+
+
+def hold_text(codes: list[str]) -> str:
+    return "; ".join(HOLD_REASONS.get(code, code) for code in codes)
+
+
 @dataclass(frozen=True)
 class FlagView(ItemView):
     state: str = ""
@@ -81,7 +95,7 @@ class FlagView(ItemView):
     def of(cls, item: queues.FlagItem) -> FlagView:
         return cls(
             *_about(f"flag-{item.test_id}", item.test_id, item.test_title), state=item.test_state,
-            holds=", ".join(item.hold_codes), findings=", ".join(item.finding_codes),
+            holds=hold_text(item.hold_codes), findings=", ".join(item.finding_codes),
             kept=item.kept,
         )  # fmt: skip
 
