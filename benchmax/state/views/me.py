@@ -50,7 +50,12 @@ class MyTestView:
             action=row.action,
             updated=stamp(row.updated_at),
             expires=stamp(row.expires_at),
-            moderation=" · ".join(f"{d.outcome} — {d.reason}" for d in decisions),
+            # Each decision once: the reason line may already state it (a removal does).
+            moderation=" · ".join(
+                f"{d.outcome} — {d.reason}"
+                for d in decisions
+                if not (d.outcome in row.reason and d.reason in row.reason)
+            ),
             appeal=(appeal or "can") if row.plain_status == "Removed" else "",
         )
 
