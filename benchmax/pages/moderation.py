@@ -375,9 +375,9 @@ def _queue_tabs() -> rx.Component:
         rx.tabs.list(
             *[_tab(value, label) for value, label, _i, _r, _e in _QUEUES],
             rx.tabs.trigger("Accounts", value="accounts", id="tab-accounts"),
-            class_name="moderation-tabs",
-            flex_wrap="wrap",
-            height="auto",
+            # One row that scrolls sideways on a phone, with a shadow where tabs are hidden,
+            # rather than three rows with the active tab's underline floating among them.
+            class_name="moderation-tabs scroll-x",
         ),
         *[
             _tab_panel(value, _queue(items, render, empty))
