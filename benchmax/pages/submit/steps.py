@@ -258,12 +258,16 @@ def _stepper() -> rx.Component:
         wrap="wrap",
         as_="nav",
         aria_label="Wizard steps",
+        class_name="wizard-steps",
     )
 
 
 def _step_button(index: int, title: str) -> rx.Component:
     button = rx.button(
-        f"{index}. {title}",
+        # On a phone only the current step shows its title (assets/shell.css); the others
+        # keep theirs for screen readers, so every button is still named "2. Declared setup".
+        f"{index}.",
+        rx.el.span(f" {title}", class_name="step-title"),
         variant=rx.cond(W.step == index, "solid", "soft"),
         size="1",
         type="button",
