@@ -185,7 +185,11 @@ def _entry(item: ObjectVar[BoardEntryView]) -> rx.Component:
         ),
         _cell("Harness", item.harness),
         _cell("Score (95% interval)", interval_bar(item), class_name="board-score-cell"),
-        _cell("Reviews", rx.text(item.reviews, size="2"), muted(item.score_range, size="1")),
+        _cell(
+            "Reviews",
+            rx.text(item.reviews, size="2"),
+            rx.cond(item.score_range != "", muted(item.score_range, size="1")),
+        ),
         _cell(
             "Contributor",
             rx.cond(present, quiet_link(item.contributor, href="/u/" + item.handle)),

@@ -100,5 +100,8 @@ class BoardEntryView(ScoredView):
             band=entry.band or f"#{entry.rank}",
             score=entry.score,
             reviews=count_text(entry.review_count, "review"),
-            score_range=f"range {entry.score_min} to {entry.score_max}",
+            # One review has no range worth stating.
+            score_range=""
+            if entry.review_count == 1
+            else f"range {entry.score_min} to {entry.score_max}",
         )
