@@ -112,7 +112,9 @@ def test_three_setups_one_holding_a_key_make_two_tests_and_name_the_third(
     expect(page.locator("#result-3")).to_have_attribute("data-made", "1")
     refused = page.locator("#result-2")
     expect(refused).to_have_attribute("data-made", "0")
-    expect(refused).to_contain_text("Setup 2 was not submitted")
+    # Named as it was when sent, and as the one row left below is now numbered.
+    expect(refused).to_contain_text("Setup 2 · GPT-5 was not submitted (now Setup 1 below)")
+    expect(rows.nth(0)).to_contain_text("Setup 1")
     expect(refused).to_contain_text("Line 2 of the output looks like an Anthropic API key")
     expect(refused).not_to_contain_text(key[10:40])
     # The refused setup stays to be fixed, with everything typed in it.

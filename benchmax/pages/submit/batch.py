@@ -257,7 +257,9 @@ def _result(item: ObjectVar[dict[str, str]]) -> rx.Component:
             ),
             rx.fragment(
                 rx.text.strong(item["label"]),
-                " was not submitted: ",
+                " was not submitted",
+                item["below"],
+                ": ",
                 item["message"],
             ),
         ),

@@ -213,11 +213,12 @@ class WizardBatchState(WizardState):
         results, remaining = [], []
         for line, row in enumerate(self.rows, start=1):
             outcome = outcomes.get(row["key"])
+            model = row["model_label"].strip()
+            label = f"Setup {line}" + (f" · {model}" if model else "")
             if outcome is not None and outcome.refusal is None:
-                model = row["model_label"].strip()
                 results.append(
-                    {"line": str(line), "label": f"Setup {line}" + (f" · {model}" if model else ""),
-                     "url": f"/tests/{outcome.test_id}", "id": outcome.test_id, "message": ""}
+                    {"line": str(line), "label": label, "url": f"/tests/{outcome.test_id}",
+                     "id": outcome.test_id, "message": "", "below": ""}
                 )  # fmt: skip
                 continue
             if outcome is not None and outcome.refusal is not None:
@@ -225,12 +226,14 @@ class WizardBatchState(WizardState):
                 why = (field if field in ROW_FIELDS else "row", outcome.refusal.message)
             else:
                 why = held[row["key"]] or ("row", "")
+            remaining.append(row)
+            # The rows left are numbered afresh below: say which one this became.
+            below = "" if len(remaining) == line else f" (now Setup {len(remaining)} below)"
             results.append(
-                {"line": str(line), "label": f"Setup {line}", "url": "", "id": "",
-                 "message": why[1]}
+                {"line": str(line), "label": label, "url": "", "id": "", "message": why[1],
+                 "below": below}
             )  # fmt: skip
             errors[f"{row['key']}:{why[0]}"] = why[1]
-            remaining.append(row)
         self.results = results
         self.rows = remaining
         self.row_errors = {
