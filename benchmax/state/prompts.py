@@ -167,8 +167,7 @@ class PromptGroupState(FoundVars, SortedList, SessionState):
             return None
         # The order the reader chose stays in the address (the menu rewrote it in place, so
         # the router's copy of the address may predate it).
-        query = {"sort": self.sort} if self.sort != self._own_sort() else {}
-        query["compare"] = ",".join(self.picked)
+        query = {**self._sort_query(), "compare": ",".join(self.picked)}
         return rx.redirect(f"/prompts/{self.key}?{urlencode(query, safe=',')}")
 
     @rx.event

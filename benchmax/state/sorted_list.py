@@ -31,12 +31,15 @@ class SortedList(rx.State, mixin=True):
         wanted = self.router.url.query_parameters.get("sort", "")
         self.sort = list_sort(wanted, self._own_sort())
 
+    def _sort_query(self) -> dict[str, str]:
+        """The order as the address carries it: nothing for the list's own."""
+        return {"sort": self.sort} if self.sort != self._own_sort() else {}
+
     def _pick_sort(self, value: str) -> EventSpec:
         """Take a choice from the menu and put it in the address, other parameters kept."""
         self.sort = list_sort(value, self._own_sort())
         query = {k: v for k, v in self.router.url.query_parameters.items() if k != "sort"}
-        if self.sort != self._own_sort():
-            query["sort"] = self.sort
+        query.update(self._sort_query())
         path = str(self.router.url.path)
         url = path + ("?" + urlencode(query, doseq=True) if query else "")
         return rx.call_script(REPLACE_URL % json.dumps(url))
