@@ -4,7 +4,10 @@
 // reload the file list from the server, which stays the source of truth.
 //
 // Files dropped before anything was typed first ask the page to start a draft (the hidden
-// #draft-create button) and go once it exists. Each upload can be cancelled while it runs.
+// #draft-create button) and go once it exists. Each upload can be cancelled while it runs:
+// every upload carries a random X-Upload-Key, and Cancel both aborts the request and tells the
+// server that key is cancelled, because the bytes may all have arrived before the click. Only
+// the server's answer lets the row say the file was not added.
 // An image that passed its scan is shown as a thumbnail from the contributor's own copy of
 // the file: draft evidence is never served, by this app or by the user-content origin.
 (function () {
@@ -116,11 +119,46 @@
     }, 100);
   }
 
+  function uploadKey() {
+    if (window.crypto && crypto.randomUUID) { return crypto.randomUUID(); }
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) {
+      return (b + 256).toString(16).slice(1);
+    }).join("");
+  }
+
+  // Aborting alone cannot promise "not added": the server may hold every byte already. The
+  // row says so only once the server has recorded the cancel, and the list is reloaded in
+  // case the file had shown up in it.
+  function cancelUpload(view, file, draft, key, xhr) {
+    view.cancelling = true;
+    xhr.abort();
+    view.cancel.disabled = true;
+    view.note.textContent = "Cancelling…";
+    var url = "/api/v1/tests/" + encodeURIComponent(draft) + "/uploads/" + key;
+    fetch(url, { method: "DELETE", credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) { throw new Error(String(response.status)); }
+        fail(view, "Cancelled: " + file.name + " was not added.");
+        view.item.classList.add("upload-cancelled");
+      })
+      .catch(function () {
+        fail(view, "Could not confirm the cancel. If " + file.name +
+          " appears in the list below, remove it there.");
+      })
+      .then(refresh);
+  }
+
   function upload(view, file, draft) {
     var xhr = new XMLHttpRequest();
-    view.cancel.addEventListener("click", function () { xhr.abort(); });
+    var key = uploadKey();
+    view.cancel.addEventListener("click", function () {
+      cancelUpload(view, file, draft, key, xhr);
+    });
     xhr.open("POST", "/api/v1/tests/" + encodeURIComponent(draft) + "/files");
     xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name));
+    xhr.setRequestHeader("X-Upload-Key", key);
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
     xhr.upload.onprogress = function (event) {
       if (event.lengthComputable) {
@@ -129,6 +167,7 @@
       }
     };
     xhr.onload = function () {
+      if (view.cancelling) { return; }
       if (xhr.status === 201) {
         try {
           var stored = JSON.parse(xhr.responseText);
@@ -144,11 +183,8 @@
       refresh();
     };
     xhr.onerror = function () {
+      if (view.cancelling) { return; }
       fail(view, "The connection dropped. Your draft is safe; try this file again.");
-    };
-    xhr.onabort = function () {
-      fail(view, "Cancelled: " + file.name + " was not added.");
-      view.item.classList.add("upload-cancelled");
     };
     xhr.send(file);
   }

@@ -5,6 +5,10 @@ file's raw bytes (its name in ``X-Filename``, percent-encoded), so nothing is pa
 stream is counted against the cap while it is spooled to a temporary file, then handed to
 the same ``submissions.add_file`` the JSON API and the pipeline use.
 
+The browser names each upload with a random ``X-Upload-Key``. Its Cancel button aborts the
+request and then sends ``DELETE`` for that key: the abort alone cannot promise "not added",
+because every byte may already have arrived and the file be storing when the click lands.
+
 Everything that can refuse the upload without its bytes is decided before a byte is read:
 the caller, the Test (it exists, is theirs and is editable) and the account's upload rate.
 The body itself must keep to the upload timeout; a client that stalls or trickles is cut off
@@ -15,10 +19,11 @@ from __future__ import annotations
 
 import functools
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import IO
 from urllib.parse import unquote
 
+from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
@@ -73,24 +78,42 @@ def _upload_allowance(ctx: AppContext, user: User, test_id: str) -> Allowance:
         return upload_allowance(session, user.id, upload_rate(ctx.settings))
 
 
-def _add(
-    ctx: AppContext, user_id: str, test_id: str, name: str, body: IO[bytes], size: int
-) -> dict[str, str]:
+@dataclass(frozen=True)
+class _Upload:
+    name: str
+    body: IO[bytes]
+    size: int
+    key: str
+
+
+def _account(session: Session, user_id: str) -> User:
+    user = accounts.get_user(session, user_id)
+    if user is None:
+        raise NotFound("not_found", "No such account.")
+    return user
+
+
+def _add(ctx: AppContext, user_id: str, test_id: str, upload: _Upload) -> dict[str, str]:
     with ctx.session() as session:
-        user = accounts.get_user(session, user_id)
-        if user is None:
-            raise NotFound("not_found", "No such account.")
         evidence = submissions.add_file(
             session,
             ctx.storage,
-            user,
+            _account(session, user_id),
             test_id,
-            name,
-            body,
+            upload.name,
+            upload.body,
             settings=ctx.settings,
-            declared_size=size,
+            declared_size=upload.size,
+            upload_key=upload.key,
         )
         return {"id": evidence.id, "name": evidence.safe_name, "state": str(evidence.state)}
+
+
+def _cancel(ctx: AppContext, user_id: str, test_id: str, upload_key: str) -> None:
+    with ctx.session() as session:
+        submissions.cancel_upload(
+            session, ctx.storage, _account(session, user_id), test_id, upload_key
+        )
 
 
 def _too_large(name: str, cap: int) -> TooLarge:
@@ -113,6 +136,7 @@ async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
     name = unquote(request.headers.get("x-filename", "")).strip()
     if not name:
         raise Invalid("filename_missing", "The file has no name.", "files")
+    upload_key = submissions.checked_upload_key(request.headers.get("x-upload-key", "").strip())
     max_bytes = largest_file_bytes(SafetyLimits())
     cap = ByteCap(max_bytes, _too_large(name, max_bytes))
     cap.check_declared(declared_length(request.scope))
@@ -127,7 +151,9 @@ async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
     try:
         size = body.seek(0, 2)
         body.seek(0)
-        result = await run_in_threadpool(_add, ctx, user.id, test_id, name, body, size)
+        result = await run_in_threadpool(
+            _add, ctx, user.id, test_id, _Upload(name, body, size, upload_key)
+        )
     finally:
         body.close()
     rate_limits.note(request, replace(allowance, remaining=allowance.remaining - 1))
@@ -138,6 +164,24 @@ async def upload_draft_file(ctx: AppContext, request: Request) -> Response:
     )
 
 
+async def cancel_draft_upload(ctx: AppContext, request: Request) -> Response:
+    """Cancel one upload by its key; answers the same whether or not its file was stored."""
+    user = await run_in_threadpool(_caller, ctx, request)
+    if user is None:
+        raise Unauthenticated("sign_in_required", "Sign in to cancel an upload.")
+    name_fields(request, default="files")
+    upload_key = submissions.checked_upload_key(request.path_params["upload_key"])
+    test_id = request.path_params["test_id"]
+    await run_in_threadpool(_cancel, ctx, user.id, test_id, upload_key)
+    return JSONResponse(
+        {"upload_key": upload_key, "cancelled": True}, headers={"Cache-Control": "no-store"}
+    )
+
+
 def draft_file_routes(ctx: AppContext) -> list[Route]:
     upload = functools.partial(upload_draft_file, ctx)
-    return [Route("/api/v1/tests/{test_id}/files", upload, methods=["POST"])]
+    cancel = functools.partial(cancel_draft_upload, ctx)
+    return [
+        Route("/api/v1/tests/{test_id}/files", upload, methods=["POST"]),
+        Route("/api/v1/tests/{test_id}/uploads/{upload_key}", cancel, methods=["DELETE"]),
+    ]

@@ -9,7 +9,7 @@ from benchmax.models.catalog import (
     ModelFamily,
     ModelVersion,
 )
-from benchmax.models.evidence import EvidenceFile, EvidenceKind, EvidenceState
+from benchmax.models.evidence import CancelledUpload, EvidenceFile, EvidenceKind, EvidenceState
 from benchmax.models.job import Job, JobState, WorkerBeat
 from benchmax.models.judge import (
     JUDGE_APPEND_ONLY_TABLES,
@@ -73,6 +73,7 @@ __all__ = [
     "AuditAction",
     "AuditEvent",
     "BackupRecord",
+    "CancelledUpload",
     "CaseState",
     "CatalogModel",
     "Dispute",

@@ -6,10 +6,19 @@ from __future__ import annotations
 import re
 import secrets
 
-from playwright.sync_api import Browser, Dialog, FloatRect, Locator, Page, expect
+from playwright.sync_api import (
+    APIResponse,
+    Browser,
+    Dialog,
+    FloatRect,
+    Locator,
+    Page,
+    Route,
+    expect,
+)
 from sqlmodel import Session, select
 
-from benchmax.models import EvidenceFile, Test, User
+from benchmax.models import EvidenceFile, EvidenceState, Test, User
 from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, LiveApp, sign_in, wait_ready
 from tests.e2e.test_submit import (
     PROCESSING_TIMEOUT,
@@ -382,9 +391,39 @@ def test_an_unsupported_file_is_refused_in_the_browser_and_an_upload_can_be_canc
     cdp.send("Network.emulateNetworkConditions", {**slow, "uploadThroughput": -1})
     page.evaluate("() => document.getElementById('files-refresh').click()")
     expect(page.locator(".file-row")).to_have_count(0)
+    # Whether the click beat the last byte or not, nothing of the file is left that counts.
     with Session(live_app.engine) as session:
         draft = session.exec(select(Test).where(Test.prompt == "Cancel me.")).one()
-        assert not session.exec(select(EvidenceFile).where(EvidenceFile.test_id == draft.id)).all()
+        files = session.exec(select(EvidenceFile).where(EvidenceFile.test_id == draft.id)).all()
+        assert [file.state for file in files] in ([], [EvidenceState.REMOVED])
+
+
+def test_a_cancel_after_every_byte_arrived_still_leaves_nothing_added(
+    live_app: LiveApp, page: Page
+) -> None:
+    _start(live_app, page)
+    _to_step_three(page, "Cancel me late.")
+    held: list[tuple[Route, APIResponse]] = []
+
+    def store_then_hold(route: Route) -> None:
+        # The server stores the file; the browser hears nothing back until Cancel is pressed.
+        held.append((route, route.fetch()))
+
+    page.route("**/api/v1/tests/*/files", store_then_hold)
+    page.set_input_files("#evidence-input", files=_files(("late.txt", "text/plain", b"ok\n")))
+    for _ in range(100):  # route handlers run while the page waits
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the upload never reached the server"
+    assert held[0][1].status == 201
+    page.get_by_role("button", name="Cancel uploading late.txt").click()
+    expect(page.locator(".upload-cancelled")).to_contain_text("Cancelled: late.txt was not added")
+    expect(page.locator(".file-row")).to_have_count(0)
+    with Session(live_app.engine) as session:
+        draft = session.exec(select(Test).where(Test.prompt == "Cancel me late.")).one()
+        files = session.exec(select(EvidenceFile).where(EvidenceFile.test_id == draft.id)).all()
+        assert [file.state for file in files] == [EvidenceState.REMOVED]
 
 
 def test_two_tabs_on_one_draft_keep_the_last_save_of_each_field(

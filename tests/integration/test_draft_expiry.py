@@ -10,7 +10,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from benchmax.adapters.storage.local import LocalStorage
-from benchmax.models import AuditEvent, EvidenceFile, Test, TestState
+from benchmax.models import AuditEvent, CancelledUpload, EvidenceFile, Test, TestState
 from benchmax.models._base import as_utc, utcnow
 from benchmax.services import submissions
 from benchmax.services.jobs import JobContext
@@ -58,6 +58,9 @@ def test_an_untouched_draft_is_deleted_with_its_files_and_others_are_kept(
     submitted = draft_with(
         engine, local_storage, user, {**COMPLETE, "output_text": "x"}, submit=True
     )
+    with Session(engine) as session:  # a cancelled upload's record goes with its draft
+        submissions.cancel_upload(session, local_storage, user, old, "k" * 32)
+        session.commit()
     for test_id in (old, submitted):
         _age(engine, test_id, ttl + 1)
     _age(engine, fresh, ttl - 1)
@@ -68,6 +71,7 @@ def test_an_untouched_draft_is_deleted_with_its_files_and_others_are_kept(
     with Session(engine) as session:
         assert session.get(Test, old) is None
         assert session.exec(select(EvidenceFile).where(EvidenceFile.test_id == old)).all() == []
+        assert session.exec(select(CancelledUpload)).all() == []
         event = session.exec(select(AuditEvent).where(AuditEvent.subject_id == old)).one()
     assert (event.action, event.detail) == (
         "test.draft_expired",

@@ -40,6 +40,7 @@ from benchmax.services.prompts.groups import PromptGroup
 from benchmax.services.safety import SafetyLimits
 from benchmax.services.submissions.batch import MAX_SETUPS
 from benchmax.services.submissions.fields import MAX_CALL_ID_CHARS, text_limits
+from benchmax.services.submissions.files import UPLOAD_KEY_PATTERN
 from benchmax.services.submissions.status import StatusView
 
 ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{16}$"
@@ -90,6 +91,11 @@ class UploadedFile(BaseModel):
     id: str
     name: str
     state: str
+
+
+class UploadCancelled(BaseModel):
+    upload_key: str
+    cancelled: bool
 
 
 class ReviewList(BaseModel):
@@ -407,6 +413,25 @@ def _submission_table() -> dict[tuple[str, str], Operation]:
     filename = Param(
         "X-Filename", "header", "The file's name, percent-encoded.", True, 1024, r"^[ -~]+$"
     )
+    key_words = "16 to 64 letters, digits, hyphens or underscores, chosen at random by the client"
+    upload_key = Param(
+        "X-Upload-Key",
+        "header",
+        f"Names this upload so it can be cancelled: {key_words}.",
+        False,
+        64,
+        UPLOAD_KEY_PATTERN,
+        min_length=16,
+    )
+    cancelled_key = Param(
+        "upload_key",
+        "path",
+        f"The upload's X-Upload-Key: {key_words}.",
+        True,
+        64,
+        UPLOAD_KEY_PATTERN,
+        min_length=16,
+    )
     return {
         ("POST", "/api/v1/tests"): Operation(
             "Submit a Test", "submission",
@@ -428,10 +453,18 @@ def _submission_table() -> dict[tuple[str, str], Operation]:
         ("POST", "/api/v1/tests/{test_id}/files"): Operation(
             "Add one evidence file to your draft", "submission",
             Answer(201, "Stored in quarantine; its scan starts now.", UploadedFile),
-            (400, 401, 403, 404, 408, 409, 413, 429), params=(TEST_ID, filename),
+            (400, 401, 403, 404, 408, 409, 413, 429), params=(TEST_ID, filename, upload_key),
             body=Body("application/octet-stream",
                       schema={"type": "string", "contentMediaType": "application/octet-stream"}),
             security="signed_in", limited=True,
+            description="409 upload_cancelled: the upload's key was cancelled before it stored.",
+        ),
+        ("DELETE", "/api/v1/tests/{test_id}/uploads/{upload_key}"): Operation(
+            "Cancel an upload to your draft", "submission",
+            Answer(200, "Cancelled: its file is removed if it was stored, and is refused if it "
+                        "is still on its way. Cancelling again answers the same.",
+                   UploadCancelled),
+            (400, 401, 403, 404, 409), params=(TEST_ID, cancelled_key), security="signed_in",
         ),
     }  # fmt: skip
 

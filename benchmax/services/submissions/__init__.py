@@ -19,7 +19,13 @@ from benchmax.services.submissions.fields import (
     REQUIRED_FIELDS,
     SETUP_FIELDS,
 )
-from benchmax.services.submissions.files import add_file, remove_file, replace_file
+from benchmax.services.submissions.files import (
+    add_file,
+    cancel_upload,
+    checked_upload_key,
+    remove_file,
+    replace_file,
+)
 from benchmax.services.submissions.lifecycle import (
     EVIDENCE_REQUIRED_MESSAGE,
     REQUIRED_MESSAGES,
@@ -51,6 +57,8 @@ __all__ = [
     "MyTestRow",
     "StatusView",
     "add_file",
+    "cancel_upload",
+    "checked_upload_key",
     "create_draft",
     "draft_with_prompt_of",
     "get_own_test",

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, update
 from sqlmodel import col, select
 
-from benchmax.models import EvidenceFile, Test, TestState
+from benchmax.models import CancelledUpload, EvidenceFile, Test, TestState
 from benchmax.models._base import as_utc, utcnow
 from benchmax.models.audit import AuditAction, audit
 from benchmax.services.jobs import JobContext
@@ -84,6 +84,7 @@ def _delete_draft(ctx: JobContext, test_id: str, cutoff: datetime) -> bool:
                     ctx.storage.delete(key)
         contributor_id = session.exec(select(Test.contributor_id).where(Test.id == test_id)).one()
         session.execute(delete(EvidenceFile).where(col(EvidenceFile.test_id) == test_id))
+        session.execute(delete(CancelledUpload).where(col(CancelledUpload.test_id) == test_id))
         session.execute(delete(Test).where(col(Test.id) == test_id))
         audit(
             session,

@@ -11,11 +11,12 @@ as soon as the upload commits; submit then only waits for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import BinaryIO
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from benchmax.adapters.storage import (
     DEFAULT_CHUNK_SIZE,
@@ -23,7 +24,7 @@ from benchmax.adapters.storage import (
     ObjectStorage,
     iter_chunks,
 )
-from benchmax.models import EvidenceFile, EvidenceState, TestState, User
+from benchmax.models import CancelledUpload, EvidenceFile, EvidenceState, TestState, User
 from benchmax.models._base import new_id, utcnow
 from benchmax.services.byte_cap import ByteCap
 from benchmax.services.errors import Conflict, Invalid, NotFound, TooLarge
@@ -43,6 +44,11 @@ from benchmax.services.submissions.records import (
 from benchmax.settings import Settings
 
 FILES_FIELD = "files"
+# What a browser names an upload with (the wizard uses a random UUID): enough to be unguessable
+# within one draft, and nothing that needs escaping in a path.
+UPLOAD_KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
+# Far above what anyone cancels on one draft; a bound on rows one account can make.
+MAX_CANCELLED_UPLOADS = 200
 
 
 def quarantine_key(test_id: str, evidence_id: str) -> str:
@@ -70,6 +76,17 @@ def _too_large(cap: int, limits: SafetyLimits) -> TooLarge:
     return TooLarge("file_too_large", message, FILES_FIELD)
 
 
+def checked_upload_key(raw: str) -> str:
+    """``raw`` as an upload key, or ``Invalid``; empty means the upload has none."""
+    if raw and not re.fullmatch(UPLOAD_KEY_PATTERN, raw):
+        raise Invalid(
+            "upload_key_invalid",
+            "The upload key must be 16 to 64 letters, digits, hyphens or underscores.",
+            FILES_FIELD,
+        )
+    return raw
+
+
 def add_file(
     session: Session,
     storage: ObjectStorage,
@@ -81,9 +98,11 @@ def add_file(
     settings: Settings,
     declared_size: int | None = None,
     limits: SafetyLimits | None = None,
+    upload_key: str = "",
 ) -> EvidenceFile:
     """Stream one file into quarantine and record it as ``quarantined``; the account's cap on
-    held bytes comes from ``settings``."""
+    held bytes comes from ``settings``. An ``upload_key`` the contributor has already
+    cancelled stores nothing (``Conflict``)."""
     limits = limits or SafetyLimits()
     test = editable_test(session, user, test_id)
     try:
@@ -109,6 +128,7 @@ def add_file(
         raise
     try:
         evidence = _record(session, test.id, evidence_id, key, filename, safe_name, info.size)
+        _refuse_cancelled(session, evidence, upload_key)
         _recheck_totals(session, test.id, limits)
         recheck_held_bytes(session, user.id, settings)
     except BaseException:
@@ -162,6 +182,52 @@ def _record(
     return evidence
 
 
+def _refuse_cancelled(session: Session, evidence: EvidenceFile, upload_key: str) -> None:
+    """Under the Test's lock (``_record`` took it), so a Cancel is either already recorded
+    here or will find this file."""
+    if not upload_key:
+        return
+    if session.get(CancelledUpload, (evidence.test_id, upload_key)) is not None:
+        raise Conflict(
+            "upload_cancelled", "You cancelled this upload, so it was not added.", FILES_FIELD
+        )
+    evidence.upload_key = upload_key
+    session.add(evidence)
+    session.flush()
+
+
+def cancel_upload(
+    session: Session, storage: ObjectStorage, user: User, test_id: str, upload_key: str
+) -> None:
+    """Cancel the wizard upload named ``upload_key``: remove its file if it was stored, and
+    keep it from being stored if it is still on its way. Cancelling twice is harmless."""
+    test = editable_test(session, user, test_id)
+    lock_test(session, test.id)
+    if session.get(CancelledUpload, (test.id, upload_key)) is None:
+        cancelled = session.exec(
+            select(func.count())
+            .select_from(CancelledUpload)
+            .where(CancelledUpload.test_id == test.id)
+        ).one()
+        if cancelled >= MAX_CANCELLED_UPLOADS:
+            raise Conflict(
+                "too_many_cancels",
+                "This draft has had too many cancelled uploads. Start a new draft.",
+                FILES_FIELD,
+            )
+        session.add(CancelledUpload(test_id=test.id, upload_key=upload_key))
+    stored = session.exec(
+        select(EvidenceFile).where(
+            EvidenceFile.test_id == test.id,
+            EvidenceFile.upload_key == upload_key,
+            col(EvidenceFile.state) != EvidenceState.REMOVED,
+        )
+    ).all()
+    for evidence in stored:
+        _discard(session, storage, evidence)
+    session.flush()
+
+
 def _recheck_totals(session: Session, test_id: str, limits: SafetyLimits) -> None:
     """Uploads to one Test can run in parallel: counted again under the Test's lock."""
     files = live_files(session, test_id)
@@ -176,7 +242,11 @@ def remove_file(
 ) -> None:
     """Take a file off an editable Test; the row stays as ``removed`` for the record."""
     test = editable_test(session, user, test_id)
-    evidence = _own_file(session, test.id, evidence_id)
+    _discard(session, storage, _own_file(session, test.id, evidence_id))
+
+
+def _discard(session: Session, storage: ObjectStorage, evidence: EvidenceFile) -> None:
+    """Mark the file removed and delete its bytes."""
     _mark_removed(session, evidence)
     # Deleted now rather than after commit: if the caller then rolls back, the row is still
     # there and its scan finds no bytes, which blocks the file with a reason to upload again.
