@@ -17,27 +17,18 @@ cut *after* redaction, so a cut can never leave a key's head behind its marker.
 from __future__ import annotations
 
 import dataclasses
-import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from benchmax.services.safety.normalise import is_ignorable_for_matching
-from benchmax.services.safety.secrets import (
-    RULE_PREFIXES,
-    find_secrets_json_aware,
-    secret_spans,
-)
+from benchmax.services.safety.secrets import find_secrets_json_aware, secret_spans
 
 V = TypeVar("V")
 
 # A PEM block's redaction runs to its END line, however many lines of key lie between.
 _PEM_CODE = "private_key"
 _PEM_CLOSE = "-----"
-# An underscore glued to a key's fixed prefix ("fp_abc_sk-ant-…", "id_AKIA…") reads as a
-# word boundary here: derived text is assembled by programs, which glue labels together in
-# ways typed text seldom does. Same length, so offsets still point into the text.
-_GLUED = re.compile("_(?=" + "|".join(re.escape(prefix) for prefix in RULE_PREFIXES) + ")")
 # A string nested deeper than this in a derived value is replaced whole (no result is this
 # deep; it bounds the walk on hostile input).
 _MAX_DEPTH = 32
@@ -107,7 +98,7 @@ def _text(text: str, kinds: list[str], clip: int | None) -> str:
 
 def _replace_spans(text: str, kinds: list[str]) -> str:
     folded, origin = _folded_with_origin(text)
-    spans = secret_spans(_GLUED.sub(" ", folded))
+    spans = secret_spans(folded)
     if not spans:
         return text
     pieces: list[str] = []

@@ -35,8 +35,11 @@ from benchmax.services.safety.hints import (
 from benchmax.services.safety.normalise import LineCounter, normalise_for_matching
 
 _MAX_FINDINGS = 100
-_START_OF_WORD = r"(?<![A-Za-z0-9_\-])"
-_END_OF_WORD = r"(?![A-Za-z0-9_\-])"
+# A key starts where a token does: after anything but a letter or digit (so after ``_`` and
+# ``-`` too: ``OPENAI_KEY_sk-proj-…`` glues a key to its name), or right after an escape that
+# stands for a separator, ``\n`` in a log's JSON or ``%20``/``%3D`` in a URL. Only letters and
+# digits before the prefix make it part of another word ("risk-…", "task-…").
+_START_OF_WORD = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"
 _ASSIGN = r"""["'`]?\s{0,3}(?::=|=>|=|:)\s{0,3}["'`]?"""
 
 
@@ -99,7 +102,7 @@ _RULES: tuple[_Rule, ...] = (
         "openrouter_api_key",
         "OpenRouter API key",
         ("sk-",),
-        re.compile(_START_OF_WORD + r"sk-or-v\d-(?P<secret>[0-9a-f]{32,})" + _END_OF_WORD),
+        re.compile(_START_OF_WORD + r"sk-or-v\d-(?P<secret>[0-9a-f]{32,})"),
     ),
     _Rule(
         "openai_api_key",
@@ -114,13 +117,16 @@ _RULES: tuple[_Rule, ...] = (
         "google_api_key",
         "Google API key",
         ("AIza",),
-        re.compile(_START_OF_WORD + r"AIza(?P<secret>[0-9A-Za-z_\-]{35})" + _END_OF_WORD),
+        re.compile(_START_OF_WORD + r"AIza(?P<secret>[0-9A-Za-z_\-]{35})"),
     ),
     _Rule(
         "aws_access_key_id",
         "AWS access key ID",
         ("AKIA", "ASIA", "ABIA", "ACCA"),
-        re.compile(r"(?<![A-Z0-9])A(?:KIA|SIA|BIA|CCA)(?P<secret>[A-Z0-9]{16})(?![A-Z0-9])"),
+        re.compile(
+            r"(?:(?<![A-Z0-9])|(?<=%[0-9A-F]{2}))A(?:KIA|SIA|BIA|CCA)(?P<secret>[A-Z0-9]{16})"
+            r"(?![A-Z0-9])"
+        ),
     ),
     _Rule(
         "aws_secret_access_key",
@@ -140,31 +146,26 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(
             _START_OF_WORD
             + r"(?:gh[pousr]_(?P<secret>[A-Za-z0-9]{36,255})|github_pat_[A-Za-z0-9_]{22,255})"
-            + _END_OF_WORD
         ),
     ),
     _Rule(
         "huggingface_token",
         "Hugging Face token",
         ("hf_",),
-        re.compile(_START_OF_WORD + r"hf_(?P<secret>[A-Za-z0-9]{30,})" + _END_OF_WORD),
+        re.compile(_START_OF_WORD + r"hf_(?P<secret>[A-Za-z0-9]{30,})"),
     ),
     _Rule(
         "groq_api_key",
         "Groq API key",
         ("gsk_",),
-        re.compile(_START_OF_WORD + r"gsk_(?P<secret>[A-Za-z0-9]{40,})" + _END_OF_WORD),
+        re.compile(_START_OF_WORD + r"gsk_(?P<secret>[A-Za-z0-9]{40,})"),
     ),
     _Rule(
         "xai_api_key",
         "xAI API key",
         ("xai-",),
-        re.compile(_START_OF_WORD + r"xai-(?P<secret>[A-Za-z0-9]{40,})" + _END_OF_WORD),
+        re.compile(_START_OF_WORD + r"xai-(?P<secret>[A-Za-z0-9]{40,})"),
     ),
-)
-# Every fixed prefix a token rule starts from (for callers that look for keys glued to text).
-RULE_PREFIXES: tuple[str, ...] = tuple(
-    dict.fromkeys(prefix for rule in _RULES for prefix in rule.prefixes)
 )
 _DOCUMENT_RULES: tuple[_DocumentRule, ...] = (
     _DocumentRule(

@@ -29,6 +29,27 @@ def test_split_by_zero_width_characters(code: str) -> None:
     assert code in {finding.code for finding in find_secrets(f"see {hidden}")}
 
 
+# The rules that find a key by its own prefix, not by a name assigned to it.
+TOKEN_RULES = [code for code, text in sorted(SECRETS.items()) if not {" ", "="} & set(text)]
+
+
+@pytest.mark.parametrize("code", TOKEN_RULES)
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("OPENAI_API_KEY_", ""),  # glued to the variable it came from
+        ("key-", "-old"),
+        ("", "_backup"),
+        ('"line one\\n', '\\n"'),  # a JSON-escaped line break in a log, on both sides
+        ("?key=%3D", "%20&x=1"),  # percent-escapes in a URL
+        ("\\t", "."),
+    ],
+)
+def test_a_key_glued_to_its_neighbours_is_still_found(code: str, before: str, after: str) -> None:
+    text = f"see {before}{SECRETS[code]}{after} here"
+    assert code in {finding.code for finding in find_secrets(text)}, text
+
+
 @pytest.mark.parametrize("code", ["anthropic_api_key", "openai_api_key", "google_api_key"])
 def test_fullwidth_characters(code: str) -> None:
     assert code in {finding.code for finding in find_secrets(_fullwidth(SECRETS[code]))}
