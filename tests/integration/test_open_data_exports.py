@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from benchmax.adapters.storage import ObjectStorage
 from benchmax.api import build_api
 from benchmax.context import AppContext
-from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, TestState
+from benchmax.models import EvidenceKind, EvidenceState, SourceVisibility, Test, TestState
 from benchmax.services.exports import ExportContext, generate_export
 from benchmax.services.exports.csv_cells import safe_cell
 from benchmax.settings import CoreSettings, Settings
@@ -53,7 +53,8 @@ def _seed(session: Session, storage: ObjectStorage) -> dict[str, str]:
     reviewer = make_user(session, handle="rev")
     public = make_test(session, ada, title=FORMULAS[0], prompt=FORMULAS[1],
                        notes="\n".join(FORMULAS), settings_text=FORMULAS[3],
-                       source_visibility=SourceVisibility.PRIVATE)  # fmt: skip
+                       source_visibility=SourceVisibility.PRIVATE,
+                       gateway_call_id="gen-1733140000-abc")  # fmt: skip
     shown = make_stored_evidence(session, storage, public, b"shown log", kind=EvidenceKind.TEXT)
     private_zip = make_stored_evidence(
         session, storage, public, b"PK private", kind=EvidenceKind.SOURCE,
@@ -113,6 +114,12 @@ def test_an_export_holds_public_rows_only_and_matches_its_manifest(
     assert [t["id"] for t in tests] == [ids["public"]]
     assert tests[0]["setup_label"] == "Declared by contributor — not independently verified"
     assert tests[0]["prompt"] == FORMULAS[1]  # JSON keeps the text exactly
+    public = session.get(Test, ids["public"])  # where it came from, and the group it is in
+    assert public is not None
+    key = public.prompt_key
+    assert key
+    assert (tests[0]["gateway_call_id"], tests[0]["prompt_key"]) == ("gen-1733140000-abc", key)
+    assert tests[0]["group_url"] == f"{CTX.app_origin}/prompts/{key}"
     evidence = [json.loads(x) for x in _download(usercontent, "evidence.jsonl").splitlines()]
     assert evidence[0]["url"].startswith("http://127.0.0.1:3001/e/" + ids["shown"])
     reviews = {

@@ -35,6 +35,7 @@ from benchmax.models import (
 from benchmax.services.dates import iso
 from benchmax.services.evidence_urls import evidence_url
 from benchmax.services.labels import DECLARED_LABEL
+from benchmax.services.summaries import group_url
 
 BATCH_SIZE = 500
 
@@ -108,6 +109,9 @@ def _test_record(
         "catalog_family": family,
         "catalog_model": model,
         "catalog_harness": harness,
+        "gateway_call_id": test.gateway_call_id,
+        "prompt_key": test.prompt_key,
+        "group_url": ctx.app_origin + group_url(test.prompt_key),
         "review_state": str(test.review_state),
         "source_visibility": str(test.source_visibility),
         "evidence_kinds": test.evidence_kinds,
@@ -211,8 +215,9 @@ TESTS = ExportSection(
     "tests",
     ("id", "url", "title", "prompt", "model", "model_version", "harness", "reasoning",
      "settings", "attempts", "notes", "output", "setup_label", "catalog_family",
-     "catalog_model", "catalog_harness", "review_state", "source_visibility", "evidence_kinds",
-     "contributor", "contributor_url", "is_sample", "published_at"),
+     "catalog_model", "catalog_harness", "gateway_call_id", "prompt_key", "group_url",
+     "review_state", "source_visibility", "evidence_kinds", "contributor", "contributor_url",
+     "is_sample", "published_at"),
     _test_rows,
     "Every public Test: prompt, declared setup (declared by the contributor, not verified), "
     "output and contributor.",
