@@ -8,7 +8,15 @@ import reflex as rx
 from reflex.vars.object import ObjectVar
 
 from benchmax.components.badges import declared_label, sample_badge
-from benchmax.components.blocks import column, error_text, muted, quiet_link, row
+from benchmax.components.blocks import (
+    column,
+    error_text,
+    list_or,
+    message_callout,
+    muted,
+    quiet_link,
+    row,
+)
 from benchmax.components.cards import byline
 from benchmax.components.dates import time_ago
 from benchmax.components.fields import field_label
@@ -16,7 +24,6 @@ from benchmax.components.layout import page_intro, page_shell, page_title
 from benchmax.components.listing import (
     code_box,
     evidence_image,
-    list_or_empty,
     section_intro,
     when_loaded,
 )
@@ -62,11 +69,17 @@ def prompts_page() -> rx.Component:
             rx.callout(GROUP_CAVEAT, icon="info", width="100%"),
             when_loaded(
                 P.loaded,
-                list_or_empty(
+                list_or(
                     P.groups,
                     column(rx.foreach(P.groups, _largest_row), spacing="2", id="prompt-groups"),
-                    "No prompt has been tried by two setups yet.",
-                    "prompt-groups-empty",
+                    message_callout(
+                        "No prompt has been tried by two setups yet. Open a Test from ",
+                        rx.link("the feed", href="/"),
+                        " and choose “Try this prompt with your setup” to start the first "
+                        "comparison.",
+                        icon="inbox",
+                        id="prompt-groups-empty",
+                    ),
                 ),
             ),
         )
