@@ -36,9 +36,9 @@ def scroll_table(
 
 def stat_card(label: str, value: rx.Var | str, stat_id: str) -> rx.Component:
     return rx.card(
-        rx.text(label, size="1", color_scheme="gray"),
+        rx.text(label, size="1", color_scheme="gray", text_wrap="balance"),
         rx.text(value, size="5", weight="bold", id=stat_id),
-        min_width="9rem",
+        height="100%",
     )
 
 
@@ -58,9 +58,9 @@ def link_stat_card(label: str, value: rx.Var | str, stat_id: str, href: str) -> 
     """A stat card that is one link to the queue or section it counts."""
     return rx.link(
         rx.card(
-            rx.text(label, size="1", color_scheme="gray"),
+            rx.text(label, size="1", color_scheme="gray", text_wrap="balance"),
             rx.text(value, size="5", weight="bold", id=stat_id),
-            min_width="9rem",
+            height="100%",
             class_name="stat-link-card",
         ),
         href=href,

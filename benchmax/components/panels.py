@@ -19,8 +19,14 @@ def refusal(text: str, icon: str, refusal_id: str) -> rx.Component:
 
 
 def stat_row(*cards: rx.Component) -> rx.Component:
-    """A dashboard's stat cards side by side, wrapping onto more rows on a narrow screen."""
-    return rx.flex(*cards, wrap="wrap", spacing="3")
+    """A dashboard's stat cards in a grid of equal columns, as many as fit (two on a phone),
+    so cards of different text lengths still line up."""
+    return rx.grid(
+        *cards,
+        grid_template_columns="repeat(auto-fill, minmax(10rem, 1fr))",
+        gap="var(--space-3)",
+        width="100%",
+    )
 
 
 def action_section(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
 from sqlmodel import Session, select
 
 from benchmax.models import TestState, User
@@ -70,6 +70,12 @@ def _moderation_count(app: LiveApp, handle: str) -> int:
         return nav_counts(session, user).moderation
 
 
+def _left(locator: Locator) -> float:
+    box = locator.bounding_box()
+    assert box is not None
+    return box["x"]
+
+
 def _named(count: int) -> re.Pattern[str]:
     """The link's name: "Moderation 3 open", or just "Moderation" when nothing waits."""
     return re.compile(rf"^Moderation\s+{count}\s+open$" if count else r"^Moderation$")
@@ -108,6 +114,11 @@ def test_the_phone_header_is_one_row_for_strangers_contributors_and_staff(
             if handle:
                 expect(page.locator("#nav-handle")).to_be_visible()
                 expect(page.locator("#nav-sign-out")).to_be_visible()
+            # The account row starts at the menu's edge, as the links do: a stranger's holds
+            # only the theme switch, with no empty gap before it.
+            first = page.locator("#nav-handle" if handle else "#nav-menu .nav-account svg")
+            link = page.locator("nav[aria-label='Main'] a").first
+            assert abs(_left(first.first) - _left(link)) <= 6, f"{role}: account row indented"
             page.screenshot(path=str(SHOTS / f"phone-{role}-menu-{theme}.png"))
             # Wide, nothing is folded away: every link in the one row, no Menu button.
             page.set_viewport_size(WIDE)
