@@ -31,6 +31,15 @@ def _draft(session: Session, user: User) -> str:
     return test.id
 
 
+@pytest.fixture
+def owned(
+    session: Session, session_headers: Callable[[User], dict[str, str]]
+) -> tuple[str, dict[str, str]]:
+    """A new draft, and its owner's sign-in headers."""
+    user = make_user(session)
+    return _draft(session, user), session_headers(user)
+
+
 def _upload(
     client: TestClient, test_id: str, headers: dict[str, str], key: str = KEY
 ) -> httpx2.Response:
@@ -56,11 +65,9 @@ def test_a_cancel_after_every_byte_arrived_removes_the_stored_file(
     api_client: TestClient,
     session: Session,
     settings: Settings,
-    session_headers: Callable[[User], dict[str, str]],
+    owned: tuple[str, dict[str, str]],
 ) -> None:
-    user = make_user(session)
-    test_id = _draft(session, user)
-    headers = session_headers(user)
+    test_id, headers = owned
     stored = _upload(api_client, test_id, headers)
     assert stored.status_code == 201, stored.text
     assert _objects(settings, test_id)
@@ -82,11 +89,9 @@ def test_a_cancel_that_beats_the_bytes_keeps_the_upload_from_being_stored(
     api_client: TestClient,
     session: Session,
     settings: Settings,
-    session_headers: Callable[[User], dict[str, str]],
+    owned: tuple[str, dict[str, str]],
 ) -> None:
-    user = make_user(session)
-    test_id = _draft(session, user)
-    headers = session_headers(user)
+    test_id, headers = owned
     assert _cancel(api_client, test_id, headers).status_code == 200
     late = _upload(api_client, test_id, headers)
     assert late.status_code == 409
@@ -164,14 +169,12 @@ def test_clumsy_and_malicious_keys_are_refused_before_anything_is_stored(
     api_client: TestClient,
     session: Session,
     settings: Settings,
-    session_headers: Callable[[User], dict[str, str]],
+    owned: tuple[str, dict[str, str]],
     key: str,
     status: int,
     code: str,
 ) -> None:
-    user = make_user(session)
-    test_id = _draft(session, user)
-    headers = session_headers(user)
+    test_id, headers = owned
     upload = api_client.post(
         f"/api/v1/tests/{test_id}/files",
         content=b"data",
@@ -212,14 +215,11 @@ def test_only_the_drafts_owner_can_cancel_and_only_from_this_site(
 
 def test_a_draft_keeps_a_bounded_record_of_cancels(
     api_client: TestClient,
-    session: Session,
-    session_headers: Callable[[User], dict[str, str]],
+    owned: tuple[str, dict[str, str]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(files, "MAX_CANCELLED_UPLOADS", 3)
-    user = make_user(session)
-    test_id = _draft(session, user)
-    headers = session_headers(user)
+    test_id, headers = owned
     keys = [f"cancelled-upload-{n:04d}" for n in range(4)]
     assert [_cancel(api_client, test_id, headers, key).status_code for key in keys] == [
         200,
