@@ -29,7 +29,8 @@ from benchmax.models._base import utcnow
 from benchmax.services.catalog.seed import seed_catalog
 from benchmax.services.jobs import JobContext
 from benchmax.services.judge.budget import utc_day
-from benchmax.services.judge.review import HOLD_JUDGE_SUSPECTED, HOLD_OWN_SIGNALS, JUDGE_REVIEW
+from benchmax.services.judge.review import HOLD_JUDGE_SUSPECTED, JUDGE_REVIEW
+from benchmax.services.moderation.holds import INJECTION_HOLD_CODE
 from benchmax.services.moderation.queues import flagged_tests
 from benchmax.settings import Settings
 from tests.support.fake_judge import FakeJudge
@@ -203,7 +204,7 @@ def test_injection_puts_the_test_on_hold_for_moderation(
     test_id = _publish(judged, output=steps(3, 7) + INJECTION)
     with Session(judged.engine) as session:
         holds = session.exec(select(ModerationHold).where(ModerationHold.test_id == test_id)).all()
-        assert {h.reason_code for h in holds} == {HOLD_OWN_SIGNALS, HOLD_JUDGE_SUSPECTED}
+        assert {h.reason_code for h in holds} == {INJECTION_HOLD_CODE, HOLD_JUDGE_SUSPECTED}
         assert all(h.state == CaseState.OPEN for h in holds)
         test = session.get(Test, test_id)
         assert test is not None

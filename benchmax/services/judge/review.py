@@ -57,6 +57,7 @@ from benchmax.services.judge.prompt import OUTPUT_SCHEMA_SHA256
 from benchmax.services.judge.sampling import SampleSlot, draw
 from benchmax.services.judge.snapshots import active_snapshot
 from benchmax.services.judge.stats import median_score, spread
+from benchmax.services.moderation.holds import INJECTION_HOLD_CODE
 from benchmax.services.moderation.queues import injection_codes_for_test
 from benchmax.services.moderation.reviews import refresh_review_state
 from benchmax.services.safety.injection import injection_signals
@@ -65,7 +66,6 @@ from benchmax.settings import Settings
 logger = logging.getLogger(__name__)
 
 JUDGE_REVIEW = "judge_review"
-HOLD_OWN_SIGNALS = "injection_signals"
 HOLD_JUDGE_SUSPECTED = "judge_injection_suspected"
 # The judge's reply held something that looked like a credential (removed before storing).
 HOLD_JUDGE_REDACTED = "judge_reply_redacted"
@@ -171,7 +171,7 @@ def _prepare(ctx: JobContext, test_id: str) -> _Work | None:
         ):
             raise JobError("judge_snapshot_outdated")
         if own_injection_signals(session, test):
-            place_hold(session, test.id, HOLD_OWN_SIGNALS)
+            place_hold(session, test.id, INJECTION_HOLD_CODE)
         bounds = EvidenceBounds.from_json(snapshot.evidence_bounds)
         raw = build_evidence(session, ctx.storage, test, bounds)
         blinder = blinder_for_test(session, test)
