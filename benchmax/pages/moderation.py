@@ -379,6 +379,7 @@ def _queue_tabs() -> rx.Component:
             # rather than three rows with the active tab's underline floating among them.
             class_name="moderation-tabs scroll-x",
         ),
+        rx.script(src="/tab_reveal.js"),  # the selected tab stays in sight on a phone
         *[
             _tab_panel(value, _queue(items, render, empty))
             for value, _l, items, render, empty in _QUEUES

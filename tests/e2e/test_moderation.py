@@ -12,7 +12,14 @@ from benchmax.adapters.storage import build_storage
 from benchmax.models import Appeal, Dispute, Report, Review, Test, TestState
 from benchmax.services.accounts import find_user_by_handle
 from benchmax.services.moderation.takedowns import remove_test
-from tests.e2e.conftest import ARTIFACTS, LiveApp, make_people, signed_in_page, wait_ready
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    PHONE,
+    LiveApp,
+    make_people,
+    signed_in_page,
+    wait_ready,
+)
 from tests.e2e.shots import four_shots
 from tests.support.factories import make_report, make_stored_image, make_test, png
 
@@ -285,3 +292,27 @@ def test_a_report_offers_safe_decisions_first_and_a_dismissed_one_leaves_the_lis
     expect(moderator.locator(f"#reason-{key}")).to_have_count(0)
     with Session(live_app.engine) as session:
         assert session.get(Test, test_id).state == TestState.PUBLIC  # type: ignore[union-attr]
+
+
+def test_on_a_phone_the_tab_the_address_names_is_in_sight(
+    live_app: LiveApp, browser: Browser
+) -> None:
+    page = signed_in_page(browser, live_app, _people(live_app)["moderator"])
+    page.set_viewport_size(PHONE)
+    for tab in ("removed", "reports"):  # the far end of the row, then back to its start
+        page.goto(f"{live_app.url}/moderation?tab={tab}")
+        wait_ready(page)
+        selected = page.locator(".moderation-tabs [role='tab'][aria-selected='true']")
+        expect(selected).to_have_attribute("id", f"tab-{tab}")
+        # The row scrolls sideways (more tabs than fit) and shows the selected one whole.
+        page.wait_for_function(_SELECTED_IN_SIGHT, timeout=5_000)
+    page.context.close()
+
+
+_SELECTED_IN_SIGHT = """() => {
+    const row = document.querySelector(".moderation-tabs");
+    const tab = row && row.querySelector("[role='tab'][aria-selected='true']");
+    if (!tab || row.scrollWidth <= row.clientWidth) return false;
+    const a = tab.getBoundingClientRect(), b = row.getBoundingClientRect();
+    return a.left >= b.left && a.right <= b.right;
+}"""
