@@ -39,7 +39,8 @@ _MAX_FINDINGS = 100
 # ``-`` too: ``OPENAI_KEY_sk-proj-…`` glues a key to its name), or right after an escape that
 # stands for a separator, ``\n`` in a log's JSON or ``%20``/``%3D`` in a URL. Only letters and
 # digits before the prefix make it part of another word ("risk-…", "task-…").
-_START_OF_WORD = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"
+_AFTER_ESCAPE = r"(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2})"
+_START_OF_WORD = rf"(?:(?<![A-Za-z0-9])|{_AFTER_ESCAPE})"
 _ASSIGN = r"""["'`]?\s{0,3}(?::=|=>|=|:)\s{0,3}["'`]?"""
 
 
@@ -124,8 +125,8 @@ _RULES: tuple[_Rule, ...] = (
         "AWS access key ID",
         ("AKIA", "ASIA", "ABIA", "ACCA"),
         re.compile(
-            r"(?:(?<![A-Z0-9])|(?<=%[0-9A-F]{2}))A(?:KIA|SIA|BIA|CCA)(?P<secret>[A-Z0-9]{16})"
-            r"(?![A-Z0-9])"
+            rf"(?:(?<![A-Z0-9])|{_AFTER_ESCAPE})"
+            r"A(?:KIA|SIA|BIA|CCA)(?P<secret>[A-Z0-9]{16})(?![A-Z0-9])"
         ),
     ),
     _Rule(

@@ -127,8 +127,9 @@ def add_file(
         storage.delete(key)
         raise
     try:
-        evidence = _record(session, test.id, evidence_id, key, filename, safe_name, info.size)
-        _refuse_cancelled(session, evidence, upload_key)
+        evidence = _record(
+            session, test.id, evidence_id, key, filename, safe_name, info.size, upload_key
+        )
         _recheck_totals(session, test.id, limits)
         recheck_held_bytes(session, user.id, settings)
     except BaseException:
@@ -158,10 +159,12 @@ def _record(
     filename: str,
     safe_name: str,
     size: int,
+    upload_key: str,
 ) -> EvidenceFile:
     if size == 0:
         raise Invalid("file_empty", f"“{safe_name}” is empty. Upload the file again.", FILES_FIELD)
     lock_test(session, test_id)
+    _refuse_cancelled(session, test_id, upload_key)
     position = session.exec(
         select(func.coalesce(func.max(EvidenceFile.position) + 1, 0)).where(
             EvidenceFile.test_id == test_id
@@ -176,24 +179,20 @@ def _record(
         quarantine_key=key,
         state=EvidenceState.QUARANTINED,
         position=position,
+        upload_key=upload_key,
     )
     session.add(evidence)
     session.flush()
     return evidence
 
 
-def _refuse_cancelled(session: Session, evidence: EvidenceFile, upload_key: str) -> None:
-    """Under the Test's lock (``_record`` took it), so a Cancel is either already recorded
-    here or will find this file."""
-    if not upload_key:
-        return
-    if session.get(CancelledUpload, (evidence.test_id, upload_key)) is not None:
+def _refuse_cancelled(session: Session, test_id: str, upload_key: str) -> None:
+    """Called under the Test's lock, so a Cancel is either already recorded here or will
+    find the file this upload stores."""
+    if upload_key and session.get(CancelledUpload, (test_id, upload_key)) is not None:
         raise Conflict(
             "upload_cancelled", "You cancelled this upload, so it was not added.", FILES_FIELD
         )
-    evidence.upload_key = upload_key
-    session.add(evidence)
-    session.flush()
 
 
 def cancel_upload(
