@@ -35,6 +35,8 @@ def _to_step_two(app: LiveApp, page: Page) -> str:
     page.fill("#field-prompt", PROMPT)
     page.click("#wizard-next")
     expect(page.locator("#wizard-step-title")).to_have_text("Declared setup")
+    # The step's heading takes focus once the new step is drawn; only then is the keyboard's.
+    expect(page.locator("#wizard-step-title")).to_be_focused()
     page.focus("#mode-single")  # a radio group: arrows move between the choices, Space picks
     page.keyboard.press("ArrowDown")
     expect(page.locator("#mode-several")).to_be_focused()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import importlib
+import itertools
 import random
 import re
 import time
@@ -13,6 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmax.services.prompts.word_diff import MAX_CHARS, word_diff
+
+# The module that reads the clock (the package's own name is taken by its class).
+DMP = importlib.import_module("diff_match_patch.diff_match_patch")
 
 TAG = re.compile(r"<[^>]*>")
 # The only markup the diff may hold: its own marks and their visually hidden words.
@@ -120,9 +125,8 @@ def test_two_50_kb_outputs_are_diffed_word_by_word() -> None:
     for i in range(0, len(words), 40):
         words[i] = "CHANGED"
     after = " ".join(words)
-    # What the words come out as, not how fast: a busy machine can run out the real 0.1 s
-    # deadline and fall back to coarser pieces (bench/compare.py measures the speed).
-    diff = word_diff(before, after, deadline=60)
+    diff = word_diff(before, after)
+    assert not diff.coarse
     assert 0 < diff.added_words < len(words) // 10  # word by word, not one whole replacement
     assert _side(diff.html, "ins") == before
     assert _side(diff.html, "del") == after
@@ -146,13 +150,40 @@ def test_hostile_pairs_are_bounded_in_size_and_time(before: str, after: str) -> 
     assert _side(diff.html, "del") == after[:MAX_CHARS]
 
 
-def test_a_deadline_that_has_passed_still_gives_a_correct_coarse_answer() -> None:
+def test_a_spent_budget_still_gives_a_correct_coarse_answer() -> None:
     rng = random.Random(3)
     before, after = _prose(rng, 20_000), _prose(rng, 20_000)
-    diff = word_diff(before, after, deadline=0.0)
+    diff = word_diff(before, after, budget_cells=0)
     assert diff.coarse
     assert _side(diff.html, "ins") == before
     assert _side(diff.html, "del") == after
+
+
+def test_the_same_pair_gives_the_same_diff_however_slow_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A comparison is a shared address: a reader on a busy server must see what a reader on a
+    quiet one sees. Here every reading of the clock is a second later than the one before."""
+    rng = random.Random(11)
+    before = _prose(rng, 30_000)
+    words = before.split(" ")
+    for i in range(0, len(words), 25):
+        words[i] = "CHANGED"
+    after = " ".join(words)
+    quiet = word_diff(before, after)
+    ticks = itertools.count(time.time(), 1.0)
+    monkeypatch.setattr(DMP.time, "time", lambda: next(ticks))
+    busy = word_diff(before, after)
+    assert busy == quiet
+    assert not busy.coarse
+
+
+def test_a_pair_too_different_for_the_budget_is_marked_coarse_every_time() -> None:
+    rng = random.Random(5)
+    before, after = _prose(rng, 50_000), _prose(rng, 50_000)
+    first = word_diff(before, after)
+    assert first.coarse
+    assert word_diff(before, after) == first
 
 
 def test_empty_sides() -> None:

@@ -353,7 +353,6 @@ def batch_editor() -> rx.Component:
         _import_panel(),
         form,
         fixed_datalist("reasoning-options", REASONING_CHOICES),
-        rx.script(src="/panel_import.js"),
         spacing="4",
         width="100%",
     )

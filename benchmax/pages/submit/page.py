@@ -42,6 +42,7 @@ def submit_page() -> rx.Component:
             # is drawn; each keeps itself to one copy however often it is mounted.
             rx.script(src="/uploads.js"),
             rx.script(src="/wizard.js"),
+            rx.script(src="/panel_import.js"),
             max_width="820px",
         )
     )
