@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -27,20 +28,28 @@ def port_is_free(port: int) -> bool:
         return True
 
 
+def _ephemeral_start() -> int:
+    """The lowest port the kernel hands out for outgoing connections and for ``bind(0)``."""
+    with suppress(OSError, ValueError, IndexError):
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    return 32768
+
+
 def free_port_block(offsets: Iterable[int]) -> int:
     """A base port such that base+offset is free for every offset: scanned upwards from
-    ``BENCHMAX_SHUTDOWN_TEST_PORT`` if set, else from a port the OS picks."""
+    ``BENCHMAX_SHUTDOWN_TEST_PORT`` if set, else picked at random below the ephemeral range.
+
+    Not from the ephemeral range: a stack takes seconds to bind its ports, and meanwhile every
+    outgoing connection on the machine (its own to PostgreSQL and Redis among them) may be
+    given one of them."""
     wanted = sorted(set(offsets))
     start = os.environ.get("BENCHMAX_SHUTDOWN_TEST_PORT")
+    ceiling = _ephemeral_start() - wanted[-1] - 1
     for attempt in range(200):
         if start:
             base = int(start) + attempt * (wanted[-1] + 1)
         else:
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                base = int(sock.getsockname()[1])
-            if base + wanted[-1] > 65535:
-                continue
+            base = random.randrange(20_000, ceiling)
         if all(port_is_free(base + offset) for offset in wanted):
             return base
     raise RuntimeError("no free block of ports")
