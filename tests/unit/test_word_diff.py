@@ -118,16 +118,21 @@ def _prose(rng: random.Random, size: int) -> str:
     return "".join(out)
 
 
-def test_two_50_kb_outputs_are_diffed_word_by_word() -> None:
-    rng = random.Random(7)
-    before = _prose(rng, 50_000)
+def _two_runs(seed: int, size: int, every: int) -> tuple[str, str]:
+    """Prose of ``size`` characters, and the same with every ``every``-th word changed."""
+    before = _prose(random.Random(seed), size)
     words = before.split(" ")
-    for i in range(0, len(words), 40):
+    for i in range(0, len(words), every):
         words[i] = "CHANGED"
-    after = " ".join(words)
+    return before, " ".join(words)
+
+
+def test_two_50_kb_outputs_are_diffed_word_by_word() -> None:
+    before, after = _two_runs(7, 50_000, 40)
     diff = word_diff(before, after)
     assert not diff.coarse
-    assert 0 < diff.added_words < len(words) // 10  # word by word, not one whole replacement
+    # Word by word, not one whole replacement.
+    assert 0 < diff.added_words < len(before.split(" ")) // 10
     assert _side(diff.html, "ins") == before
     assert _side(diff.html, "del") == after
 
@@ -164,12 +169,7 @@ def test_the_same_pair_gives_the_same_diff_however_slow_the_server(
 ) -> None:
     """A comparison is a shared address: a reader on a busy server must see what a reader on a
     quiet one sees. Here every reading of the clock is a second later than the one before."""
-    rng = random.Random(11)
-    before = _prose(rng, 30_000)
-    words = before.split(" ")
-    for i in range(0, len(words), 25):
-        words[i] = "CHANGED"
-    after = " ".join(words)
+    before, after = _two_runs(11, 30_000, 25)
     quiet = word_diff(before, after)
     ticks = itertools.count(time.time(), 1.0)
     monkeypatch.setattr(DMP.time, "time", lambda: next(ticks))
