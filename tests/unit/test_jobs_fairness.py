@@ -127,3 +127,33 @@ def test_a_deferred_job_waits_and_is_handed_on_when_its_account_frees_up(
     # The flooder's job finished, so its waiting job was sent again and now runs.
     assert second_id in job_queue.wait_for(received + 1)[received:]
     assert run_job(second_id, ctx, "w") == JobOutcome.DONE
+
+
+def test_a_dead_workers_job_that_loses_the_turn_is_handed_the_next_one(
+    job_ctx: JobContext, job_queue: RecordedJobQueue
+) -> None:
+    """A killed worker's scan is released while the contributor's next scan is due: the next
+    one may claim first. The released one is then deferred like any waiting job and handed
+    the turn when that scan ends, not left for the sweeper's resend many seconds later."""
+    ctx = replace(
+        job_ctx, settings=job_ctx.settings.model_copy(update={"scan_concurrency_per_account": 1})
+    )
+    with ctx.session() as session:
+        killed = enqueue(session, "test.fairness.none", "scan-1", account_id="contributor")
+        after = enqueue(session, "test.fairness.none", "scan-2", account_id="contributor")
+        session.commit()
+        killed_id, after_id = killed.id, after.id
+    assert killed_id is not None
+    assert after_id is not None
+    assert _claim(ctx.engine, killed_id, cap=1)
+    set_job(ctx.engine, killed_id, lease_expires_at=ago(1))  # its worker died; released
+    with ctx.session() as session:  # the next scan wins the race for the freed turn
+        assert claim_job(session, after_id, "w2", lease_seconds=30, account_cap=1) is not None
+        session.commit()
+    assert run_job(killed_id, ctx, "w3") == JobOutcome.DEFERRED
+    assert reload_job(ctx.engine, killed_id).state == JobState.RUNNING  # still waiting its turn
+    received = len(job_queue.wait_for(2))
+    set_job(ctx.engine, after_id, state=JobState.PENDING, lease_expires_at=None)
+    assert run_job(after_id, ctx, "w2") == JobOutcome.DONE
+    assert killed_id in job_queue.wait_for(received + 1)[received:]
+    assert run_job(killed_id, ctx, "w3") == JobOutcome.DONE

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from benchmax.services.submissions import EVIDENCE_REQUIRED_MESSAGE, FileStatus
 from benchmax.state.submit.files import file_rows
-from benchmax.state.submit.steps import clamp_step, first_incomplete, step_problems, wizard_url
+from benchmax.state.submit.steps import (
+    clamp_step,
+    first_incomplete,
+    saves_to_this_page,
+    step_problems,
+    wizard_url,
+)
 
 COMPLETE = {
     "prompt": "Write a haiku.",
@@ -76,3 +82,12 @@ def test_the_later_copy_of_a_file_carries_the_duplicate_warning() -> None:
 def test_unscanned_files_with_no_digest_are_not_duplicates_of_each_other() -> None:
     rows = file_rows([_file("x.png"), _file("y.png")])
     assert [r.duplicate for r in rows] == ["", ""]
+
+
+def test_a_save_goes_only_to_the_draft_the_address_names() -> None:
+    assert saves_to_this_page("", "")  # a new wizard: its first save starts the draft
+    assert saves_to_this_page("", "d1")  # that draft, before the address names it
+    assert saves_to_this_page("d1", "d1")
+    # A fresh state on a page already at a draft (a reconnect, before on_load): no stray draft.
+    assert not saves_to_this_page("d1", "")
+    assert not saves_to_this_page("d1", "d2")

@@ -8,25 +8,39 @@ SQLite runs the statement under its database write lock, and on PostgreSQL the c
 takes a transaction-scoped advisory lock on the account, so two claims for one account are
 decided one after the other.
 
-A job refused for that reason is *deferred*: it stays pending and due, and the worker moves
-on to the next message, so an account with a thousand queued scans holds ``cap`` workers and
-everyone else's scans go ahead. Whenever one of the account's jobs finishes, the finishing
-worker sends the ids of the account's oldest waiting jobs again (``hand_off``), so the
-account's own queue drains in order at its full share; the sweeper re-sends anything left
-after a lease period, should a hand-off be lost.
+A job refused for that reason is *deferred*: it stays waiting (pending and due, or running on
+a lease that expired because its worker died), and the worker moves on to the next message,
+so an account with a thousand queued scans holds ``cap`` workers and everyone else's scans go
+ahead. Whenever one of the account's jobs finishes, the finishing worker sends the ids of the
+account's oldest waiting jobs again (``hand_off``), so the account's own queue drains in order
+at its full share; the sweeper re-sends anything left after a lease period, should a hand-off
+be lost.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, func, literal, or_, select, text
+from sqlalchemy import ColumnElement, and_, func, literal, or_, select, text
 from sqlalchemy.orm import Session, aliased
 from sqlmodel import col
 
 from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
 from benchmax.services.jobs.enqueue import send_after_commit
+
+
+def claimable(now: datetime) -> ColumnElement[bool]:
+    """A job some worker may take now: pending and due, or running on an expired lease (its
+    worker died or overran) with attempts left. Both wait alike for their account's turn."""
+    return or_(
+        and_(col(Job.state) == JobState.PENDING, col(Job.next_attempt_at) <= now),
+        and_(
+            col(Job.state) == JobState.RUNNING,
+            col(Job.lease_expires_at) <= now,
+            col(Job.attempts) < col(Job.max_attempts),
+        ),
+    )
 
 
 def account_has_room(now: datetime, cap: int) -> ColumnElement[bool]:
@@ -74,11 +88,7 @@ def hand_off(session: Session, account_id: str, cap: int) -> list[int]:
         job_id
         for job_id in session.scalars(
             select(col(Job.id))
-            .where(
-                col(Job.account_id) == account_id,
-                col(Job.state) == JobState.PENDING,
-                col(Job.next_attempt_at) <= utcnow(),
-            )
+            .where(col(Job.account_id) == account_id, claimable(utcnow()))
             .order_by(col(Job.id))
             .limit(cap)
         )

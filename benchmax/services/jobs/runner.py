@@ -40,7 +40,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -48,7 +48,12 @@ from sqlmodel import col
 
 from benchmax.models import Job, JobState
 from benchmax.models._base import utcnow
-from benchmax.services.jobs.fairness import account_has_room, hand_off, lock_account_of
+from benchmax.services.jobs.fairness import (
+    account_has_room,
+    claimable,
+    hand_off,
+    lock_account_of,
+)
 from benchmax.services.jobs.registry import (
     JobContext,
     JobError,
@@ -120,17 +125,9 @@ def claim_job(
     if account_cap is not None:
         lock_account_of(session, job_id)
         conditions.append(account_has_room(now, account_cap))
-    claimable = or_(
-        and_(col(Job.state) == JobState.PENDING, col(Job.next_attempt_at) <= now),
-        and_(
-            col(Job.state) == JobState.RUNNING,
-            col(Job.lease_expires_at) <= now,
-            col(Job.attempts) < col(Job.max_attempts),
-        ),
-    )
     result = session.execute(
         update(Job)
-        .where(*conditions, claimable)
+        .where(*conditions, claimable(now))
         .values(
             state=JobState.RUNNING,
             attempts=col(Job.attempts) + 1,
@@ -158,17 +155,14 @@ def _defer_if_waiting(session: Session, job_id: int) -> bool:
     """Whether an unclaimed job is only waiting for its account's turn; if so, note the try.
 
     ``updated_at`` records it, so the sweeper leaves the row to the account's hand-offs for
-    a lease period instead of re-sending it every sweep.
+    a lease period instead of re-sending it every sweep. That includes a job whose worker
+    died: released, it loses the claim to a younger job of its account, and is handed the
+    next turn rather than left for the sweeper's long resend.
     """
     now = utcnow()
     result = session.execute(
         update(Job)
-        .where(
-            col(Job.id) == job_id,
-            col(Job.account_id) != "",
-            col(Job.state) == JobState.PENDING,
-            col(Job.next_attempt_at) <= now,
-        )
+        .where(col(Job.id) == job_id, col(Job.account_id) != "", claimable(now))
         .values(updated_at=now)
         .execution_options(synchronize_session=False)
     )

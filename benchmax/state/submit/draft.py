@@ -40,6 +40,7 @@ from benchmax.state.submit.steps import (
     TEXT_FIELDS,
     clamp_step,
     first_incomplete,
+    saves_to_this_page,
     step_problems,
     wizard_url,
 )
@@ -281,6 +282,10 @@ class WizardDraftState(WizardState):
 
     def _save(self, values: dict[str, str], step: int, stamp: int = 0) -> bool:
         """Store ``values``; on refusal show the reason by the field and remember nothing."""
+        if not saves_to_this_page(
+            str(self.router.url.query_parameters.get("draft", "")), self.draft_id
+        ):
+            return False  # left unanswered, so the page goes on saying the field is not saved
 
         def store(session: Any, user: User | None) -> str | None:
             if user is None:

@@ -91,3 +91,14 @@ def wizard_url(draft_id: str, step: int) -> str:
     if not draft_id:
         return f"/submit?step={step}"
     return f"/submit?draft={draft_id}&step={step}"
+
+
+def saves_to_this_page(address_draft: str, state_draft: str) -> bool:
+    """Whether a save may go ahead: the page's address names no draft, or the one this state
+    holds.
+
+    A page whose event socket reconnected can be handed a fresh, empty state; until its on_load
+    has run, that state holds no draft while the address still names one. A save then would
+    start a second draft holding one stray field (seen after a submit: a copy of the title).
+    """
+    return not address_draft or address_draft == state_draft
