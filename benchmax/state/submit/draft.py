@@ -199,7 +199,7 @@ class WizardDraftState(WizardState):
             self.sign_in_next = _back_after_sign_in(str(query.get("same_prompt_as", "")))
             self.loaded = True
             return None
-        draft_in_url, raw_step = str(query.get("draft", "")), str(query.get("step", ""))
+        draft_in_url, raw_step = self._address_draft(), str(query.get("step", ""))
         same_prompt = str(query.get("same_prompt_as", ""))
         named = self._with_prompt_of(same_prompt) if same_prompt else self._named(draft_in_url)
         if named is not None and str(named.state) in FOLLOWED_STATES:
@@ -280,11 +280,13 @@ class WizardDraftState(WizardState):
             self.refused = {k: v for k, v in self.refused.items() if k not in fields}
             self.saved_stamp = max(self.saved_stamp, stamp) or self.saved_stamp or 1
 
+    def _address_draft(self) -> str:
+        """The draft the page's address names ("" for a new wizard)."""
+        return str(self.router.url.query_parameters.get("draft", ""))
+
     def _save(self, values: dict[str, str], step: int, stamp: int = 0) -> bool:
         """Store ``values``; on refusal show the reason by the field and remember nothing."""
-        if not saves_to_this_page(
-            str(self.router.url.query_parameters.get("draft", "")), self.draft_id
-        ):
+        if not saves_to_this_page(self._address_draft(), self.draft_id):
             return False  # left unanswered, so the page goes on saying the field is not saved
 
         def store(session: Any, user: User | None) -> str | None:
@@ -342,7 +344,7 @@ class WizardDraftState(WizardState):
             return None
         # If no address names the draft (its first save made it), this step's entry is
         # rewritten to name it, so Back returns to this draft rather than to a blank wizard.
-        anonymous = not self.router.url.query_parameters.get("draft")
+        anonymous = not self._address_draft()
         values = {f: str(form[f]) for f in STEP_FIELDS.get(self.step, ()) if f in form}
         if not self._save(values, self.step):
             return None
